@@ -1,0 +1,66 @@
+import type { Config } from '@webpush/config';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import authPlugin from './plugins/app/auth.js';
+import configPlugin from './plugins/app/config.js';
+import dbPlugin from './plugins/app/db.js';
+import errorHandler from './plugins/app/error-handler.js';
+import passwordsPlugin from './plugins/app/passwords.js';
+import redisPlugin from './plugins/app/redis.js';
+import secretsPlugin from './plugins/app/secrets.js';
+import { pushEndpointKeyword } from './plugins/app/validation.js';
+import cookiePlugin from './plugins/external/cookie.js';
+import corsPlugin from './plugins/external/cors.js';
+import rateLimitPlugin from './plugins/external/rate-limit.js';
+import swaggerPlugin from './plugins/external/swagger.js';
+import appRoutes from './routes/apps/index.js';
+import githubRoutes from './routes/auth/github.js';
+import authRoutes from './routes/auth/index.js';
+import healthRoutes from './routes/health.js';
+import keyRoutes from './routes/keys/index.js';
+import subscriptionRoutes from './routes/subscriptions/index.js';
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    ajv: {
+      customOptions: {
+        allErrors: true, // every failure is seen, so the contract's order (MISSING_FIELDS first…) decides
+        coerceTypes: false, // a number where a string belongs is INVALID_INPUT, not silently "123"
+        removeAdditional: false,
+      },
+      plugins: [pushEndpointKeyword(config.pushServiceHosts)],
+    },
+  });
+
+  await app.register(configPlugin, { config });
+  await app.register(errorHandler);
+  await app.register(dbPlugin);
+  await app.register(redisPlugin);
+  await app.register(secretsPlugin);
+  await app.register(passwordsPlugin);
+  await app.register(cookiePlugin);
+  await app.register(corsPlugin);
+  await app.register(rateLimitPlugin);
+  await app.register(authPlugin);
+  await app.register(swaggerPlugin);
+
+  await app.register(healthRoutes);
+  await app.register(
+    async (api) => {
+      await api.register(authRoutes, { prefix: '/auth' });
+      await api.register(githubRoutes, { prefix: '/auth/github' });
+      await api.register(appRoutes, { prefix: '/apps' });
+      await api.register(keyRoutes, { prefix: '/apps/:appId/keys' });
+      await api.register(subscriptionRoutes);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

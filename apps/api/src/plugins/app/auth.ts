@@ -1,0 +1,100 @@
+import { type ApiKeyPrincipal, type ApiKeyScope, findApiKeyPrincipal, findSessionUser, type User } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+
+export const SESSION_COOKIE = 'wp_session';
+
+const scopeRank: Record<ApiKeyScope, number> = { subscribe_only: 0, notify: 1, full: 2 };
+
+export type Principal =
+  | { kind: 'session'; user: User; tokenHash: string }
+  | { kind: 'apiKey'; apiKey: ApiKeyPrincipal };
+
+/** What a route accepts. `apiKey` names the lowest scope allowed; omit it for session-only routes. */
+export interface AuthRule {
+  apiKey?: ApiKeyScope;
+  session?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    authenticate(rule: AuthRule): onRequestAsyncHookHandler;
+  }
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** The bearer token of the request: header first, then (for session routes) the cookie. */
+function readToken(request: FastifyRequest, cookieAllowed: boolean): string {
+  const header = request.headers.authorization;
+  if (header !== undefined) {
+    const match = BEARER.exec(header.trim());
+    if (!match?.[1]) throw new AppError('UNAUTHORIZED');
+    return match[1];
+  }
+  const cookie = cookieAllowed ? request.cookies[SESSION_COOKIE] : undefined;
+  if (cookie) return cookie;
+  throw new AppError('UNAUTHORIZED');
+}
+
+/** `request.principal` for `user`-scoped handlers; throws if the route was declared without a session. */
+export function sessionUser(request: FastifyRequest): User {
+  if (request.principal?.kind !== 'session') throw new Error('route needs a session principal');
+  return request.principal.user;
+}
+
+export function apiKeyPrincipal(request: FastifyRequest): ApiKeyPrincipal {
+  if (request.principal?.kind !== 'apiKey') throw new Error('route needs an API key principal');
+  return request.principal.apiKey;
+}
+
+/**
+ * One decision for every route (CONTRACT "Conventions"): UNAUTHORIZED for a missing or malformed
+ * header, INVALID_API_KEY / INVALID_SESSION for a token that does not authenticate, then
+ * INSUFFICIENT_SCOPE and APP_MISMATCH. Tokens are told apart by prefix (`wpk_` / `wps_`).
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('principal', null);
+
+    app.decorate('authenticate', (rule: AuthRule): onRequestAsyncHookHandler => {
+      const acceptsKey = rule.apiKey !== undefined;
+      const acceptsSession = rule.session === true;
+      const invalid = () => new AppError(acceptsKey ? 'INVALID_API_KEY' : 'INVALID_SESSION');
+
+      return async (request) => {
+        const token = readToken(request, acceptsSession);
+
+        if (token.startsWith(API_KEY_PREFIX) && acceptsKey) {
+          const principal = await findApiKeyPrincipal(app.db, app.secrets.hash(token));
+          if (!principal) throw new AppError('INVALID_API_KEY');
+          if (scopeRank[principal.key.scope] < scopeRank[rule.apiKey ?? 'full']) {
+            throw new AppError('INSUFFICIENT_SCOPE');
+          }
+          const params = request.params as { appId?: unknown } | undefined;
+          if (typeof params?.appId === 'string' && params.appId !== principal.appId) {
+            throw new AppError('APP_MISMATCH');
+          }
+          request.principal = { kind: 'apiKey', apiKey: principal };
+          return;
+        }
+
+        if (token.startsWith(SESSION_TOKEN_PREFIX) && acceptsSession) {
+          const tokenHash = app.secrets.hash(token);
+          const user = await findSessionUser(app.db, tokenHash);
+          if (!user) throw new AppError('INVALID_SESSION');
+          request.principal = { kind: 'session', user, tokenHash };
+          return;
+        }
+
+        throw invalid();
+      };
+    });
+  },
+  { name: 'auth', dependencies: ['db', 'secrets', '@fastify/cookie'] },
+);

@@ -1,0 +1,62 @@
+import { AppError, type ErrorCode, errorBody } from '@webpush/errors';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { codeForValidation } from './validation.js';
+
+/** Fastify's own client errors, by code, mapped onto the contract (CONTRACT "Conventions"). */
+const frameworkErrors: Record<string, { code: ErrorCode; status?: number }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'INVALID_INPUT', status: 415 },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_INPUT' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MISSING_FIELDS' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_INPUT' },
+};
+
+export function toAppError(error: FastifyError, request: FastifyRequest): AppError | null {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const bodyPresent = error.validationContext !== 'body' || request.body !== undefined;
+    return new AppError(codeForValidation(error.validation, bodyPresent), { cause: error });
+  }
+  const known = error.code ? frameworkErrors[error.code] : undefined;
+  if (known) return new AppError(known.code, { status: known.status, cause: error });
+  // JSON.parse failures and any other framework 4xx: the client sent something we cannot read.
+  if (
+    error instanceof SyntaxError ||
+    (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+  ) {
+    return new AppError('INVALID_INPUT', { cause: error });
+  }
+  return null;
+}
+
+export function sendError(reply: FastifyReply, error: AppError, publicUrl: string): FastifyReply {
+  return reply
+    .code(error.statusCode)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error.code, publicUrl));
+}
+
+/**
+ * One place turns every failure into the contract's body: catalogue errors as thrown, framework
+ * errors mapped, anything else a logged 500 INTERNAL_ERROR that shows nothing of its cause.
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    const { publicUrl } = app.config;
+
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error, request);
+      if (appError) {
+        if (appError.statusCode >= 500) request.log.error({ err: error }, `answered ${appError.code}`);
+        return sendError(reply, appError, publicUrl);
+      }
+      request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+      return sendError(reply, new AppError('INTERNAL_ERROR'), publicUrl);
+    });
+
+    app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('NOT_FOUND'), publicUrl));
+  },
+  { name: 'error-handler', dependencies: ['config'] },
+);

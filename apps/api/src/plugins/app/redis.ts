@@ -1,0 +1,28 @@
+import { createRedisConnection } from '@webpush/queue';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    redis: Redis;
+  }
+}
+
+export default fp(
+  async (app: FastifyInstance) => {
+    const redis = createRedisConnection(app.config.redisUrl, 'producer');
+    redis.on('error', (error) => app.log.warn({ err: error }, 'redis connection error'));
+    // Wait for the first connection so the first requests are rate-limited like every other one.
+    await new Promise<void>((resolve) => {
+      if (redis.status === 'ready') resolve();
+      else redis.once('ready', () => resolve());
+      setTimeout(resolve, 5_000).unref();
+    });
+    app.decorate('redis', redis);
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  },
+  { name: 'redis', dependencies: ['config'] },
+);

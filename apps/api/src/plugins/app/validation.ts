@@ -1,0 +1,51 @@
+import { isAllowedPushHost, type PushHostRule } from '@webpush/config';
+import type { ErrorCode } from '@webpush/errors';
+import type { Ajv } from 'ajv';
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { PUSH_ENDPOINT_KEYWORD } from '../../schemas/common.js';
+
+const MAX_ENDPOINT_LENGTH = 2048;
+
+/** CONTRACT "Endpoints": absolute https URL with host and path, no credentials or fragment, allowlisted host. */
+export function isWellFormedPushEndpoint(value: string, allowlist: readonly PushHostRule[]): boolean {
+  if (value.length > MAX_ENDPOINT_LENGTH || !value.startsWith('https://')) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '') return false;
+  if (value.includes('#') || url.pathname === '/' || url.pathname === '') return false;
+  const port = url.port === '' ? 443 : Number(url.port);
+  return isAllowedPushHost(allowlist, url.hostname.replace(/^\[|\]$/g, ''), port);
+}
+
+/** AJV plugin: the `x-push-endpoint` keyword, bound to this process's allowlist. */
+export function pushEndpointKeyword(allowlist: readonly PushHostRule[]) {
+  return (ajv: Ajv) => {
+    ajv.addKeyword({
+      keyword: PUSH_ENDPOINT_KEYWORD,
+      type: 'string',
+      schemaType: 'boolean',
+      errors: false,
+      validate: (enabled: boolean, data: string) => !enabled || isWellFormedPushEndpoint(data, allowlist),
+    });
+    return ajv;
+  };
+}
+
+/**
+ * Maps schema failures to the contract's codes, in its order: missing field → MISSING_FIELDS,
+ * non-https URL → INVALID_URL, bad push endpoint → INVALID_ENDPOINT, anything else → INVALID_INPUT.
+ */
+export function codeForValidation(errors: readonly FastifySchemaValidationError[], bodyPresent: boolean): ErrorCode {
+  const has = (predicate: (error: FastifySchemaValidationError) => boolean) => errors.some(predicate);
+  if (!bodyPresent) return 'MISSING_FIELDS';
+  if (has((e) => e.keyword === 'required' || (e.keyword === 'minLength' && e.params.limit === 1))) {
+    return 'MISSING_FIELDS';
+  }
+  if (has((e) => e.keyword === 'pattern' && e.params.pattern === '^https://')) return 'INVALID_URL';
+  if (has((e) => e.keyword === PUSH_ENDPOINT_KEYWORD)) return 'INVALID_ENDPOINT';
+  return 'INVALID_INPUT';
+}

@@ -1,0 +1,154 @@
+import oauth2, { type OAuth2Namespace } from '@fastify/oauth2';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { signInGithubUser } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import { safeEqual } from '@webpush/secrets';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { errorResponses } from '../../schemas/common.js';
+import { normaliseEmail } from './index.js';
+import { startSession } from './session-cookie.js';
+
+const STATE_COOKIE = 'wp_oauth_state';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    githubOAuth2?: OAuth2Namespace;
+  }
+}
+
+interface GithubEmail {
+  email: string;
+  primary: boolean;
+  verified: boolean;
+}
+
+const CallbackQuery = Type.Object({
+  code: Type.Optional(Type.String()),
+  state: Type.Optional(Type.String()),
+});
+
+/** Calls GitHub's REST API with the user's token; any failure is GITHUB_AUTH_FAILED. */
+async function githubGet<T>(apiUrl: string, path: string, accessToken: string): Promise<T> {
+  const response = await fetch(`${apiUrl}${path}`, {
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      accept: 'application/vnd.github+json',
+      'user-agent': 'webpush-service',
+    },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!response.ok) throw new Error(`GitHub ${path} answered ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/**
+ * GitHub sign-in (SPEC §5.6) with @fastify/oauth2. The state is bound to the browser by an HttpOnly
+ * cookie and compared in constant time; accounts are created or linked only by a *verified*
+ * primary e-mail, so a GitHub account cannot claim someone else's address.
+ */
+export default async function githubRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { github, publicUrl, secureCookies } = app.config;
+  const configured = github.clientId !== null && github.clientSecret !== null;
+
+  if (configured) {
+    const authorize = new URL(github.authorizeUrl);
+    const token = new URL(github.tokenUrl);
+    await app.register(oauth2, {
+      name: 'githubOAuth2',
+      scope: ['read:user', 'user:email'],
+      credentials: {
+        client: { id: github.clientId ?? '', secret: github.clientSecret ?? '' },
+        auth: {
+          authorizeHost: authorize.origin,
+          authorizePath: authorize.pathname,
+          tokenHost: token.origin,
+          tokenPath: token.pathname,
+        },
+      },
+      callbackUri: `${publicUrl}/api/v1/auth/github/callback`,
+      redirectStateCookieName: STATE_COOKIE,
+      cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/v1/auth/github' },
+      checkStateFunction: (request: FastifyRequest) => {
+        const { state } = request.query as { state?: string };
+        const expected = request.cookies[STATE_COOKIE];
+        return typeof state === 'string' && typeof expected === 'string' && safeEqual(state, expected);
+      },
+    });
+  }
+
+  const oauth = (): OAuth2Namespace => {
+    if (!app.githubOAuth2) throw new AppError('OAUTH_NOT_CONFIGURED');
+    return app.githubOAuth2;
+  };
+
+  app.get(
+    '/',
+    {
+      onRequest: [app.limiters.login],
+      schema: {
+        tags: ['auth'],
+        summary: "Start GitHub sign-in: 302 to GitHub's authorize page",
+        response: {
+          302: { type: 'null', description: 'Redirect to GitHub' },
+          ...errorResponses('OAUTH_NOT_CONFIGURED', 'RATE_LIMITED'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const uri = await oauth().generateAuthorizationUri(request, reply);
+      return reply.redirect(uri, 302);
+    },
+  );
+
+  app.get(
+    '/callback',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie',
+        querystring: CallbackQuery,
+        response: {
+          302: { type: 'null', description: 'Signed in; redirect to PUBLIC_URL' },
+          ...errorResponses('MISSING_CODE', 'INVALID_STATE', 'GITHUB_AUTH_FAILED', 'OAUTH_NOT_CONFIGURED'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const client = oauth();
+      if (!request.query.code) throw new AppError('MISSING_CODE');
+
+      let accessToken: string;
+      try {
+        const result = await client.getAccessTokenFromAuthorizationCodeFlow(request, reply);
+        const value = result.token.access_token;
+        if (typeof value !== 'string' || value === '')
+          throw new Error(`no access_token (${String((result.token as { error?: unknown }).error ?? 'unknown')})`);
+        accessToken = value;
+      } catch (error) {
+        if (error instanceof Error && error.message === 'Invalid state') throw new AppError('INVALID_STATE');
+        throw new AppError('GITHUB_AUTH_FAILED', { cause: error });
+      }
+
+      let githubId: number;
+      let email: string;
+      try {
+        const profile = await githubGet<{ id: number }>(github.apiUrl, '/user', accessToken);
+        const emails = await githubGet<GithubEmail[]>(github.apiUrl, '/user/emails', accessToken);
+        const primary = emails.find((entry) => entry.primary && entry.verified);
+        if (typeof profile.id !== 'number' || !primary) throw new Error('GitHub user has no verified primary e-mail');
+        githubId = profile.id;
+        email = normaliseEmail(primary.email);
+      } catch (error) {
+        request.log.warn({ err: error }, 'GitHub profile lookup failed');
+        throw new AppError('GITHUB_AUTH_FAILED', { cause: error });
+      }
+
+      const user = await signInGithubUser(app.db, { githubId, email });
+      await startSession(app, reply, user);
+      request.log.info({ userId: user.id }, 'signed in with GitHub');
+      return reply.redirect(`${publicUrl}/`, 302);
+    },
+  );
+}

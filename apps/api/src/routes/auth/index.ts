@@ -1,0 +1,122 @@
+import { createUser, deleteSession, findUserByEmail } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import type { FastifyInstance } from 'fastify';
+import { sessionUser } from '../../plugins/app/auth.js';
+import { CredentialsBody, MeResponse, SessionResponse } from '../../schemas/auth.js';
+import { errorResponses } from '../../schemas/common.js';
+import { clearSessionCookie, publicUser, startSession } from './session-cookie.js';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const MIN_PASSWORD = 8;
+const MAX_PASSWORD = 128;
+const MAX_EMAIL = 254;
+
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+function validEmail(raw: string): string {
+  const email = normaliseEmail(raw);
+  if (email.length > MAX_EMAIL || !EMAIL.test(email)) throw new AppError('INVALID_EMAIL');
+  return email;
+}
+
+function validPassword(password: string): string {
+  const length = [...password].length; // characters, not UTF-16 units
+  if (length < MIN_PASSWORD || length > MAX_PASSWORD) throw new AppError('INVALID_INPUT');
+  return password;
+}
+
+export default async function authRoutes(app: FastifyInstance) {
+  app.post(
+    '/register',
+    {
+      onRequest: [app.limiters.register],
+      schema: {
+        tags: ['auth'],
+        summary: 'Register with e-mail and password',
+        body: CredentialsBody,
+        response: {
+          201: SessionResponse,
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_EMAIL',
+            'INVALID_INPUT',
+            'EMAIL_IN_USE',
+            'RATE_LIMITED',
+            'CONFIG_ERROR',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { email: rawEmail, password: rawPassword } = request.body as { email: string; password: string };
+      const email = validEmail(rawEmail);
+      const password = validPassword(rawPassword);
+      app.secrets.hash(''); // fail with CONFIG_ERROR before creating a user who could not get a session
+      const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password) });
+      if (!user) throw new AppError('EMAIL_IN_USE');
+      const token = await startSession(app, reply, user);
+      request.log.info({ userId: user.id }, 'user registered');
+      return reply.code(201).send({ user: publicUser(user), token });
+    },
+  );
+
+  app.post(
+    '/login',
+    {
+      onRequest: [app.limiters.login],
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with e-mail and password',
+        body: CredentialsBody,
+        response: {
+          200: SessionResponse,
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', 'INVALID_CREDENTIALS', 'RATE_LIMITED', 'CONFIG_ERROR'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body as { email: string; password: string };
+      const user = await findUserByEmail(app.db, normaliseEmail(email));
+      // Same answer, and about the same time, for an unknown e-mail and a wrong password.
+      const ok = await app.passwords.verify(user?.passwordHash ?? null, password);
+      if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
+      const token = await startSession(app, reply, user);
+      return { user: publicUser(user), token };
+    },
+  );
+
+  app.post(
+    '/logout',
+    {
+      onRequest: [app.authenticate({ session: true })],
+      schema: {
+        tags: ['auth'],
+        summary: 'End the session',
+        security: [{ session: [] }, { sessionCookie: [] }],
+        response: {
+          204: { type: 'null', description: 'Session ended' },
+          ...errorResponses('UNAUTHORIZED', 'INVALID_SESSION'),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.principal?.kind === 'session') await deleteSession(app.db, request.principal.tokenHash);
+      clearSessionCookie(app, reply);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/me',
+    {
+      onRequest: [app.authenticate({ session: true })],
+      schema: {
+        tags: ['auth'],
+        summary: 'The signed-in user',
+        security: [{ session: [] }, { sessionCookie: [] }],
+        response: { 200: MeResponse, ...errorResponses('UNAUTHORIZED', 'INVALID_SESSION') },
+      },
+    },
+    async (request) => ({ user: publicUser(sessionUser(request)) }),
+  );
+}

@@ -1,0 +1,57 @@
+import { type ErrorCode, errorCatalogue } from '@webpush/errors';
+import { type TSchema, Type } from 'typebox';
+
+/** The marker keyword checked by the push-endpoint AJV keyword (see plugins/app/validation.ts). */
+export const PUSH_ENDPOINT_KEYWORD = 'x-push-endpoint';
+
+/** A URL field of the contract: only `https://` (anything else is INVALID_URL). */
+export const HttpsUrl = (description: string) =>
+  Type.String({ pattern: '^https://', maxLength: 2048, description, examples: ['https://example.com/'] });
+
+/** A browser push endpoint: https, well formed, on the push-service allowlist (INVALID_ENDPOINT). */
+export const PushEndpoint = (description = 'Push endpoint, exactly as the browser gave it') =>
+  Type.String({
+    pattern: '^https://',
+    [PUSH_ENDPOINT_KEYWORD]: true,
+    description,
+    examples: ['https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b'],
+  });
+
+/** A required string: an empty one counts as missing (MISSING_FIELDS). */
+export const RequiredString = (description: string, extra: Record<string, unknown> = {}) =>
+  Type.String({ minLength: 1, description, ...extra });
+
+export const ErrorBodySchema = Type.Object(
+  {
+    error: Type.String({ description: 'Human-readable message (Japanese)' }),
+    code: Type.String({ description: 'Machine-readable error code' }),
+    upgrade_url: Type.Optional(Type.String({ description: 'Only on the plan-limit codes' })),
+  },
+  { $id: 'ErrorBody', description: 'Every error has this body' },
+);
+
+/**
+ * Response schemas for a route's documented errors, grouped by status, so the OpenAPI document
+ * lists the codes each route can answer with.
+ */
+export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = errorCatalogue[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, TSchema> = {};
+  for (const [status, list] of byStatus) {
+    responses[status] = Type.Object(
+      {
+        error: Type.String(),
+        code: Type.Union(list.map((code) => Type.Literal(code))),
+        upgrade_url: Type.Optional(Type.String()),
+      },
+      { description: list.join(', ') },
+    );
+  }
+  return responses;
+}
+
+export const AppIdParams = Type.Object({ appId: Type.String({ description: 'App id (uuid)' }) });

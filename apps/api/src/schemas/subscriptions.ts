@@ -1,0 +1,33 @@
+import { Type } from 'typebox';
+import { PushEndpoint, RequiredString } from './common.js';
+
+const KEY_CHARS = '^[A-Za-z0-9_\\-+/]+={0,2}$';
+
+const P256dh = () =>
+  RequiredString('Subscription public key (base64url), `getKey("p256dh")`', { maxLength: 256, pattern: KEY_CHARS });
+const Auth = () =>
+  RequiredString('Subscription auth secret (base64url), `getKey("auth")`', { maxLength: 128, pattern: KEY_CHARS });
+
+/**
+ * Both shapes are accepted: flat `{endpoint, p256dh, auth}` and the browser's
+ * `PushSubscription.toJSON()` `{endpoint, keys: {p256dh, auth}}`. A preValidation hook lifts
+ * `keys.*` to the top level, so one schema checks both and missing fields are reported first.
+ */
+export const SubscribeBody = Type.Object({
+  endpoint: PushEndpoint(),
+  p256dh: P256dh(),
+  auth: Auth(),
+  keys: Type.Optional(
+    Type.Object(
+      { p256dh: Type.Optional(Type.String()), auth: Type.Optional(Type.String()) },
+      { description: 'PushSubscription.toJSON() shape' },
+    ),
+  ),
+  expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'From toJSON(); ignored' })),
+});
+
+export const SubscribeResponse = Type.Object({ subscriber: Type.Object({ id: Type.String() }) });
+export const UnsubscribeBody = Type.Object({ endpoint: RequiredString('The endpoint to remove, as subscribed') });
+export const VapidKeyResponse = Type.Object({
+  vapidPublicKey: Type.String({ description: "The key's app VAPID public key, for `applicationServerKey`" }),
+});

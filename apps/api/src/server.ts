@@ -1,0 +1,28 @@
+import { loadConfig } from '@webpush/config';
+import { buildApp } from './app.js';
+
+const config = loadConfig();
+const app = await buildApp(config);
+
+let closing = false;
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const timer = setTimeout(() => {
+    app.log.error('shutdown took longer than 10 s, exiting');
+    process.exit(1);
+  }, 10_000);
+  timer.unref();
+  await app.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  await app.listen({ port: config.port, host: config.host });
+} catch (error) {
+  app.log.fatal({ err: error }, 'could not start the API');
+  process.exit(1);
+}

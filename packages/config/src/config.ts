@@ -1,0 +1,122 @@
+import { Value } from 'typebox/value';
+import { type Env, EnvSchema } from './env-schema.js';
+import { type PushHostRule, parsePushHosts } from './push-hosts.js';
+
+export interface Config {
+  readonly env: string;
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: string;
+  readonly publicUrl: string;
+  readonly secureCookies: boolean;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** Prefix of every Redis key the service writes; wrapped in `{}` where Redis Cluster needs a hash tag. */
+  readonly redisKeyPrefix: string;
+  /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
+  readonly encryptionKey: Buffer | null;
+  /** HMAC pepper for API keys and session tokens, or null when missing (→ CONFIG_ERROR). */
+  readonly apiKeyPepper: Buffer | null;
+  readonly github: {
+    readonly clientId: string | null;
+    readonly clientSecret: string | null;
+    readonly authorizeUrl: string;
+    readonly tokenUrl: string;
+    readonly apiUrl: string;
+  };
+  readonly pushServiceHosts: readonly PushHostRule[];
+  readonly trustProxy: boolean | string;
+  readonly rateLimit: {
+    readonly windowSeconds: number;
+    readonly apiKeyMax: number;
+    readonly loginMax: number;
+    readonly registerMax: number;
+  };
+  readonly sessionTtlDays: number;
+  readonly bodyLimitBytes: number;
+  /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
+  readonly problems: readonly string[];
+}
+
+export class ConfigValidationError extends Error {
+  override readonly name = 'ConfigValidationError';
+}
+
+function parseEnv(source: Record<string, string | undefined>): Env {
+  const names = Object.keys(EnvSchema.properties);
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = source[name];
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  const withDefaults = Value.Default(EnvSchema, picked);
+  const converted = Value.Convert(EnvSchema, withDefaults);
+  if (!Value.Check(EnvSchema, converted)) {
+    const details = [...Value.Errors(EnvSchema, converted)]
+      .map((error) => `${error.instancePath.slice(1) || '(root)'} ${error.message}`)
+      .join('; ');
+    throw new ConfigValidationError(`invalid configuration: ${details}`);
+  }
+  return converted;
+}
+
+function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffer | null {
+  if (raw === undefined) {
+    problems.push('ENCRYPTION_KEY is not set: app creation and every push answer 503 CONFIG_ERROR');
+    return null;
+  }
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    problems.push('ENCRYPTION_KEY must be 32 bytes, base64-encoded: requests that need it answer 503 CONFIG_ERROR');
+    return null;
+  }
+  return key;
+}
+
+function parseTrustProxy(raw: string): boolean | string {
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw; // a comma-separated list of addresses/CIDRs, as Fastify accepts it
+}
+
+/** Reads and validates the configuration once, at boot. Throws only for malformed values. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const env = parseEnv(source);
+  const problems: string[] = [];
+  const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
+  if (env.API_KEY_PEPPER === undefined) {
+    problems.push('API_KEY_PEPPER is not set: every request that needs a key or session answers 503 CONFIG_ERROR');
+  }
+  const publicUrl = env.PUBLIC_URL.replace(/\/+$/, '');
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    publicUrl,
+    secureCookies: publicUrl.startsWith('https://'),
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    encryptionKey,
+    apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),
+    github: {
+      clientId: env.GITHUB_CLIENT_ID ?? null,
+      clientSecret: env.GITHUB_CLIENT_SECRET ?? null,
+      authorizeUrl: env.GITHUB_AUTHORIZE_URL,
+      tokenUrl: env.GITHUB_TOKEN_URL,
+      apiUrl: env.GITHUB_API_URL.replace(/\/+$/, ''),
+    },
+    pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    rateLimit: {
+      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+      apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
+      loginMax: env.RATE_LIMIT_LOGIN_MAX,
+      registerMax: env.RATE_LIMIT_REGISTER_MAX,
+    },
+    sessionTtlDays: env.SESSION_TTL_DAYS,
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    problems,
+  };
+}

@@ -1,0 +1,35 @@
+import { type Static, Type } from 'typebox';
+
+/**
+ * Every environment variable the service reads, in one schema. README's configuration table and
+ * `.env.example` list the same names; `loadConfig` is the only place that reads `process.env`.
+ */
+export const EnvSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  LOG_LEVEL: Type.String({ default: 'info' }),
+  PUBLIC_URL: Type.String({ default: 'http://localhost:3000' }),
+  DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/webpush' }),
+  REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
+  REDIS_KEY_PREFIX: Type.String({ default: 'wp', pattern: '^[A-Za-z0-9_.:-]+$' }),
+  ENCRYPTION_KEY: Type.Optional(Type.String()),
+  API_KEY_PEPPER: Type.Optional(Type.String()),
+  GITHUB_CLIENT_ID: Type.Optional(Type.String()),
+  GITHUB_CLIENT_SECRET: Type.Optional(Type.String()),
+  GITHUB_AUTHORIZE_URL: Type.String({ default: 'https://github.com/login/oauth/authorize' }),
+  GITHUB_TOKEN_URL: Type.String({ default: 'https://github.com/login/oauth/access_token' }),
+  GITHUB_API_URL: Type.String({ default: 'https://api.github.com' }),
+  PUSH_SERVICE_HOSTS: Type.String({
+    default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
+  }),
+  TRUST_PROXY: Type.String({ default: '' }),
+  RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
+  RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),
+  RATE_LIMIT_LOGIN_MAX: Type.Integer({ minimum: 1, default: 10 }),
+  RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
+  SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
+});
+
+export type Env = Static<typeof EnvSchema>;

@@ -1,0 +1,3 @@
+export { type Config, ConfigValidationError, loadConfig } from './config.js';
+export { type Env, EnvSchema } from './env-schema.js';
+export { isAllowedPushHost, type PushHostRule, parsePushHosts } from './push-hosts.js';

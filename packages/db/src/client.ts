@@ -1,0 +1,21 @@
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema.js';
+
+export type Database = PostgresJsDatabase<typeof schema>;
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly sql: postgres.Sql;
+  close(): Promise<void>;
+}
+
+export interface CreateDatabaseOptions {
+  max?: number;
+}
+
+export function createDatabase(url: string, options: CreateDatabaseOptions = {}): DatabaseHandle {
+  const sql = postgres(url, { max: options.max ?? 10, onnotice: () => {} });
+  const db = drizzle(sql, { schema });
+  return { db, sql, close: () => sql.end({ timeout: 5 }) };
+}

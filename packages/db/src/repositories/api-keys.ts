@@ -1,0 +1,64 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { type ApiKeyScope, apiKeys, apps, users } from '../schema.js';
+
+export type ApiKey = typeof apiKeys.$inferSelect;
+
+/** What an authenticated API key stands for: the key, its app, and the app owner's plan. */
+export interface ApiKeyPrincipal {
+  key: ApiKey;
+  appId: string;
+  userId: string;
+  plan: string;
+  vapidPublicKey: string;
+}
+
+const ownedApp = (db: Database, userId: string, appId: string) =>
+  db
+    .select({ id: apps.id })
+    .from(apps)
+    .where(and(eq(apps.id, appId), eq(apps.userId, userId)));
+
+/** Creates a key for an app of `userId`; null when the app is not theirs (or does not exist). */
+export async function createApiKey(
+  db: Database,
+  userId: string,
+  appId: string,
+  input: { name: string; scope: ApiKeyScope; keyHash: string },
+): Promise<ApiKey | null> {
+  const [owned] = await ownedApp(db, userId, appId).limit(1);
+  if (!owned) return null;
+  const [key] = await db
+    .insert(apiKeys)
+    .values({ appId, ...input })
+    .returning();
+  return key ?? null;
+}
+
+export async function listApiKeys(db: Database, userId: string, appId: string): Promise<ApiKey[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.appId, appId), inArray(apiKeys.appId, ownedApp(db, userId, appId))))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+export async function deleteApiKey(db: Database, userId: string, appId: string, keyId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.appId, appId), inArray(apiKeys.appId, ownedApp(db, userId, appId))))
+    .returning({ id: apiKeys.id });
+  return deleted.length > 0;
+}
+
+export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
+  const [row] = await db
+    .select({ key: apiKeys, userId: apps.userId, plan: users.plan, vapidPublicKey: apps.vapidPublicKey })
+    .from(apiKeys)
+    .innerJoin(apps, eq(apps.id, apiKeys.appId))
+    .innerJoin(users, eq(users.id, apps.userId))
+    .where(eq(apiKeys.keyHash, keyHash))
+    .limit(1);
+  if (!row) return null;
+  return { key: row.key, appId: row.key.appId, userId: row.userId, plan: row.plan, vapidPublicKey: row.vapidPublicKey };
+}

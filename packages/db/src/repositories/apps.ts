@@ -1,0 +1,76 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { apps, subscriptions, users } from '../schema.js';
+
+export type App = typeof apps.$inferSelect;
+
+export interface NewApp {
+  name: string;
+  vapidPublicKey: string;
+  vapidPrivateKeySealed: string;
+}
+
+export interface AppStats {
+  activeSubscribers: number;
+  expiredSubscribers: number;
+  sendsThisMonth: number;
+}
+
+/**
+ * Creates the app unless the owner is at `maxApps`. The owner's row is locked for the count and the
+ * insert, so two simultaneous creations cannot both take the last slot.
+ */
+export async function createAppWithinLimit(
+  db: Database,
+  userId: string,
+  input: NewApp,
+  maxApps: number | null,
+): Promise<App | 'limit'> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    if (maxApps !== null) {
+      const [row] = await tx.select({ n: count() }).from(apps).where(eq(apps.userId, userId));
+      if ((row?.n ?? 0) >= maxApps) return 'limit';
+    }
+    const [app] = await tx
+      .insert(apps)
+      .values({ userId, ...input })
+      .returning();
+    if (!app) throw new Error('inserting the app returned no row');
+    return app;
+  });
+}
+
+export async function listApps(db: Database, userId: string): Promise<App[]> {
+  return db.select().from(apps).where(eq(apps.userId, userId)).orderBy(asc(apps.createdAt), asc(apps.id));
+}
+
+export async function findApp(db: Database, userId: string, appId: string): Promise<App | null> {
+  const [app] = await db
+    .select()
+    .from(apps)
+    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+    .limit(1);
+  return app ?? null;
+}
+
+/** Deletes the app and, through foreign keys, its keys and subscriptions. */
+export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(apps)
+    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+    .returning({ id: apps.id });
+  return deleted.length > 0;
+}
+
+export async function appStats(db: Database, appId: string): Promise<AppStats> {
+  const [row] = await db
+    .select({
+      active: sql<number>`count(*) filter (where ${subscriptions.status} = 'active')`.mapWith(Number),
+      expired: sql<number>`count(*) filter (where ${subscriptions.status} = 'expired')`.mapWith(Number),
+    })
+    .from(subscriptions)
+    .where(eq(subscriptions.appId, appId));
+  // Sends are counted by the delivery pipeline; until it exists the month is at zero.
+  return { activeSubscribers: row?.active ?? 0, expiredSubscribers: row?.expired ?? 0, sendsThisMonth: 0 };
+}

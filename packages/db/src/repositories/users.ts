@@ -1,0 +1,60 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { users } from '../schema.js';
+
+export type User = typeof users.$inferSelect;
+
+const UNIQUE_VIOLATION = '23505';
+export const isUniqueViolation = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  'code' in error &&
+  (error as { code: unknown }).code === UNIQUE_VIOLATION;
+
+/** Returns null when the e-mail is already registered. */
+export async function createUser(db: Database, input: { email: string; passwordHash: string }): Promise<User | null> {
+  const [user] = await db
+    .insert(users)
+    .values({ email: input.email, passwordHash: input.passwordHash })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  return user ?? null;
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<User | null> {
+  const [user] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return user ?? null;
+}
+
+export async function findUserById(db: Database, id: string): Promise<User | null> {
+  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return user ?? null;
+}
+
+/**
+ * GitHub sign-in: the account already linked to this GitHub id, else the account whose e-mail is
+ * the GitHub user's *verified* primary e-mail (linked from now on), else a new account.
+ */
+export async function signInGithubUser(db: Database, input: { githubId: number; email: string }): Promise<User> {
+  return db.transaction(async (tx) => {
+    const [linked] = await tx.select().from(users).where(eq(users.githubId, input.githubId)).limit(1);
+    if (linked) return linked;
+    const [byEmail] = await tx
+      .update(users)
+      .set({ githubId: input.githubId })
+      .where(eq(users.email, input.email))
+      .returning();
+    if (byEmail) return byEmail;
+    const [created] = await tx
+      .insert(users)
+      .values({ email: input.email, githubId: input.githubId, passwordHash: null })
+      .returning();
+    if (!created) throw new Error('inserting the GitHub user returned no row');
+    return created;
+  });
+}
+
+export async function setUserPlan(db: Database, email: string, plan: string): Promise<User | null> {
+  const [user] = await db.update(users).set({ plan }).where(eq(users.email, email)).returning();
+  return user ?? null;
+}

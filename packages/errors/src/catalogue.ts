@@ -1,0 +1,60 @@
+/**
+ * The one error catalogue (SPEC §7 plus the statuses CONTRACT.md decides).
+ * Each code is defined once: HTTP status, Japanese message, and whether the body carries
+ * `upgrade_url`. Routes throw `AppError`s built from it; the API's error handler renders them.
+ */
+export interface ErrorDefinition {
+  readonly status: number;
+  readonly message: string;
+  readonly upgradeUrl: boolean;
+}
+
+const define = (status: number, message: string, upgradeUrl = false): ErrorDefinition => ({
+  status,
+  message,
+  upgradeUrl,
+});
+
+export const errorCatalogue = {
+  // 400 — the request itself is wrong
+  MISSING_FIELDS: define(400, '必須フィールドが不足しています'),
+  INVALID_URL: define(400, 'URL は https:// で始まる必要があります'),
+  INVALID_ENDPOINT: define(400, 'エンドポイントの形式が正しくありません'),
+  TOO_MANY_ENDPOINTS: define(400, 'エンドポイントは最大 100 件までです'),
+  INVALID_EMAIL: define(400, 'メールアドレスの形式が正しくありません'),
+  INVALID_INPUT: define(400, '入力内容が正しくありません'),
+  INVALID_SCOPE: define(400, 'スコープが正しくありません'),
+  MISSING_CODE: define(400, '認可コードがありません'),
+
+  // 401 — who are you?
+  UNAUTHORIZED: define(401, '認証ヘッダーがないか、形式が正しくありません'),
+  INVALID_API_KEY: define(401, 'API キーが無効です'),
+  INVALID_SESSION: define(401, 'セッションが無効です'),
+  INVALID_CREDENTIALS: define(401, 'メールアドレスまたはパスワードが正しくありません'),
+
+  // 403 — not allowed
+  INSUFFICIENT_SCOPE: define(403, 'API キーのスコープが不足しています'),
+  APP_MISMATCH: define(403, 'API キーはこのアプリのものではありません'),
+  PLAN_LIMIT_EXCEEDED: define(403, 'ご利用のプランで作成できるアプリの上限に達しました', true),
+  INVALID_STATE: define(403, 'OAuth の state が一致しません'),
+
+  // 404 / 409 / 410 / 413
+  NOT_FOUND: define(404, 'リソースが見つかりません'),
+  EMAIL_IN_USE: define(409, 'このメールアドレスは既に登録されています'),
+  SUBSCRIPTION_EXPIRED: define(410, '購読の有効期限が切れています'),
+  PAYLOAD_TOO_LARGE: define(413, 'ペイロードが 3,072 バイトを超えています'),
+
+  // 429 — slow down
+  MONTHLY_LIMIT_EXCEEDED: define(429, '今月の送信数がプランの上限に達しました', true),
+  SUBSCRIBER_LIMIT_EXCEEDED: define(429, '購読者数がプランの上限に達しました', true),
+  RATE_LIMITED: define(429, 'リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください'),
+
+  // 5xx — our side or upstream
+  INTERNAL_ERROR: define(500, '内部エラーが発生しました'),
+  GITHUB_AUTH_FAILED: define(502, 'GitHub との認証に失敗しました'),
+  PUSH_FAILED: define(502, 'プッシュ通知の送信に失敗しました'),
+  OAUTH_NOT_CONFIGURED: define(503, 'GitHub OAuth が設定されていません'),
+  CONFIG_ERROR: define(503, 'サーバーの設定に誤りがあります'),
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof errorCatalogue;

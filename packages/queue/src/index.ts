@@ -1,0 +1,2 @@
+export { bullPrefix, createRedisConnection, type RedisRole } from './connection.js';
+export { type QueueName, queueNames } from './queues.js';

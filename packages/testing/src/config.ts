@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+import { type Config, loadConfig } from '@webpush/config';
+import type { IsolatedResources } from './isolation.js';
+
+/** A full configuration for one test file: its own database and key space, fresh secrets. */
+export function testConfig(resources: IsolatedResources, overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PUBLIC_URL: 'http://localhost:3000',
+    DATABASE_URL: resources.databaseUrl,
+    REDIS_URL: resources.redisUrl,
+    REDIS_KEY_PREFIX: resources.redisKeyPrefix,
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    API_KEY_PEPPER: randomBytes(32).toString('base64'),
+    ...overrides,
+  });
+}

@@ -1,0 +1,9 @@
+export { testConfig } from './config.js';
+export {
+  adminDatabaseUrl,
+  createIsolatedResources,
+  databaseUrlFor,
+  deleteRedisKeys,
+  type IsolatedResources,
+  testRedisUrl,
+} from './isolation.js';

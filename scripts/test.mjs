@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// `pnpm test`: migrates a template database for this run, runs every test file with tap (each file
+// clones the template and takes its own Redis prefix), drops what the run made, and ends with one
+// plain line `N passed, N failed` for people and CI logs.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres from 'postgres';
+
+const root = new URL('..', import.meta.url).pathname;
+const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+const template = `wp_tmpl_${runId}`;
+const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function findTests(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found.push(...findTests(path));
+    else if (entry.endsWith('.test.ts')) found.push(path);
+  }
+  return found;
+}
+
+const only = process.argv.slice(2);
+const files = only.length > 0 ? only : ['apps', 'packages'].flatMap((dir) => findTests(join(root, dir))).sort();
+
+const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+const templateUrl = new URL(adminUrl);
+templateUrl.pathname = `/${template}`;
+
+async function dropRunDatabases() {
+  const rows = await admin`select datname from pg_database where datname like ${`wp_%${runId}%`}`;
+  for (const { datname } of rows) await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+}
+
+let exitCode = 1;
+try {
+  await admin.unsafe(`CREATE DATABASE "${template}"`);
+  const { runMigrations } = await import('../packages/db/src/migrate.ts');
+  await runMigrations(templateUrl.toString());
+
+  const tap = spawn(join(root, 'node_modules/.bin/tap'), ['--reporter=tap', ...files], {
+    cwd: root,
+    env: { ...process.env, TEST_RUN_ID: runId, TEST_TEMPLATE_DATABASE: template, TEST_ADMIN_DATABASE_URL: adminUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let summary = '';
+  tap.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    summary = (summary + chunk.toString()).slice(-4096);
+  });
+  exitCode = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
+  // tap's closing line counts assertions: `# { total: N, pass: N, fail: N, … }`.
+  const counts = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/.exec(summary);
+  const passed = Number(counts?.[2] ?? 0);
+  const failed = Number(counts?.[3] ?? 0) || (exitCode === 0 ? 0 : Math.max(1, Number(counts?.[1] ?? 0) - passed));
+  console.log(`\n${passed} passed, ${failed} failed`);
+} finally {
+  await dropRunDatabases().catch((error) => console.error('cleanup failed:', error.message));
+  await admin.end({ timeout: 5 });
+}
+process.exit(exitCode);
