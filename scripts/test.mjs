@@ -2,7 +2,7 @@
 // `pnpm test`: migrates a template database for this run, runs every test file with tap (each file
 // clones the template and takes its own Redis prefix), drops what the run made, and ends with one
 // plain line `N passed, N failed` for people and CI logs.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +34,18 @@ templateUrl.pathname = `/${template}`;
 async function dropRunDatabases() {
   const rows = await admin`select datname from pg_database where datname like ${`wp_%${runId}%`}`;
   for (const { datname } of rows) await admin.unsafe(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+}
+
+// Build first (turbo caches it): the build type-checks every package and produces the browser SDK
+// bundle the API serves.
+const build = spawnSync(join(root, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=errors-only'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (build.status !== 0) {
+  console.error('build failed: fix the errors above before the tests can run');
+  console.log('\n0 passed, 1 failed');
+  process.exit(1);
 }
 
 let exitCode = 1;

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `pnpm dev`: dev secrets generated into .env on first run, database created and migrated, then the
+// API and the worker in watch mode from source (no build needed).
+import { execFileSync } from 'node:child_process';
+import { ensureDevSecrets, readEnvFile } from './env-file.mjs';
+import { runTogether } from './processes.mjs';
+
+const envPath = new URL('../.env', import.meta.url).pathname;
+if (ensureDevSecrets(envPath)) console.log('generated ENCRYPTION_KEY and API_KEY_PEPPER into .env');
+const env = { ...readEnvFile(envPath), ...process.env };
+const tsx = ['--conditions=webpush-source', '--import', 'tsx'];
+
+execFileSync(process.execPath, [...tsx, 'packages/db/src/migrate-cli.ts'], { env, stdio: 'inherit' });
+
+const apiPort = Number(env.PORT ?? 3000);
+const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
+console.log(`API on http://localhost:${apiPort} (docs at /docs), worker health on :${workerPort}`);
+runTogether(
+  [
+    { name: 'api', args: [...tsx, '--watch', 'apps/api/src/server.ts'], port: apiPort },
+    { name: 'worker', args: [...tsx, '--watch', 'apps/worker/src/main.ts'], port: workerPort },
+  ],
+  { NODE_ENV: 'development', ...env },
+);

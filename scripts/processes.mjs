@@ -1,0 +1,41 @@
+// Runs the API and the worker side by side: output prefixed, SIGINT/SIGTERM forwarded, and when one
+// process dies the other is stopped so a half-running service never goes unnoticed.
+import { spawn } from 'node:child_process';
+
+export function runTogether(processes, env) {
+  const children = processes.map(({ name, args, port }) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      let rest = '';
+      stream.on('data', (chunk) => {
+        const lines = (rest + chunk.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
+      });
+    }
+    return { name, child };
+  });
+  let exiting = false;
+  const stopAll = (signal) => {
+    for (const { child } of children) if (child.exitCode === null) child.kill(signal);
+  };
+  for (const { name, child } of children) {
+    child.on('exit', (code, signal) => {
+      if (!exiting) {
+        console.error(`[${name}] exited (${signal ?? code}); stopping the others`);
+        exiting = true;
+        process.exitCode = code ?? 1;
+        stopAll('SIGTERM');
+      }
+    });
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      exiting = true;
+      stopAll(signal);
+    });
+  }
+}
