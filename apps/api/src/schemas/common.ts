@@ -9,12 +9,16 @@ export const HttpsUrl = (description: string) =>
   Type.String({ pattern: '^https://', maxLength: 2048, description, examples: ['https://example.com/'] });
 
 /** A browser push endpoint: https, well formed, on the push-service allowlist (INVALID_ENDPOINT). */
-export const PushEndpoint = (description = 'Push endpoint, exactly as the browser gave it') =>
+export const PushEndpoint = (
+  description = 'Push endpoint, exactly as the browser gave it',
+  extra: Record<string, unknown> = {},
+) =>
   Type.String({
     pattern: '^https://',
     [PUSH_ENDPOINT_KEYWORD]: true,
     description,
     examples: ['https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b'],
+    ...extra,
   });
 
 /** A required string: an empty one counts as missing (MISSING_FIELDS). */

@@ -3,9 +3,9 @@ import { PushEndpoint, RequiredString } from './common.js';
 
 const KEY_CHARS = '^[A-Za-z0-9_\\-+/]+={0,2}$';
 
-const P256dh = () =>
+export const P256dh = () =>
   RequiredString('Subscription public key (base64url), `getKey("p256dh")`', { maxLength: 256, pattern: KEY_CHARS });
-const Auth = () =>
+export const Auth = () =>
   RequiredString('Subscription auth secret (base64url), `getKey("auth")`', { maxLength: 128, pattern: KEY_CHARS });
 
 /**
@@ -14,7 +14,8 @@ const Auth = () =>
  * `keys.*` to the top level, so one schema checks both and missing fields are reported first.
  */
 export const SubscribeBody = Type.Object({
-  endpoint: PushEndpoint(),
+  // Required: an empty endpoint counts as missing (MISSING_FIELDS), as every required string does.
+  endpoint: PushEndpoint(undefined, { minLength: 1 }),
   p256dh: P256dh(),
   auth: Auth(),
   keys: Type.Optional(

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { users } from '../schema.js';
 
@@ -35,16 +35,19 @@ export async function findUserById(db: Database, id: string): Promise<User | nul
  * GitHub sign-in: the account already linked to this GitHub id, else the account whose e-mail is
  * the GitHub user's *verified* primary e-mail (linked from now on), else a new account.
  */
-export async function signInGithubUser(db: Database, input: { githubId: number; email: string }): Promise<User> {
+export async function signInGithubUser(db: Database, input: { githubId: number; email: string }): Promise<User | null> {
   return db.transaction(async (tx) => {
     const [linked] = await tx.select().from(users).where(eq(users.githubId, input.githubId)).limit(1);
     if (linked) return linked;
     const [byEmail] = await tx
       .update(users)
       .set({ githubId: input.githubId })
-      .where(eq(users.email, input.email))
+      // Never re-link an account already tied to another GitHub user.
+      .where(and(eq(users.email, input.email), isNull(users.githubId)))
       .returning();
     if (byEmail) return byEmail;
+    const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, input.email)).limit(1);
+    if (taken) return null;
     const [created] = await tx
       .insert(users)
       .values({ email: input.email, githubId: input.githubId, passwordHash: null })

@@ -46,6 +46,10 @@ export default fp(
   async (app: FastifyInstance) => {
     const { publicUrl } = app.config;
 
+    // Bodies are JSON only: without this, Fastify's built-in text/plain parser would let a
+    // `text/plain` body through to validation (400) instead of the contract's 415.
+    app.removeContentTypeParser('text/plain');
+
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error, request);
       if (appError) {

@@ -31,6 +31,9 @@ export default fp(
           },
         },
       },
+      // A resource's root route is registered as `/` under its prefix; document it as `/api/v1/apps`,
+      // not `/api/v1/apps/` (both are served).
+      transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
     app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import oauth2, { type OAuth2Namespace } from '@fastify/oauth2';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { signInGithubUser } from '@webpush/db';
@@ -66,10 +67,14 @@ export default async function githubRoutes(fastify: FastifyInstance) {
           tokenHost: token.origin,
           tokenPath: token.pathname,
         },
+        // GitHub documents client_id/client_secret as form fields of the token request, not Basic auth.
+        options: { authorizationMethod: 'body' },
       },
       callbackUri: `${publicUrl}/api/v1/auth/github/callback`,
       redirectStateCookieName: STATE_COOKIE,
       cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/v1/auth/github' },
+      // @fastify/oauth2 refuses a custom check without a custom generator (the plugin fails to load).
+      generateStateFunction: () => randomBytes(16).toString('base64url'),
       checkStateFunction: (request: FastifyRequest) => {
         const { state } = request.query as { state?: string };
         const expected = request.cookies[STATE_COOKIE];
@@ -146,6 +151,10 @@ export default async function githubRoutes(fastify: FastifyInstance) {
       }
 
       const user = await signInGithubUser(app.db, { githubId, email });
+      if (!user) {
+        request.log.warn({ githubId }, 'GitHub e-mail belongs to an account linked to another GitHub user');
+        throw new AppError('GITHUB_AUTH_FAILED');
+      }
       await startSession(app, reply, user);
       request.log.info({ userId: user.id }, 'signed in with GitHub');
       return reply.redirect(`${publicUrl}/`, 302);

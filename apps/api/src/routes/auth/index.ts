@@ -76,6 +76,7 @@ export default async function authRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { email, password } = request.body as { email: string; password: string };
+      app.secrets.hash(''); // CONFIG_ERROR without the pepper, not INVALID_CREDENTIALS for a login that could never succeed
       const user = await findUserByEmail(app.db, normaliseEmail(email));
       // Same answer, and about the same time, for an unknown e-mail and a wrong password.
       const ok = await app.passwords.verify(user?.passwordHash ?? null, password);

@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createDatabase, createUser } from '@webpush/db';
+import { createIsolatedResources } from '@webpush/testing';
+import t from 'tap';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+/** The exact command line of `pnpm admin`, from the root package.json, run with this node. */
+function adminCommand(): string[] {
+  const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: Record<string, string> };
+  const [program, ...args] = (manifest.scripts.admin ?? '').split(/\s+/);
+  if (program !== 'node') throw new Error(`unexpected admin script: ${manifest.scripts.admin}`);
+  return args;
+}
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runAdmin(databaseUrl: string, args: string[]): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...adminCommand(), ...args], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+t.test('pnpm admin set-plan', async (t) => {
+  const resources = await createIsolatedResources();
+  const database = createDatabase(resources.databaseUrl, { max: 1 });
+  t.teardown(async () => {
+    await database.close();
+    await resources.dispose();
+  });
+  const owner = await createUser(database.db, { email: 'owner@example.com', passwordHash: 'x' });
+  const bystander = await createUser(database.db, { email: 'bystander@example.com', passwordHash: 'x' });
+  if (!owner || !bystander) throw new Error('could not create the users');
+
+  const planOf = async (email: string) => {
+    const rows = await database.sql<{ plan: string }[]>`select plan from users where email = ${email}`;
+    return rows[0]?.plan;
+  };
+  const run = (...args: string[]) => runAdmin(resources.databaseUrl, args);
+
+  t.test('moves the user and prints the new plan', async (t) => {
+    const result = await run('set-plan', 'owner@example.com', 'pro');
+    t.equal(result.code, 0, result.stderr);
+    t.equal(result.stdout.trim(), 'owner@example.com is now on the pro plan');
+    t.equal(await planOf('owner@example.com'), 'pro');
+    t.equal(await planOf('bystander@example.com'), 'free', 'nobody else moves');
+  });
+
+  t.test('normalises the e-mail as the API stores it', async (t) => {
+    const result = await run('set-plan', '  Owner@Example.COM ', 'enterprise');
+    t.equal(result.code, 0, result.stderr);
+    t.equal(result.stdout.trim(), 'owner@example.com is now on the enterprise plan');
+    t.equal(await planOf('owner@example.com'), 'enterprise');
+  });
+
+  t.test('refuses, non-zero and clearly, what it cannot do', async (t) => {
+    const [unknownUser, unknownPlan, noArgs, missingPlan, tooMany, unknownCommand] = await Promise.all([
+      run('set-plan', 'nobody@example.com', 'pro'),
+      run('set-plan', 'bystander@example.com', 'gold'),
+      run(),
+      run('set-plan', 'bystander@example.com'),
+      run('set-plan', 'bystander@example.com', 'pro', 'extra'),
+      run('set-planz', 'bystander@example.com', 'pro'),
+    ]);
+
+    t.equal(unknownUser.code, 1);
+    t.match(unknownUser.stderr, /no user with the e-mail nobody@example\.com/);
+    t.equal(unknownUser.stdout, '');
+
+    t.equal(unknownPlan.code, 1);
+    t.match(unknownPlan.stderr, /unknown plan "gold": choose one of free, pro, enterprise/);
+
+    for (const [label, result] of Object.entries({ noArgs, missingPlan, tooMany, unknownCommand })) {
+      t.equal(result.code, 2, `${label}: usage error`);
+      t.match(result.stderr, /usage: pnpm admin set-plan <email> <plan>/, `${label}: prints the usage`);
+      t.equal(result.stdout, '', `${label}: nothing on stdout`);
+    }
+    t.match(unknownCommand.stderr, /unknown command "set-planz"/);
+
+    t.equal(await planOf('bystander@example.com'), 'free', 'no refused command changed a plan');
+  });
+
+  t.test('a database it cannot reach is an error, not a success', async (t) => {
+    const result = await runAdmin('postgres://postgres@127.0.0.1:1/nowhere', ['set-plan', 'owner@example.com', 'pro']);
+    t.equal(result.code, 1);
+    t.match(result.stderr, /admin failed: .*ECONNREFUSED/s);
+    t.equal(result.stdout, '');
+  });
+});

@@ -1,0 +1,139 @@
+import t from 'tap';
+import { buildTestApp } from '../../helper.js';
+
+// The project's own API docs: an OpenAPI 3 document generated from the route schemas, and a UI.
+const ctx = await buildTestApp(t);
+const { app } = ctx;
+
+interface Operation {
+  responses?: Record<string, { description?: unknown; $ref?: string }>;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  security?: Record<string, string[]>[];
+  operationId?: string;
+}
+interface OpenApiDocument {
+  openapi: string;
+  info: { title?: unknown; version?: unknown };
+  paths: Record<string, Record<string, Operation>>;
+  components?: { securitySchemes?: Record<string, unknown> };
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+const document = response.json() as OpenApiDocument;
+
+t.test('GET /api/v1/openapi.json answers a JSON document', async (t) => {
+  t.equal(response.statusCode, 200);
+  t.match(response.headers['content-type'], /^application\/json/);
+});
+
+t.test('the document is well-formed OpenAPI 3', async (t) => {
+  t.match(document.openapi, /^3\.\d+\.\d+$/, 'openapi version');
+  t.type(document.info.title, 'string');
+  t.type(document.info.version, 'string');
+  t.type(document.paths, 'object');
+
+  const schemes = new Set(Object.keys(document.components?.securitySchemes ?? {}));
+  const operationIds = new Set<string>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    t.match(path, /^\/[^\s]*$/, `${path} is a path template`);
+    t.notOk(path.length > 1 && path.endsWith('/'), `${path} has no trailing slash`);
+    t.notOk(path.includes(':'), `${path} uses {param}, not :param`);
+    const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'parameters' || method === 'summary' || method === 'description') continue;
+      t.ok(METHODS.has(method), `${method} ${path}: a valid method`);
+      const responses = Object.entries(operation.responses ?? {});
+      t.ok(responses.length > 0, `${method} ${path} documents responses`);
+      for (const [status, answer] of responses) {
+        t.match(status, /^([1-5]\d\d|[1-5]XX|default)$/, `${method} ${path}: ${status} is a status`);
+        t.ok(
+          answer.$ref !== undefined || typeof answer.description === 'string',
+          `${method} ${path} ${status} has a description`,
+        );
+      }
+      for (const name of templated) {
+        const parameter = operation.parameters?.find((p) => p.in === 'path' && p.name === name);
+        t.ok(parameter?.required, `${method} ${path} declares its path parameter ${name}`);
+      }
+      for (const requirement of operation.security ?? []) {
+        for (const scheme of Object.keys(requirement)) t.ok(schemes.has(scheme), `security scheme ${scheme} exists`);
+      }
+      if (operation.operationId) {
+        t.notOk(operationIds.has(operation.operationId), `operationId ${operation.operationId} is unique`);
+        operationIds.add(operation.operationId);
+      }
+    }
+  }
+
+  // Every local $ref points at something in the document.
+  const refs = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1] ?? '');
+  for (const ref of new Set(refs)) {
+    t.match(ref, /^#\//, `${ref} is local`);
+    let target: unknown = document;
+    for (const segment of ref.slice(2).split('/')) {
+      target = (target as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+    }
+    t.ok(target !== undefined, `${ref} resolves`);
+  }
+});
+
+t.test('every control-plane route is documented with its success and error statuses', async (t) => {
+  const expected: [method: string, path: string, success: string[], errors: string[]][] = [
+    ['post', '/api/v1/auth/register', ['201'], ['400', '409', '429', '503']],
+    ['post', '/api/v1/auth/login', ['200'], ['400', '401', '429']],
+    ['post', '/api/v1/auth/logout', ['204'], ['401']],
+    ['get', '/api/v1/auth/me', ['200'], ['401']],
+    ['get', '/api/v1/auth/github', ['302'], ['429', '503']],
+    ['get', '/api/v1/auth/github/callback', ['302'], ['400', '403', '502', '503']],
+    ['post', '/api/v1/apps', ['201'], ['400', '401', '403', '503']],
+    ['get', '/api/v1/apps', ['200'], ['401']],
+    ['get', '/api/v1/apps/{appId}', ['200'], ['401', '404']],
+    ['delete', '/api/v1/apps/{appId}', ['204'], ['401', '404']],
+    ['post', '/api/v1/apps/{appId}/keys', ['201'], ['400', '401', '404']],
+    ['get', '/api/v1/apps/{appId}/keys', ['200'], ['401', '404']],
+    ['delete', '/api/v1/apps/{appId}/keys/{keyId}', ['204'], ['401', '404']],
+    ['post', '/api/v1/subscribe', ['200', '201'], ['400', '401', '429']],
+    ['delete', '/api/v1/subscribe', ['204'], ['400', '401', '404', '429']],
+    ['get', '/api/v1/vapid-public-key', ['200'], ['401', '429']],
+  ];
+  for (const [method, path, success, errors] of expected) {
+    const operation = document.paths[path]?.[method];
+    t.ok(operation, `${method.toUpperCase()} ${path} is documented`);
+    const statuses = Object.keys(operation?.responses ?? {});
+    for (const status of [...success, ...errors]) {
+      t.ok(statuses.includes(status), `${method.toUpperCase()} ${path} documents ${status}`);
+    }
+  }
+
+  // The codes behind each error status are named, so a client knows what to branch on.
+  const codesOf = (method: string, path: string, status: string) =>
+    JSON.stringify(document.paths[path]?.[method]?.responses?.[status] ?? {});
+  t.match(codesOf('post', '/api/v1/subscribe', '429'), /SUBSCRIBER_LIMIT_EXCEEDED/);
+  t.match(codesOf('post', '/api/v1/subscribe', '429'), /RATE_LIMITED/);
+  t.match(codesOf('post', '/api/v1/subscribe', '400'), /INVALID_ENDPOINT/);
+  t.match(codesOf('post', '/api/v1/apps', '403'), /PLAN_LIMIT_EXCEEDED/);
+  t.match(codesOf('post', '/api/v1/apps/{appId}/keys', '400'), /INVALID_SCOPE/);
+  t.match(codesOf('post', '/api/v1/auth/register', '409'), /EMAIL_IN_USE/);
+  t.match(codesOf('post', '/api/v1/auth/login', '401'), /INVALID_CREDENTIALS/);
+});
+
+t.test('documented paths are served', async (t) => {
+  // The document drops the trailing slash of a resource root; the route answers without it.
+  const anonymous = await app.inject({ method: 'GET', url: '/api/v1/apps' });
+  t.equal(anonymous.statusCode, 401, 'GET /api/v1/apps exists (and wants a session)');
+  const slash = await app.inject({ method: 'GET', url: '/api/v1/apps/' });
+  t.equal(slash.statusCode, 401, 'so does /api/v1/apps/');
+});
+
+t.test('GET /docs serves the API reference UI', async (t) => {
+  let docs = await app.inject({ method: 'GET', url: '/docs' });
+  for (let hops = 0; hops < 3 && docs.statusCode >= 300 && docs.statusCode < 400; hops++) {
+    const location = String(docs.headers.location);
+    docs = await app.inject({ method: 'GET', url: new URL(location, 'http://localhost/docs/').pathname });
+  }
+  t.equal(docs.statusCode, 200);
+  t.match(docs.headers['content-type'], /^text\/html/);
+  t.match(docs.body, /swagger|openapi|redoc|scalar/i);
+});

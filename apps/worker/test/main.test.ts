@@ -1,0 +1,153 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
+import { createIsolatedResources, type IsolatedResources } from '@webpush/testing';
+import t from 'tap';
+
+const root = new URL('../../../', import.meta.url).pathname;
+type Worker = ChildProcessByStdio<null, Readable, Readable>;
+
+/** A port nobody listens on right now: the worker needs to be told its port up front. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+interface RunningWorker {
+  child: Worker;
+  port: number;
+  logs: LogLine[];
+  output: () => string;
+  /** Resolves with the first log line whose message matches, or rejects after `timeoutMs`. */
+  waitForLog: (message: string, timeoutMs?: number) => Promise<LogLine>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startWorker(resources: IsolatedResources, env: Record<string, string> = {}): Promise<RunningWorker> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--conditions=webpush-source', '--import', 'tsx', 'apps/worker/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: resources.databaseUrl,
+      REDIS_URL: resources.redisUrl,
+      REDIS_KEY_PREFIX: resources.redisKeyPrefix,
+      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      API_KEY_PEPPER: randomBytes(32).toString('base64'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+
+  const logs: LogLine[] = [];
+  let raw = '';
+  let pending = '';
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        // not a log line (e.g. a loader warning); kept in `raw` for failure messages
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+  });
+
+  const waitForLog = (message: string, timeoutMs = 15_000) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const check = () => {
+        const found = logs.find((line) => line.msg === message);
+        if (!found) return;
+        cleanup();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`no "${message}" log line within ${timeoutMs} ms; output:\n${raw}`));
+      }, timeoutMs);
+      const gone = () => {
+        cleanup();
+        reject(new Error(`worker exited before logging "${message}"; output:\n${raw}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        child.off('exit', gone);
+      };
+      waiters.add(check);
+      child.once('exit', gone);
+      check();
+    });
+
+  return { child, port, logs, output: () => raw, waitForLog, exited };
+}
+
+const get = (port: number, path: string) =>
+  fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+
+t.test('the worker process: health endpoints, ready log, clean SIGTERM', async (t) => {
+  const resources = await createIsolatedResources();
+  t.teardown(() => resources.dispose());
+  const worker = await startWorker(resources);
+  t.teardown(() => {
+    if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+  });
+
+  const ready = await worker.waitForLog('worker ready');
+  t.equal(ready.level, 30, 'logged at info level');
+  t.equal(ready.service, 'worker');
+
+  const health = await get(worker.port, '/healthz');
+  t.equal(health.status, 200, '/healthz');
+  t.match(health.headers.get('content-type'), /application\/json/);
+  const readiness = await get(worker.port, '/readyz');
+  t.equal(readiness.status, 200, `/readyz: ${await readiness.clone().text()}`);
+
+  const unknown = await get(worker.port, '/nope');
+  t.equal(unknown.status, 404);
+  t.strictSame(Object.keys((await unknown.json()) as object).sort(), ['code', 'error'], 'contract error body');
+
+  const stoppedAt = Date.now();
+  worker.child.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 5_000).unref());
+  const result = await Promise.race([worker.exited, timeout]);
+  t.not(result, 'timeout', 'exits within 5 s of SIGTERM');
+  if (result === 'timeout') t.comment(worker.output());
+  t.strictSame(result, { code: 0, signal: null }, 'exit code 0');
+  t.ok(Date.now() - stoppedAt < 5_000);
+  t.ok(
+    worker.logs.some((line) => line.msg === 'worker stopped'),
+    'logs that it stopped',
+  );
+  await t.rejects(get(worker.port, '/healthz'), 'no longer listening');
+});

@@ -1,0 +1,66 @@
+// `pnpm admin <command>`: operations that have no API. For now one command, `set-plan`, because
+// there is no billing integration yet (CONTRACT "Operations"). Configured like the services, by
+// environment (DATABASE_URL); exits 0 on success, 1 when the request cannot be done, 2 on bad usage.
+import { isPlanName, planNames } from '@webpush/plans';
+
+const USAGE = `usage: pnpm admin set-plan <email> <plan>
+
+  set-plan   moves the user with <email> to <plan>, one of: ${planNames.join(', ')}`;
+
+class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+const usageError = (problem: string) => new CommandError(`${problem}\n\n${USAGE}`, 2);
+
+async function setPlan(args: string[]): Promise<string> {
+  const [rawEmail, rawPlan, ...extra] = args;
+  if (rawEmail === undefined || rawPlan === undefined || extra.length > 0) {
+    throw usageError('set-plan takes exactly two arguments: <email> <plan>');
+  }
+  const email = rawEmail.trim().toLowerCase(); // as the API stores it
+  const plan = rawPlan.trim().toLowerCase();
+  if (email === '') throw usageError('the e-mail is empty');
+  if (!isPlanName(plan)) {
+    throw new CommandError(`unknown plan "${rawPlan}": choose one of ${planNames.join(', ')}`, 1);
+  }
+
+  // Loaded only here, so a usage mistake is answered at once, without loading the database layer.
+  const { loadConfig } = await import('@webpush/config');
+  const { createDatabase, setUserPlan } = await import('@webpush/db');
+  const config = loadConfig();
+  const database = createDatabase(config.databaseUrl, { max: 1 });
+  try {
+    const user = await setUserPlan(database.db, email, plan);
+    if (!user) throw new CommandError(`no user with the e-mail ${email}`, 1);
+    return `${user.email} is now on the ${user.plan} plan`;
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(argv: string[]): Promise<string> {
+  const [command, ...args] = argv;
+  if (command === undefined) throw usageError('no command given');
+  if (command === '--help' || command === '-h' || command === 'help') return USAGE;
+  if (command === 'set-plan') return setPlan(args);
+  throw usageError(`unknown command "${command}"`);
+}
+
+try {
+  console.log(await main(process.argv.slice(2)));
+} catch (error) {
+  if (error instanceof CommandError) {
+    console.error(error.message);
+    process.exitCode = error.exitCode;
+  } else {
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    console.error(`admin failed: ${error instanceof Error ? error.message : String(error)}${cause}`);
+    process.exitCode = 1;
+  }
+}
