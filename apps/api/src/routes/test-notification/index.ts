@@ -1,0 +1,92 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type App, findApp, isUuid } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import type { PushOptions } from '@webpush/push';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppIdParams, errorResponses } from '../../schemas/common.js';
+import { TestNotificationBody, TestNotificationResponse } from '../../schemas/test-notification.js';
+
+/** The fixed message of every test notification (SPEC §4.3). */
+export const TEST_NOTIFICATION = { title: 'テスト通知', body: 'プッシュ通知は正しく設定されています。' } as const;
+
+/** Someone is watching for it now: deliver at once, and not at all if the browser is away for long. */
+export const TEST_NOTIFICATION_OPTIONS: PushOptions = { ttl: 300, urgency: 'high' };
+
+const security: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }, { sessionCookie: [] }];
+
+/**
+ * POST /apps/:appId/test-notification: one synchronous push to a subscription supplied in the body.
+ * It stores nothing and counts toward nothing; a 410 from the push service changes no stored
+ * subscription (CONTRACT "Sending").
+ */
+export default async function testNotificationRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  /** The app to send as: the session user's (404 for anyone else's), or the key's own. */
+  const appFor = async (request: FastifyRequest, appId: string): Promise<App> => {
+    const principal = request.principal;
+    let found: App | null = null;
+    if (principal?.kind === 'session') {
+      found = isUuid(appId) ? await findApp(app.db, principal.user.id, appId) : null;
+    } else if (principal?.kind === 'apiKey') {
+      // The auth hook already answered APP_MISMATCH for a key of another app.
+      found = await findApp(app.db, principal.apiKey.userId, principal.apiKey.appId);
+    }
+    if (!found) throw new AppError('NOT_FOUND');
+    return found;
+  };
+
+  app.post(
+    '/apps/:appId/test-notification',
+    {
+      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'full', session: true })],
+      schema: {
+        tags: ['sending'],
+        summary: 'Send the fixed test notification to a subscription, synchronously; nothing is stored or counted',
+        description:
+          'The push service answering 404 or 410 gives 410 SUBSCRIPTION_EXPIRED; any other failure ' +
+          '(refusal, rate limit, server error, timeout, malformed keys) gives 502 PUSH_FAILED.',
+        security,
+        params: AppIdParams,
+        body: TestNotificationBody,
+        response: {
+          200: TestNotificationResponse,
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_URL',
+            'INVALID_ENDPOINT',
+            'INVALID_INPUT',
+            'UNAUTHORIZED',
+            'INVALID_API_KEY',
+            'INVALID_SESSION',
+            'INSUFFICIENT_SCOPE',
+            'APP_MISMATCH',
+            'NOT_FOUND',
+            'SUBSCRIPTION_EXPIRED',
+            'RATE_LIMITED',
+            'PUSH_FAILED',
+            'CONFIG_ERROR',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const target = await appFor(request, request.params.appId);
+      const outcome = await app.pushSender.send(
+        request.body.subscription,
+        JSON.stringify(TEST_NOTIFICATION),
+        {
+          cacheKey: target.id,
+          publicKey: target.vapidPublicKey,
+          privateKey: app.secrets.open(target.vapidPrivateKeySealed),
+          subject: app.config.vapidSubject,
+        },
+        TEST_NOTIFICATION_OPTIONS,
+      );
+      request.log.info({ appId: target.id, outcome }, 'test notification');
+      if (outcome.kind === 'sent') return { ok: true as const };
+      if (outcome.kind === 'expired') throw new AppError('SUBSCRIPTION_EXPIRED');
+      throw new AppError('PUSH_FAILED', { cause: new Error(outcome.reason) });
+    },
+  );
+}

@@ -1,0 +1,21 @@
+export {
+  decodeSubscriptionKeys,
+  encryptPayload,
+  type FixedEncryptionInputs,
+  MAX_PLAINTEXT_BYTES,
+  RECORD_SIZE,
+  type SubscriptionKeys,
+} from './encryption.js';
+export { outcomeForStatus, parseRetryAfter } from './outcome.js';
+export { buildPushRequest, type PushRequest } from './push-request.js';
+export { createPushSender } from './sender.js';
+export type {
+  PushOptions,
+  PushOutcome,
+  PushSender,
+  PushSenderOptions,
+  PushTarget,
+  Urgency,
+  VapidCredentials,
+} from './types.js';
+export { JWT_LIFETIME_SECONDS, JWT_REFRESH_MARGIN_SECONDS, VapidKeyError, VapidSigner } from './vapid.js';

@@ -1,0 +1,424 @@
+import {
+  createDecipheriv,
+  createECDH,
+  createHmac,
+  createPublicKey,
+  type KeyObject,
+  randomBytes,
+  randomUUID,
+  verify,
+} from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSelfSignedCertificate } from './self-signed-cert.js';
+
+/**
+ * A stand-in push service (FCM, Mozilla autopush…) for tests: HTTPS on 127.0.0.1 with a throwaway
+ * certificate for `localhost`. It holds real subscription key pairs, checks every message the way
+ * a strict push service would (RFC 8030 headers, RFC 8292 VAPID, RFC 8291 aes128gcm) and keeps what
+ * it decrypted, so a green delivery test proves a browser could have read the message.
+ *
+ * Written from the RFCs with node:crypto only, deliberately without @webpush/push: the sender is
+ * checked against an independent implementation, not against itself.
+ *
+ * In-process senders trust `caPem`; child processes get `NODE_EXTRA_CA_CERTS=<certPath>`.
+ * Allow it with `PUSH_SERVICE_HOSTS=<hostRule>`.
+ */
+
+export interface FakeSubscription {
+  id: string;
+  /** `https://localhost:<port>/push/<id>` */
+  endpoint: string;
+  /** base64url uncompressed P-256 public key, as `getKey('p256dh')` gives it */
+  p256dh: string;
+  /** base64url 16-byte auth secret */
+  auth: string;
+}
+
+/** How to answer the next message(s) to a subscription. Messages are verified and recorded first. */
+export interface FakeReply {
+  status: number;
+  /** `Retry-After` header value, e.g. `'3'` or an HTTP date. */
+  retryAfter?: string;
+  /** Wait this long before answering (to exercise timeouts). */
+  delayMs?: number;
+  /** How many messages get this answer (default 1; `Infinity` for every one from now on). */
+  times?: number;
+}
+
+export interface VapidClaims {
+  aud: string;
+  exp: number;
+  sub: string;
+}
+
+export interface ReceivedPush {
+  subscriptionId: string;
+  /** The decrypted payload, as UTF-8 text. */
+  payload: string;
+  ttl: number;
+  urgency: string | null;
+  topic: string | null;
+  claims: VapidClaims;
+  jwt: string;
+  /** The `k=` of the Authorization header: the VAPID public key the JWT was verified with. */
+  vapidPublicKey: string;
+  /** What the stand-in answered (201 unless scripted otherwise). */
+  status: number;
+  /** The TLS connection the message came on (1, 2, …), to see keep-alive reuse. */
+  connection: number;
+}
+
+export interface ProtocolError {
+  subscriptionId: string | null;
+  reason: string;
+}
+
+export interface FakePushService {
+  readonly origin: string;
+  readonly port: number;
+  /** The `PUSH_SERVICE_HOSTS` entry that allows this service: `localhost:<port>`. */
+  readonly hostRule: string;
+  /** PEM of the self-signed certificate, for an in-process sender's `ca`. */
+  readonly caPem: string;
+  /** File holding `caPem`, for a child process's `NODE_EXTRA_CA_CERTS`. Removed on close. */
+  readonly certPath: string;
+  /** Every verified message, answered 2xx or not, in arrival order. */
+  readonly received: readonly ReceivedPush[];
+  /** Messages refused because their VAPID, encryption or headers were wrong: a test wants this empty. */
+  readonly protocolErrors: readonly ProtocolError[];
+  /** TLS connections accepted so far. */
+  readonly connections: number;
+  subscribe(): FakeSubscription;
+  /** Queues answers for the subscription's next messages; after them it answers 201 again. */
+  script(subscriptionId: string, ...replies: FakeReply[]): void;
+  /** Messages to one subscription that were answered 2xx. */
+  deliveredTo(subscriptionId: string): ReceivedPush[];
+  /** Resolves once `count` messages have been received in total (rejects after `timeoutMs`). */
+  waitForMessages(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A subscriber's own keys: what it needs to read a message sent to it. */
+export interface SubscriberKeys {
+  privateKey: Buffer;
+  publicKey: Buffer;
+  auth: Buffer;
+}
+
+interface SubscriptionState extends SubscriberKeys {
+  subscription: FakeSubscription;
+  replies: FakeReply[];
+}
+
+/** The sender broke the protocol; `status` is what a strict push service would answer. */
+export class ProtocolViolation extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 4096; // RFC 8030 §7.2: a push service must accept at least this much; we accept no more
+const MAX_JWT_LIFETIME_SECONDS = 24 * 60 * 60; // RFC 8292 §2
+
+const b64u = (text: string): Buffer => {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new ProtocolViolation('value is not unpadded base64url');
+  return Buffer.from(text, 'base64url');
+};
+
+const hmacSha256 = (key: Buffer, ...parts: Buffer[]): Buffer => {
+  const mac = createHmac('sha256', key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+};
+
+function parseJson(bytes: Buffer, what: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new ProtocolViolation(`${what} is not a JSON object`);
+}
+
+/** RFC 8292 §3: `Authorization: vapid t=<jwt>, k=<key>`; ES256 over the key in `k`. */
+export function verifyVapid(
+  header: string | undefined,
+  origin: string,
+  nowSeconds: number,
+): { claims: VapidClaims; jwt: string; k: string } {
+  const match = /^vapid\s+(.+)$/i.exec(header ?? '');
+  if (!match?.[1]) throw new ProtocolViolation('Authorization is not `vapid t=…, k=…`', 401);
+  const params = new Map<string, string>();
+  for (const part of match[1].split(',')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) params.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim());
+  }
+  const jwt = params.get('t');
+  const k = params.get('k');
+  if (!jwt || !k) throw new ProtocolViolation('vapid Authorization lacks t= or k=', 401);
+
+  const point = b64u(k);
+  if (point.length !== 65 || point[0] !== 0x04)
+    throw new ProtocolViolation('k is not an uncompressed P-256 point', 401);
+  let key: KeyObject;
+  try {
+    key = createPublicKey({
+      format: 'jwk',
+      key: {
+        kty: 'EC',
+        crv: 'P-256',
+        x: point.subarray(1, 33).toString('base64url'),
+        y: point.subarray(33).toString('base64url'),
+      },
+    });
+  } catch {
+    throw new ProtocolViolation('k is not on P-256', 401);
+  }
+
+  const parts = jwt.split('.');
+  if (parts.length !== 3) throw new ProtocolViolation('t is not a JWS compact serialisation', 401);
+  const [headerPart = '', claimsPart = '', signaturePart = ''] = parts;
+  const jwtHeader = parseJson(b64u(headerPart), 'JWT header');
+  if (jwtHeader.alg !== 'ES256') throw new ProtocolViolation('JWT alg is not ES256', 401);
+  const signature = b64u(signaturePart);
+  if (signature.length !== 64) throw new ProtocolViolation('ES256 signature is not 64 bytes (r‖s)', 401);
+  const signed = Buffer.from(`${headerPart}.${claimsPart}`, 'latin1');
+  if (!verify('sha256', signed, { key, dsaEncoding: 'ieee-p1363' }, signature)) {
+    throw new ProtocolViolation('JWT signature does not verify with k', 403);
+  }
+
+  const claims = parseJson(b64u(claimsPart), 'JWT claims');
+  const { aud, exp, sub } = claims;
+  if (aud !== origin) throw new ProtocolViolation(`JWT aud ${String(aud)} is not ${origin}`, 403);
+  if (typeof exp !== 'number' || !Number.isInteger(exp)) throw new ProtocolViolation('JWT exp is not an integer', 403);
+  if (exp <= nowSeconds) throw new ProtocolViolation('JWT has expired', 403);
+  if (exp > nowSeconds + MAX_JWT_LIFETIME_SECONDS) throw new ProtocolViolation('JWT exp is over 24 h ahead', 403);
+  if (typeof sub !== 'string' || !/^(mailto:|https:)/.test(sub)) {
+    throw new ProtocolViolation('JWT sub is not a mailto: or https: URL', 403);
+  }
+  return { claims: { aud, exp, sub }, jwt, k };
+}
+
+/** RFC 8291 / RFC 8188: decrypts one aes128gcm record with the subscription's private key. */
+export function decryptPushMessage(body: Buffer, state: SubscriberKeys): string {
+  if (body.length < 21) throw new ProtocolViolation('body shorter than an aes128gcm header');
+  const salt = body.subarray(0, 16);
+  const recordSize = body.readUInt32BE(16);
+  const idLength = body.readUInt8(20);
+  if (idLength !== 65) throw new ProtocolViolation('keyid is not a 65-byte P-256 point (RFC 8291 §4)');
+  const senderPublicKey = body.subarray(21, 21 + idLength);
+  const record = body.subarray(21 + idLength);
+  if (recordSize < 18) throw new ProtocolViolation('record size below 18');
+  if (record.length < 17) throw new ProtocolViolation('record shorter than its tag');
+  if (record.length > recordSize) throw new ProtocolViolation('more than one record (RFC 8291 §4 allows one)');
+
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(state.privateKey);
+  let sharedSecret: Buffer;
+  try {
+    sharedSecret = ecdh.computeSecret(senderPublicKey);
+  } catch {
+    throw new ProtocolViolation('keyid is not on P-256');
+  }
+  const prkKey = hmacSha256(state.auth, sharedSecret);
+  const keyInfo = Buffer.concat([Buffer.from('WebPush: info\0', 'latin1'), state.publicKey, senderPublicKey]);
+  const ikm = hmacSha256(prkKey, keyInfo, Buffer.from([1]));
+  const prk = hmacSha256(salt, ikm);
+  const contentKey = hmacSha256(prk, Buffer.from('Content-Encoding: aes128gcm\0\x01', 'latin1')).subarray(0, 16);
+  const nonce = hmacSha256(prk, Buffer.from('Content-Encoding: nonce\0\x01', 'latin1')).subarray(0, 12);
+
+  const decipher = createDecipheriv('aes-128-gcm', contentKey, nonce);
+  decipher.setAuthTag(record.subarray(record.length - 16));
+  let plaintext: Buffer;
+  try {
+    plaintext = Buffer.concat([decipher.update(record.subarray(0, record.length - 16)), decipher.final()]);
+  } catch {
+    throw new ProtocolViolation('record does not decrypt (wrong keys or corrupted ciphertext)');
+  }
+  let end = plaintext.length;
+  while (end > 0 && plaintext[end - 1] === 0) end--;
+  if (end === 0 || plaintext[end - 1] !== 0x02) throw new ProtocolViolation('last record lacks the 0x02 delimiter');
+  return plaintext.subarray(0, end - 1).toString('utf8');
+}
+
+/** RFC 8030 §5: TTL required, Urgency and Topic well formed, aes128gcm content coding. */
+export function checkPushHeaders(request: IncomingMessage): {
+  ttl: number;
+  urgency: string | null;
+  topic: string | null;
+} {
+  const ttlHeader = request.headers.ttl;
+  if (typeof ttlHeader !== 'string' || !/^\d+$/.test(ttlHeader)) throw new ProtocolViolation('TTL header missing');
+  const urgency = request.headers.urgency ?? null;
+  if (urgency !== null && (typeof urgency !== 'string' || !['very-low', 'low', 'normal', 'high'].includes(urgency))) {
+    throw new ProtocolViolation('Urgency is not very-low, low, normal or high');
+  }
+  const topic = request.headers.topic ?? null;
+  if (topic !== null && (typeof topic !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(topic))) {
+    throw new ProtocolViolation('Topic is not 1–32 base64url characters');
+  }
+  if (request.headers['content-encoding'] !== 'aes128gcm')
+    throw new ProtocolViolation('Content-Encoding is not aes128gcm');
+  return { ttl: Number(ttlHeader), urgency, topic };
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(new ProtocolViolation(`body over ${MAX_BODY_BYTES} bytes`, 413));
+      else resolve(Buffer.concat(chunks));
+    });
+    request.on('error', reject);
+  });
+}
+
+export async function startFakePushService(): Promise<FakePushService> {
+  const { cert, key } = createSelfSignedCertificate('localhost');
+  const certDir = mkdtempSync(join(tmpdir(), 'fake-push-'));
+  const certPath = join(certDir, 'ca.pem');
+  writeFileSync(certPath, cert);
+
+  const subscriptions = new Map<string, SubscriptionState>();
+  const received: ReceivedPush[] = [];
+  const protocolErrors: ProtocolError[] = [];
+  const waiters = new Set<() => void>();
+  const connectionIds = new WeakMap<object, number>();
+  let connections = 0;
+  let origin = '';
+
+  const nextReply = (state: SubscriptionState): FakeReply => {
+    const reply = state.replies[0];
+    if (!reply) return { status: 201 };
+    const times = (reply.times ?? 1) - 1;
+    if (times <= 0) state.replies.shift();
+    else state.replies[0] = { ...reply, times };
+    return reply;
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const id = /^\/push\/([A-Za-z0-9_-]+)$/.exec(request.url ?? '')?.[1] ?? null;
+    const state = id === null ? undefined : subscriptions.get(id);
+    try {
+      if (request.method !== 'POST') throw new ProtocolViolation(`method ${request.method} is not POST`, 405);
+      const body = await readBody(request);
+      if (!state) {
+        // A push service does not know the endpoint: not the sender's fault, so not a protocol error.
+        response.writeHead(404).end();
+        return;
+      }
+      const headers = checkPushHeaders(request);
+      const vapid = verifyVapid(request.headers.authorization, origin, Math.floor(Date.now() / 1000));
+      const payload = decryptPushMessage(body, state);
+      const reply = nextReply(state);
+      received.push({
+        subscriptionId: state.subscription.id,
+        payload,
+        ...headers,
+        claims: vapid.claims,
+        jwt: vapid.jwt,
+        vapidPublicKey: vapid.k,
+        status: reply.status,
+        connection: connectionIds.get(request.socket) ?? 0,
+      });
+      for (const wake of waiters) wake();
+      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      if (response.destroyed) return;
+      const replyHeaders: Record<string, string> = {};
+      if (reply.retryAfter !== undefined) replyHeaders['Retry-After'] = reply.retryAfter;
+      if (reply.status === 201) replyHeaders.Location = `${origin}/message/${randomUUID()}`;
+      response.writeHead(reply.status, replyHeaders).end();
+    } catch (error) {
+      if (!(error instanceof ProtocolViolation)) throw error;
+      protocolErrors.push({ subscriptionId: state?.subscription.id ?? id, reason: error.message });
+      if (!response.destroyed) response.writeHead(error.status, { 'Content-Type': 'text/plain' }).end(error.message);
+    }
+  };
+
+  const server = createServer({ cert, key }, (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      protocolErrors.push({ subscriptionId: null, reason: `stand-in crashed: ${String(error)}` });
+      if (!response.destroyed) response.writeHead(500).end();
+    });
+  });
+  server.on('secureConnection', (socket) => connectionIds.set(socket, ++connections));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  origin = `https://localhost:${port}`;
+
+  return {
+    origin,
+    port,
+    hostRule: `localhost:${port}`,
+    caPem: cert,
+    certPath,
+    received,
+    protocolErrors,
+    get connections() {
+      return connections;
+    },
+    subscribe() {
+      const ecdh = createECDH('prime256v1');
+      ecdh.generateKeys();
+      const id = randomBytes(12).toString('base64url');
+      const auth = randomBytes(16);
+      const subscription = {
+        id,
+        endpoint: `${origin}/push/${id}`,
+        p256dh: ecdh.getPublicKey().toString('base64url'),
+        auth: auth.toString('base64url'),
+      };
+      subscriptions.set(id, {
+        subscription,
+        privateKey: ecdh.getPrivateKey(),
+        publicKey: ecdh.getPublicKey(),
+        auth,
+        replies: [],
+      });
+      return subscription;
+    },
+    script(subscriptionId, ...replies) {
+      const state = subscriptions.get(subscriptionId);
+      if (!state) throw new Error(`no subscription ${subscriptionId} on this stand-in`);
+      state.replies.push(...replies);
+    },
+    deliveredTo(subscriptionId) {
+      return received.filter((m) => m.subscriptionId === subscriptionId && m.status >= 200 && m.status < 300);
+    },
+    waitForMessages(count, timeoutMs = 10_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (received.length < count) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`stand-in push service got ${received.length} of ${count} messages in ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(certDir, { recursive: true, force: true });
+    },
+  };
+}
