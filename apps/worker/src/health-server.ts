@@ -3,11 +3,13 @@ import { createServer, type Server } from 'node:http';
 export interface HealthChecks {
   /** Resolves when PostgreSQL and Redis answer; rejects with what is down. */
   ready(): Promise<void>;
+  /** Prometheus exposition of the process's metrics. */
+  metrics?(): Promise<{ contentType: string; body: string }>;
 }
 
 /**
  * The worker's only HTTP surface (CONTRACT "Operations"): `/healthz` (process up) and `/readyz`
- * (PostgreSQL and Redis answer). `/metrics` joins it with the delivery pipeline.
+ * (PostgreSQL and Redis answer) and `/metrics` (Prometheus).
  */
 export function startHealthServer(port: number, host: string, checks: HealthChecks): Promise<Server> {
   const server = createServer((request, response) => {
@@ -23,6 +25,16 @@ export function startHealthServer(port: number, host: string, checks: HealthChec
         () => send(200, { status: 'ok' }),
         (error: unknown) =>
           send(503, { status: 'unavailable', reason: error instanceof Error ? error.message : 'unknown' }),
+      );
+      return;
+    }
+    if (path === '/metrics' && checks.metrics) {
+      checks.metrics().then(
+        ({ contentType, body }) => {
+          response.writeHead(200, { 'content-type': contentType });
+          response.end(body);
+        },
+        () => send(500, { error: '内部エラーが発生しました', code: 'INTERNAL_ERROR' }),
       );
       return;
     }

@@ -3,6 +3,8 @@ import postgres from 'postgres';
 import * as schema from './schema.js';
 
 export type Database = PostgresJsDatabase<typeof schema>;
+/** The handle inside `db.transaction(async (tx) => …)`. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DatabaseHandle {
   readonly db: Database;

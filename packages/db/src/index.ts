@@ -1,9 +1,21 @@
-export { createDatabase, type Database, type DatabaseHandle } from './client.js';
+export { createDatabase, type Database, type DatabaseHandle, type Transaction } from './client.js';
 export { isUuid } from './ids.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
+export * from './repositories/deliveries.js';
+export * from './repositories/notifications.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscriptions.js';
+export * from './repositories/usage.js';
 export * from './repositories/users.js';
 export * as schema from './schema.js';
-export { type ApiKeyScope, apiKeyScopes, type SubscriptionStatus } from './schema.js';
+export {
+  type ApiKeyScope,
+  apiKeyScopes,
+  type NotificationPayload,
+  type NotificationStatus,
+  type NotificationTargetKind,
+  type SubscriptionStatus,
+  type Urgency,
+  urgencies,
+} from './schema.js';

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -94,4 +106,103 @@ export const subscriptions = pgTable(
     // Keyset pagination of an app's active subscribers during fan-out.
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
   ],
+);
+
+export const notificationStatuses = ['queued', 'sending', 'completed', 'failed'] as const;
+export type NotificationStatus = (typeof notificationStatuses)[number];
+
+/** `all`: every active subscriber of the app at acceptance; `endpoint` / `batch`: the ids in `subscription_ids`. */
+export const notificationTargetKinds = ['all', 'endpoint', 'batch'] as const;
+export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
+
+export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
+export type Urgency = (typeof urgencies)[number];
+
+/** What the browser receives, encrypted (CONTRACT "Delivery"). */
+export interface NotificationPayload {
+  title: string;
+  body: string;
+  url?: string;
+  icon?: string;
+  badge?: string;
+}
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    payload: jsonb('payload').$type<NotificationPayload>().notNull(),
+    ttl: integer('ttl').notNull(),
+    urgency: text('urgency').$type<Urgency>().notNull(),
+    topic: text('topic'),
+    targetKind: text('target_kind').$type<NotificationTargetKind>().notNull(),
+    /** Fixed at acceptance for `endpoint` and `batch`; null for `all`. */
+    subscriptionIds: uuid('subscription_ids').array(),
+    status: text('status').$type<NotificationStatus>().notNull().default('queued'),
+    /** Sends reserved in `monthly_usage` at acceptance; `sent + failed + expired` reaches it on completion. */
+    targets: integer('targets').notNull(),
+    sent: integer('sent').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    expired: integer('expired').notNull().default(0),
+    /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
+    idempotencyKey: text('idempotency_key'),
+    /** The 202 body given for an idempotent request, replayed for the same key. */
+    acceptedResponse: jsonb('accepted_response').$type<Record<string, unknown>>(),
+    /** Set when every delivery chunk has been planned in `notification_chunks`. */
+    fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    /** Last progress; the reconciler looks for unfinished notifications that have not moved for a while. */
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('notifications_app_idempotency_key').on(table.appId, table.idempotencyKey),
+    index('notifications_app_created_idx').on(table.appId, table.createdAt),
+    index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
+  ],
+);
+
+/**
+ * The delivery plan of a notification and what each part achieved. The fan-out inserts one row per
+ * chunk of subscription ids (attempt 1); a chunk that has to re-send some pushes later (429, 5xx)
+ * inserts a row for them with the next attempt. A row is counted exactly once: the transaction that
+ * sets `completed_at` also adds its counts to the notification, so a re-run chunk changes nothing.
+ */
+export const notificationChunks = pgTable(
+  'notification_chunks',
+  {
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    firstSubscriptionId: uuid('first_subscription_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    /** Sorted ascending; the fan-out's keyset cursor is the last id of the newest first-attempt chunk. */
+    subscriptionIds: uuid('subscription_ids').array().notNull(),
+    lastSubscriptionId: uuid('last_subscription_id').notNull(),
+    /** When a retry chunk may start (Retry-After / backoff); used when the plan is re-queued. */
+    notBefore: timestamp('not_before', { withTimezone: true }).notNull().defaultNow(),
+    sent: integer('sent').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    expired: integer('expired').notNull().default(0),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (table) => [primaryKey({ columns: [table.notificationId, table.firstSubscriptionId, table.attempt] })],
+);
+
+/** Sends accepted per user and calendar month (UTC), across all of the user's apps. */
+export const monthlyUsage = pgTable(
+  'monthly_usage',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** First day of the month, UTC. */
+    month: date('month', { mode: 'string' }).notNull(),
+    sends: bigint('sends', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.month] })],
 );

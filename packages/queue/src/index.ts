@@ -1,2 +1,14 @@
 export { bullPrefix, createRedisConnection, type RedisRole } from './connection.js';
-export { type QueueName, queueNames } from './queues.js';
+export {
+  chunkJobId,
+  createQueues,
+  type DeliveryChunkJob,
+  defaultJobOptions,
+  type FanOutJob,
+  fanOutJobId,
+  jobNames,
+  type QueueName,
+  type Queues,
+  queueDepths,
+  queueNames,
+} from './queues.js';

@@ -1,3 +1,6 @@
+import { type DefaultJobOptions, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
 /** Queue names, shared by the producer (API) and the consumer (worker). */
 export const queueNames = {
   fanOut: 'fan-out',
@@ -5,3 +8,81 @@ export const queueNames = {
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
+
+/** Splits an accepted notification into delivery chunks. The job id is the notification id. */
+export interface FanOutJob {
+  notificationId: string;
+}
+
+/**
+ * Sends one chunk of a notification: up to a page of subscriptions, or the pushes of an earlier
+ * chunk that the push service asked to retry (`attempt` > 1). Identified in PostgreSQL by
+ * (notificationId, firstSubscriptionId, attempt), where its outcome is recorded once.
+ */
+export interface DeliveryChunkJob {
+  notificationId: string;
+  appId: string;
+  firstSubscriptionId: string;
+  attempt: number;
+  subscriptionIds: string[];
+}
+
+export const jobNames = {
+  fanOut: 'fan-out',
+  deliverChunk: 'deliver-chunk',
+} as const;
+
+/** BullMQ job ids may not contain `:`; uuids never contain `_`. */
+export const fanOutJobId = (notificationId: string): string => notificationId;
+export const chunkJobId = (job: Pick<DeliveryChunkJob, 'notificationId' | 'firstSubscriptionId' | 'attempt'>): string =>
+  `${job.notificationId}_${job.firstSubscriptionId}_${job.attempt}`;
+
+/**
+ * Retry policy for a job that *throws* (PostgreSQL unreachable, a bug): a few attempts with
+ * exponential backoff. Push-service retries (429, 5xx) are not job retries: they become a new
+ * chunk with the next `attempt`, so only the pushes that need it are sent again. Finished jobs are
+ * removed (PostgreSQL is the record); failed ones are kept a day for Bull Board.
+ */
+export const defaultJobOptions: DefaultJobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600, count: 10_000 },
+};
+
+export interface Queues {
+  fanOut: Queue<FanOutJob>;
+  deliveries: Queue<DeliveryChunkJob>;
+  all(): Queue[];
+  close(): Promise<void>;
+}
+
+/**
+ * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
+ * `bullPrefix(config.redisKeyPrefix)` on both sides.
+ */
+export function createQueues(connection: Redis, prefix: string): Queues {
+  const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
+  const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
+  return {
+    fanOut,
+    deliveries,
+    all: () => [fanOut, deliveries] as Queue[],
+    close: async () => {
+      await Promise.all([fanOut.close(), deliveries.close()]);
+    },
+  };
+}
+
+/** Waiting, active and delayed jobs per queue, for the metrics endpoints. */
+export async function queueDepths(queues: Queues): Promise<{ queue: QueueName; state: string; count: number }[]> {
+  const depths: { queue: QueueName; state: string; count: number }[] = [];
+  for (const [queue, instance] of [
+    [queueNames.fanOut, queues.fanOut],
+    [queueNames.deliveries, queues.deliveries],
+  ] as const) {
+    const counts = await instance.getJobCounts('waiting', 'active', 'delayed', 'failed');
+    for (const [state, count] of Object.entries(counts)) depths.push({ queue, state, count });
+  }
+  return depths;
+}

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { apps, subscriptions, users } from '../schema.js';
+import { appSendsThisMonth } from './notifications.js';
 
 export type App = typeof apps.$inferSelect;
 
@@ -71,6 +72,9 @@ export async function appStats(db: Database, appId: string): Promise<AppStats> {
     })
     .from(subscriptions)
     .where(eq(subscriptions.appId, appId));
-  // Sends are counted by the delivery pipeline; until it exists the month is at zero.
-  return { activeSubscribers: row?.active ?? 0, expiredSubscribers: row?.expired ?? 0, sendsThisMonth: 0 };
+  return {
+    activeSubscribers: row?.active ?? 0,
+    expiredSubscribers: row?.expired ?? 0,
+    sendsThisMonth: await appSendsThisMonth(db, appId),
+  };
 }

@@ -1,0 +1,64 @@
+import { queueDepths } from '@webpush/queue';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+
+export interface ApiMetrics {
+  readonly registry: Registry;
+  /** Notifications accepted (202), by route. */
+  readonly notificationsAccepted: Counter<'route'>;
+  /** Sends (targets) of accepted notifications. */
+  readonly sendsAccepted: Counter;
+  /** Send requests answered with an error, by error code. */
+  readonly notificationsRefused: Counter<'code'>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: ApiMetrics;
+  }
+}
+
+/** Prometheus metrics of this API instance, on a registry of its own (several apps may share a process in tests). */
+export default fp(
+  async (app: FastifyInstance) => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const metrics: ApiMetrics = {
+      registry,
+      notificationsAccepted: new Counter({
+        name: 'webpush_notifications_accepted_total',
+        help: 'Notifications accepted (202)',
+        labelNames: ['route'],
+        registers: [registry],
+      }),
+      sendsAccepted: new Counter({
+        name: 'webpush_sends_accepted_total',
+        help: 'Sends (targets) of accepted notifications',
+        registers: [registry],
+      }),
+      notificationsRefused: new Counter({
+        name: 'webpush_notifications_refused_total',
+        help: 'Send requests answered with an error, by code',
+        labelNames: ['code'],
+        registers: [registry],
+      }),
+    };
+    new Gauge({
+      name: 'webpush_queue_jobs',
+      help: 'Jobs in the delivery queues, by state',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const { queue, state, count } of await queueDepths(app.queues)) this.set({ queue, state }, count);
+        } catch (error) {
+          app.log.warn({ err: error }, 'queue depth unavailable for metrics');
+        }
+      },
+    });
+    app.decorate('metrics', metrics);
+  },
+  { name: 'metrics', dependencies: ['queues'] },
+);

@@ -1,0 +1,20 @@
+import { bullPrefix, createQueues, type Queues } from '@webpush/queue';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The delivery queues, producer side; on the shared fail-fast Redis connection. */
+    queues: Queues;
+  }
+}
+
+export default fp(
+  async (app: FastifyInstance) => {
+    const queues = createQueues(app.redis, bullPrefix(app.config.redisKeyPrefix));
+    for (const queue of queues.all()) queue.on('error', (error) => app.log.warn({ err: error }, 'queue error'));
+    app.decorate('queues', queues);
+    app.addHook('onClose', async () => queues.close());
+  },
+  { name: 'queues', dependencies: ['config', 'redis'] },
+);

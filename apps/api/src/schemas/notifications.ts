@@ -1,0 +1,106 @@
+import { type Static, Type } from 'typebox';
+import { PushEndpoint, RequiredString } from './common.js';
+
+export const MAX_PAYLOAD_BYTES = 3_072;
+export const MAX_BATCH_ENDPOINTS = 100;
+export const MAX_TTL_SECONDS = 2_419_200;
+export const DEFAULT_TTL_SECONDS = 86_400;
+
+/**
+ * A URL of the payload: only `https://` (INVALID_URL). Unlike `HttpsUrl` it has no length cap of its
+ * own: the 3,072-byte payload rule bounds it and answers 413, as the contract says.
+ */
+const PayloadUrl = (description: string) =>
+  Type.String({ pattern: '^https://', description, examples: ['https://example.com/'] });
+
+const payloadFields = {
+  title: RequiredString('Notification title'),
+  body: RequiredString('Notification body'),
+  url: Type.Optional(PayloadUrl('Opened when the notification is clicked')),
+  icon: Type.Optional(PayloadUrl('Icon image')),
+  badge: Type.Optional(PayloadUrl('Badge image')),
+  ttl: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_TTL_SECONDS,
+      default: DEFAULT_TTL_SECONDS,
+      description: 'Seconds the push service keeps the message for an offline browser',
+    }),
+  ),
+  urgency: Type.Optional(
+    Type.Union([Type.Literal('very-low'), Type.Literal('low'), Type.Literal('normal'), Type.Literal('high')], {
+      default: 'normal',
+      description: 'Push `Urgency` header',
+    }),
+  ),
+  topic: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,32}$',
+      description: 'Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one',
+    }),
+  ),
+};
+
+export const NotifyBody = Type.Object({
+  ...payloadFields,
+  endpoint: Type.Optional(
+    PushEndpoint('Send only to this subscription of the app; without it, to every active subscriber'),
+  ),
+});
+export type NotifyBody = Static<typeof NotifyBody>;
+
+export const NotifyBatchBody = Type.Object({
+  endpoints: Type.Array(PushEndpoint(), {
+    minItems: 1,
+    maxItems: MAX_BATCH_ENDPOINTS,
+    description: `Subscriptions of the app to send to (1 to ${MAX_BATCH_ENDPOINTS})`,
+  }),
+  ...payloadFields,
+});
+export type NotifyBatchBody = Static<typeof NotifyBatchBody>;
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'The same key from the same app within 24 h returns the first answer and queues nothing new',
+    }),
+  ),
+});
+
+const AcceptedNotification = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('queued'),
+  targets: Type.Integer({ description: 'Subscriptions this send goes to; counted in monthly usage' }),
+});
+
+export const NotifyResponse = Type.Object({ notification: AcceptedNotification });
+
+export const NotifyBatchResponse = Type.Object({
+  notification: AcceptedNotification,
+  unknownEndpoints: Type.Array(Type.String(), { description: 'Endpoints that are not subscriptions of the app' }),
+  expiredEndpoints: Type.Array(Type.String(), {
+    description: 'Endpoints of the app whose subscription has expired: not sent to',
+  }),
+});
+
+export const NotificationIdParams = Type.Object({ id: Type.String({ description: 'Notification id (uuid)' }) });
+
+export const NotificationResponse = Type.Object({
+  notification: Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    status: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('sending'),
+      Type.Literal('completed'),
+      Type.Literal('failed'),
+    ]),
+    targets: Type.Integer(),
+    sent: Type.Integer(),
+    failed: Type.Integer(),
+    expired: Type.Integer(),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+});

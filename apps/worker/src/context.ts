@@ -1,0 +1,18 @@
+import type { Config } from '@webpush/config';
+import type { Database } from '@webpush/db';
+import type { PushSender } from '@webpush/push';
+import type { Queues } from '@webpush/queue';
+import type { Logger } from 'pino';
+import type { WorkerMetrics } from './metrics.js';
+import type { VapidKeyring } from './vapid-keyring.js';
+
+/** What the processors and the reconciler share within one worker process. */
+export interface WorkerContext {
+  readonly config: Config;
+  readonly db: Database;
+  readonly queues: Queues;
+  readonly sender: PushSender;
+  readonly keyring: VapidKeyring;
+  readonly metrics: WorkerMetrics;
+  readonly log: Logger;
+}

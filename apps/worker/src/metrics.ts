@@ -1,0 +1,61 @@
+import { type Queues, queueDepths } from '@webpush/queue';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface WorkerMetrics {
+  readonly registry: Registry;
+  /** Pushes by outcome: sent, expired, retry, failed. */
+  readonly pushes: Counter<'outcome'>;
+  /** Time of one push, encryption and the push service's answer included. */
+  readonly pushDuration: Histogram<'outcome'>;
+  /** Chunks whose outcome was recorded, or found already recorded (a re-run after a crash). */
+  readonly chunks: Counter<'result'>;
+  /** Notifications the reconciler queued again because Redis had no job for them. */
+  readonly requeued: Counter;
+}
+
+/** The worker's Prometheus metrics, on a registry of its own; served at the health server's `/metrics`. */
+export function createWorkerMetrics(queues: Queues, onCollectError: (error: unknown) => void): WorkerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'webpush_queue_jobs',
+    help: 'Jobs in the delivery queues, by state',
+    labelNames: ['queue', 'state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      try {
+        for (const { queue, state, count } of await queueDepths(queues)) this.set({ queue, state }, count);
+      } catch (error) {
+        onCollectError(error);
+      }
+    },
+  });
+  return {
+    registry,
+    pushes: new Counter({
+      name: 'webpush_pushes_total',
+      help: 'Pushes sent to push services, by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    pushDuration: new Histogram({
+      name: 'webpush_push_duration_seconds',
+      help: 'Duration of one push (encryption and push-service round trip)',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    chunks: new Counter({
+      name: 'webpush_delivery_chunks_total',
+      help: 'Delivery chunks finished: recorded, or already recorded by an earlier run',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    requeued: new Counter({
+      name: 'webpush_notifications_requeued_total',
+      help: 'Unfinished notifications queued again by the reconciler',
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,36 @@
+import { beginFanOut, pendingChunks, planDeliveryChunks } from '@webpush/db';
+import type { FanOutJob } from '@webpush/queue';
+import { queueChunks, requeueChunks } from '../chunk-jobs.js';
+import type { WorkerContext } from '../context.js';
+
+/** Chunks planned per transaction: delivery of the first ones starts while the rest is planned. */
+const CHUNKS_PER_PLAN = 20;
+
+/**
+ * Splits a notification into delivery chunks: keyset pages of its targets, planned in PostgreSQL
+ * first and queued after, so a crash between the two loses nothing. Safe to run again for the same
+ * notification (a stalled job, the reconciler): it re-queues what was planned and is neither
+ * counted nor in flight, then continues the plan where it stopped.
+ */
+export async function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ queued: number }> {
+  const { db, queues, config, log } = context;
+  const notification = await beginFanOut(db, job.notificationId);
+  if (!notification) return { queued: 0 };
+
+  let queued = await requeueChunks(queues, await pendingChunks(db, notification));
+  if (queued > 0) log.warn({ notificationId: notification.id, chunks: queued }, 're-queued delivery chunks');
+
+  if (notification.fannedOutAt === null) {
+    for (;;) {
+      const { chunks, done } = await planDeliveryChunks(db, notification.id, {
+        chunkSize: config.delivery.chunkSize,
+        maxChunks: CHUNKS_PER_PLAN,
+      });
+      await queueChunks(queues, chunks);
+      queued += chunks.length;
+      if (done) break;
+    }
+  }
+  log.debug({ notificationId: notification.id, chunks: queued }, 'fan-out done');
+  return { queued };
+}

@@ -1,0 +1,64 @@
+import { findStalledNotifications } from '@webpush/db';
+import { fanOutJobId, jobNames } from '@webpush/queue';
+import type { WorkerContext } from './context.js';
+
+/** Notifications looked at per pass; the oldest first, the rest on the next pass. */
+const BATCH = 500;
+const IN_FLIGHT = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+export interface Reconciler {
+  /** One pass now; resolves to the number of notifications queued again. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL is the record, Redis only carries work (CONTRACT "Delivery"). Every interval, each
+ * unfinished notification that has not moved for a while and has no fan-out job in flight gets a
+ * fresh fan-out job, which re-queues its uncounted chunks and finishes its plan. That covers a
+ * Redis flush or restart without persistence, an API that committed but could not queue, and jobs
+ * that gave up. It runs on a timer in every worker, not as a repeatable job, because a repeatable
+ * job would be lost with the very Redis data it is meant to recover; passes are idempotent, so
+ * several workers doing it at once only repeat each other.
+ */
+export function startReconciler(context: WorkerContext): Reconciler {
+  const { db, queues, config, log, metrics } = context;
+  const staleSeconds = config.delivery.reconcileStaleMs / 1000;
+
+  async function runOnce(): Promise<number> {
+    let requeued = 0;
+    for (const notificationId of await findStalledNotifications(db, staleSeconds, BATCH)) {
+      const jobId = fanOutJobId(notificationId);
+      const state = await queues.fanOut.getJobState(jobId);
+      if (IN_FLIGHT.has(state)) continue;
+      if (state !== 'unknown') await (await queues.fanOut.getJob(jobId))?.remove();
+      await queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId });
+      requeued++;
+    }
+    if (requeued > 0) {
+      metrics.requeued.inc(requeued);
+      log.warn({ notifications: requeued }, 'reconciler re-queued unfinished notifications');
+    }
+    return requeued;
+  }
+
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() =>
+      runOnce().catch((error: unknown) => log.error({ err: error }, 'reconciler pass failed; retrying next interval')),
+    );
+  }, config.delivery.reconcileIntervalMs);
+  timer.unref();
+
+  return {
+    runOnce: () => {
+      const pass = running.then(runOnce);
+      running = pass.catch(() => undefined);
+      return pass;
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { Config } from '@webpush/config';
+import { createDatabase } from '@webpush/db';
+import { createPushSender, type PushSender } from '@webpush/push';
+import {
+  bullPrefix,
+  createQueues,
+  createRedisConnection,
+  type DeliveryChunkJob,
+  type FanOutJob,
+  queueNames,
+} from '@webpush/queue';
+import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import { type Logger, pino } from 'pino';
+import type { Registry } from 'prom-client';
+import type { WorkerContext } from './context.js';
+import { createWorkerMetrics } from './metrics.js';
+import { deliverChunk } from './processors/deliver-chunk.js';
+import { fanOut } from './processors/fan-out.js';
+import { type Reconciler, startReconciler } from './reconciler.js';
+import { VapidKeyring } from './vapid-keyring.js';
+
+export interface WorkerDeps {
+  /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */
+  sender?: PushSender;
+  log?: Logger;
+}
+
+export interface RunningWorker {
+  readonly metrics: Registry;
+  readonly reconciler: Reconciler;
+  /** PostgreSQL and Redis answer. */
+  ready(): Promise<void>;
+  /** Stops taking jobs, lets the active ones finish, and closes every connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The delivery worker: BullMQ workers for fan-out and delivery chunks, plus the reconciler. `main.ts`
+ * runs it as a process; tests run it in-process against their own database and key prefix.
+ */
+export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
+  const log = deps.log ?? pino({ level: config.logLevel, base: { service: 'worker' } });
+  const database = createDatabase(config.databaseUrl, {
+    max: config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2,
+  });
+  // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
+  const redis = createRedisConnection(config.redisUrl, 'worker');
+  redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
+  const prefix = bullPrefix(config.redisKeyPrefix);
+  const queues = createQueues(redis, prefix);
+  const sender =
+    deps.sender ??
+    createPushSender({ allowlist: config.pushServiceHosts, maxSocketsPerOrigin: config.delivery.pushConcurrency });
+  const metrics = createWorkerMetrics(queues, (error) => log.warn({ err: error }, 'queue depth unavailable'));
+  const context: WorkerContext = {
+    config,
+    db: database.db,
+    queues,
+    sender,
+    keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
+    metrics,
+    log,
+  };
+
+  const common: WorkerOptions = {
+    connection: redis,
+    prefix,
+    lockDuration: config.delivery.lockDurationMs,
+    stalledInterval: config.delivery.stalledIntervalMs,
+    // A job whose worker died is retried a few times before it counts as failed; the reconciler
+    // covers even that, since the record of what is left lives in PostgreSQL.
+    maxStalledCount: 3,
+  };
+  const workers = [
+    new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
+      ...common,
+      concurrency: config.delivery.fanOutConcurrency,
+    }),
+    new Worker<DeliveryChunkJob>(
+      queueNames.deliveries,
+      (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
+      {
+        ...common,
+        concurrency: config.delivery.chunkConcurrency,
+      },
+    ),
+  ];
+  for (const worker of workers) {
+    worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
+    worker.on('failed', (job, error) =>
+      log.warn({ err: error, queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade }, 'job failed'),
+    );
+  }
+  for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
+  const reconciler = startReconciler(context);
+
+  return {
+    metrics: metrics.registry,
+    reconciler,
+    async ready() {
+      await database.sql`select 1`;
+      await redis.ping();
+    },
+    async close() {
+      await reconciler.stop();
+      await Promise.all(workers.map((worker) => worker.close()));
+      await queues.close();
+      if (!deps.sender) await sender.close();
+      await redis.quit().catch(() => redis.disconnect());
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { deleteRedisKeys, testRedisUrl } from '@webpush/testing';
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { deliveryHarness } from './helper.js';
+
+// This file's Redis lives in a database of its own (REDIS_URL names it), so "Redis lost its data"
+// can be played for real. Only this file's keys are deleted, never the database or the server: other
+// test runs may share both, and every key the service writes carries the file's prefix anyway.
+const REDIS_DB = 11;
+const redisUrl = new URL(testRedisUrl());
+redisUrl.pathname = `/${REDIS_DB}`;
+
+const harness = await deliveryHarness(t, {
+  REDIS_URL: redisUrl.toString(),
+  DELIVERY_CHUNK_SIZE: '50',
+  WORKER_DELIVERY_CONCURRENCY: '2',
+  PUSH_CONCURRENCY: '5',
+  RECONCILE_INTERVAL_MS: '250',
+  RECONCILE_STALE_MS: '1000',
+});
+const { app, config, push } = harness;
+t.teardown(() => deleteRedisKeys(redisUrl.toString(), config.redisKeyPrefix));
+const worker = await harness.startInProcessWorker();
+
+async function keysOf(url: string): Promise<string[]> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    return await redis.keys(`*${config.redisKeyPrefix}*`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+t.test('Redis loses its data mid fan-out: the reconciler completes the notification', async (t) => {
+  const owner = await harness.owner();
+  const subscriptions = await harness.insertSubscriptions(owner, 1_000);
+  for (const subscription of subscriptions) push.script(subscription.id, { status: 201, delayMs: 15, times: Infinity });
+  const before = push.received.length;
+  const { id, targets } = await harness.notify(owner, { title: 'Survives', body: 'a flush' });
+  t.equal(targets, 1_000);
+
+  await push.waitForMessages(before + 200);
+  const keys = await keysOf(redisUrl.toString());
+  t.ok(
+    keys.some((key) => key.includes(':deliveries:')),
+    'the queues live in the database REDIS_URL names',
+  );
+  t.strictSame(await keysOf(testRedisUrl()), [], 'and nowhere else');
+  await deleteRedisKeys(redisUrl.toString(), config.redisKeyPrefix);
+  t.strictSame(await keysOf(redisUrl.toString()), [], 'every key of the service is gone');
+  t.ok(push.received.length - before < 1_000, 'flushed while the send was under way');
+
+  const done = await harness.finished(owner, id, 30_000);
+  t.match(done, { status: 'completed', targets: 1_000, sent: 1_000, failed: 0, expired: 0 });
+  const delivered = new Set(
+    push.received
+      .slice(before)
+      .filter((m) => m.status === 201)
+      .map((m) => m.subscriptionId),
+  );
+  t.equal(delivered.size, 1_000, 'every target got it');
+  t.match(await worker.metrics.metrics(), /webpush_notifications_requeued_total [1-9]/);
+});
+
+t.test('accepted while the queue could not be reached: the reconciler queues it', async (t) => {
+  const owner = await harness.owner();
+  const [subscriber] = await harness.subscribe(owner, 1);
+  if (!subscriber) throw new Error('subscription missing');
+  const add = app.queues.fanOut.add.bind(app.queues.fanOut);
+  app.queues.fanOut.add = async () => {
+    throw new Error('redis is down');
+  };
+  let id: string;
+  try {
+    ({ id } = await harness.notify(owner, { title: 'Late', body: 'but sure' }));
+  } finally {
+    app.queues.fanOut.add = add;
+  }
+  t.equal(await app.queues.fanOut.getJobState(id), 'unknown', 'nothing was queued');
+  t.match(await harness.finished(owner, id, 10_000), { status: 'completed', sent: 1 });
+  t.equal(push.deliveredTo(subscriber.id).length, 1);
+});
+
+t.test('a finished notification is left alone, and a pass with nothing stalled queues nothing', async (t) => {
+  await new Promise((resolve) => setTimeout(resolve, 1_100)); // everything above is now "stale" by age
+  const received = push.received.length;
+  t.equal(await worker.reconciler.runOnce(), 0);
+  t.equal(push.received.length, received);
+});
