@@ -1,0 +1,42 @@
+import type { FetchLike } from './api-client.js';
+import * as client from './push-client.js';
+
+export { WebPushError, type WebPushErrorReason } from './errors.js';
+export type {
+  PushState,
+  SubscribeOptions,
+  SubscribeResult,
+  SubscriptionJson,
+  UnsubscribeOptions,
+  WorkerOptions,
+} from './push-client.js';
+
+/** Read on every call, not at load: the script may load before a polyfill or in a page without push. */
+function browser(): client.PushEnvironment {
+  const push =
+    typeof navigator !== 'undefined' &&
+    'serviceWorker' in navigator &&
+    typeof PushManager !== 'undefined' &&
+    typeof Notification !== 'undefined';
+  return {
+    serviceWorker: push ? navigator.serviceWorker : undefined,
+    notification: push ? Notification : undefined,
+    fetch: ((url, init) => fetch(url, init)) satisfies FetchLike,
+    pageUrl: typeof location === 'undefined' ? 'http://localhost/' : location.href,
+  };
+}
+
+/**
+ * Registers the service worker, asks for notification permission, subscribes the browser with the
+ * app's VAPID key and stores the subscription with the service. Call it from a click handler.
+ */
+export const subscribe = (options: client.SubscribeOptions): Promise<client.SubscribeResult> =>
+  client.subscribe(browser(), options);
+
+/** Removes the subscription from the service, then from the browser. False when there was none. */
+export const unsubscribe = (options?: client.UnsubscribeOptions): Promise<boolean> =>
+  client.unsubscribe(browser(), options);
+
+/** 'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed', without prompting. */
+export const getState = (options?: client.WorkerOptions): Promise<client.PushState> =>
+  client.getState(browser(), options);

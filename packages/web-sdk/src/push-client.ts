@@ -1,0 +1,237 @@
+import { type ApiTarget, callApi, type FetchLike, fetchVapidKey } from './api-client.js';
+import { base64UrlToBytes, sameBytes } from './base64url.js';
+import { WebPushError } from './errors.js';
+import { targetFromScriptUrl, workerScriptUrl } from './worker-url.js';
+
+/*
+ * The few browser objects the SDK touches, as structural types: the real DOM objects fit them, and
+ * the unit tests run the same code against small fakes in Node.
+ */
+export interface SubscriptionJson {
+  endpoint?: string;
+  keys?: Record<string, string>;
+}
+
+export interface PushSubscriptionLike {
+  readonly endpoint: string;
+  readonly options: { readonly applicationServerKey: ArrayBuffer | null };
+  toJSON(): SubscriptionJson;
+  unsubscribe(): Promise<boolean>;
+}
+
+export interface PushManagerLike {
+  getSubscription(): Promise<PushSubscriptionLike | null>;
+  subscribe(options: {
+    userVisibleOnly: boolean;
+    applicationServerKey: Uint8Array<ArrayBuffer>;
+  }): Promise<PushSubscriptionLike>;
+}
+
+export interface ServiceWorkerLike {
+  readonly state: string;
+  readonly scriptURL: string;
+  addEventListener(type: 'statechange', listener: () => void): void;
+}
+
+export interface RegistrationLike {
+  readonly active: ServiceWorkerLike | null;
+  readonly waiting: ServiceWorkerLike | null;
+  readonly installing: ServiceWorkerLike | null;
+  readonly pushManager: PushManagerLike;
+}
+
+export interface ServiceWorkerContainerLike {
+  register(scriptUrl: string, options?: { scope?: string }): Promise<RegistrationLike>;
+  getRegistration(clientUrl?: string): Promise<RegistrationLike | undefined>;
+}
+
+export interface NotificationLike {
+  readonly permission: NotificationPermission;
+  requestPermission(): Promise<NotificationPermission>;
+}
+
+export interface PushEnvironment {
+  /** Undefined where the browser lacks service workers, the Push API or notifications. */
+  serviceWorker: ServiceWorkerContainerLike | undefined;
+  notification: NotificationLike | undefined;
+  fetch: FetchLike;
+  pageUrl: string;
+}
+
+export type PushState = 'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed';
+
+export interface WorkerOptions {
+  /** URL of the service worker script on the site's own origin. Default `/sw.js`. */
+  serviceWorkerUrl?: string;
+  /** Registration scope; the default is the folder of `serviceWorkerUrl`. */
+  scope?: string;
+}
+
+export interface SubscribeOptions extends WorkerOptions, ApiTarget {}
+
+export interface UnsubscribeOptions extends WorkerOptions, Partial<ApiTarget> {}
+
+export interface SubscribeResult {
+  /** The id the service stored the subscription under. */
+  subscriberId: string;
+  /** False when the service already had this subscription (it answered 200, not 201). */
+  created: boolean;
+  subscription: SubscriptionJson;
+}
+
+const DEFAULT_WORKER_URL = '/sw.js';
+
+function supported(env: PushEnvironment): {
+  serviceWorker: ServiceWorkerContainerLike;
+  notification: NotificationLike;
+} {
+  const { serviceWorker, notification } = env;
+  if (!serviceWorker || !notification) {
+    throw new WebPushError('unsupported', 'this browser has no web push (on iOS: add the site to the home screen)');
+  }
+  return { serviceWorker, notification };
+}
+
+/** The registration `subscribe()` made: looked up by the worker's own URL, which lies inside its scope. */
+async function findRegistration(
+  serviceWorker: ServiceWorkerContainerLike,
+  env: PushEnvironment,
+  options: WorkerOptions,
+): Promise<RegistrationLike | undefined> {
+  const lookup = new URL(options.scope ?? options.serviceWorkerUrl ?? DEFAULT_WORKER_URL, env.pageUrl).href;
+  try {
+    return await serviceWorker.getRegistration(lookup);
+  } catch (cause) {
+    throw new WebPushError('service-worker', 'could not read the service worker registration', { cause });
+  }
+}
+
+/** `navigator.serviceWorker.ready` would wait forever when the worker's scope does not cover this page. */
+function activated(registration: RegistrationLike): Promise<void> {
+  if (registration.active) return Promise.resolve();
+  const worker = registration.installing ?? registration.waiting;
+  if (!worker) return Promise.reject(new WebPushError('service-worker', 'the service worker did not install'));
+  return new Promise((resolve, reject) => {
+    worker.addEventListener('statechange', () => {
+      if (worker.state === 'activated') resolve();
+      if (worker.state === 'redundant') {
+        reject(new WebPushError('service-worker', 'the service worker failed to install (see its console)'));
+      }
+    });
+  });
+}
+
+/** The browser's own words, so a site's error log says more than our summary. */
+const because = (cause: unknown) => `: ${(cause as Error | null)?.message ?? String(cause)}`;
+
+/** A NotAllowedError means push permission is refused; anything else is the worker's or browser's trouble. */
+function subscribeFailure(cause: unknown): WebPushError {
+  const refused = (cause as { name?: unknown } | null)?.name === 'NotAllowedError';
+  const reason = refused ? 'permission-denied' : 'service-worker';
+  return new WebPushError(reason, `the browser could not create a push subscription${because(cause)}`, { cause });
+}
+
+/** The browser's subscription for the app's key: reused when the key matches, replaced when it does not. */
+async function pushSubscription(
+  pushManager: PushManagerLike,
+  applicationServerKey: Uint8Array<ArrayBuffer>,
+): Promise<{ subscription: PushSubscriptionLike; fresh: boolean }> {
+  try {
+    const existing = await pushManager.getSubscription();
+    if (existing && sameBytes(existing.options.applicationServerKey, applicationServerKey)) {
+      return { subscription: existing, fresh: false };
+    }
+    // Subscribed for another key (the app was recreated, or another app used this scope): the push
+    // service would reject our VAPID signature, and subscribe() refuses a second key, so start over.
+    if (existing) await existing.unsubscribe();
+    return { subscription: await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }), fresh: true };
+  } catch (cause) {
+    throw subscribeFailure(cause);
+  }
+}
+
+export async function subscribe(env: PushEnvironment, options: SubscribeOptions): Promise<SubscribeResult> {
+  const { serviceWorker, notification } = supported(env);
+  const target: ApiTarget = { baseUrl: options.baseUrl.replace(/\/+$/, ''), apiKey: options.apiKey };
+
+  // Asked first, before any other await: Safari shows the prompt only inside the user's gesture.
+  let permission: NotificationPermission;
+  try {
+    permission = await notification.requestPermission();
+  } catch (cause) {
+    throw new WebPushError('permission-denied', 'the permission prompt failed', { cause });
+  }
+  if (permission !== 'granted') {
+    throw new WebPushError('permission-denied', `notification permission is "${permission}"`);
+  }
+
+  let registration: RegistrationLike;
+  try {
+    const scriptUrl = workerScriptUrl(options.serviceWorkerUrl ?? DEFAULT_WORKER_URL, env.pageUrl, target);
+    registration = await serviceWorker.register(scriptUrl, options.scope ? { scope: options.scope } : undefined);
+  } catch (cause) {
+    throw new WebPushError('service-worker', `the service worker could not be registered${because(cause)}`, { cause });
+  }
+  await activated(registration);
+
+  const applicationServerKey = base64UrlToBytes(await fetchVapidKey(env.fetch, target));
+  const { subscription, fresh } = await pushSubscription(registration.pushManager, applicationServerKey);
+  const json = subscription.toJSON();
+  try {
+    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', json);
+    const id = (answer.body as { subscriber?: { id?: unknown } } | undefined)?.subscriber?.id;
+    if (typeof id !== 'string') throw new WebPushError('api', 'the API answered without a subscriber id');
+    return { subscriberId: id, created: answer.status === 201, subscription: json };
+  } catch (error) {
+    // Not stored (e.g. SUBSCRIBER_LIMIT_EXCEEDED): drop the browser's new subscription too, so
+    // getState() never reports 'subscribed' for a visitor the service cannot reach.
+    if (fresh) await subscription.unsubscribe().catch(() => false);
+    throw error;
+  }
+}
+
+export async function unsubscribe(env: PushEnvironment, options: UnsubscribeOptions = {}): Promise<boolean> {
+  const { serviceWorker } = supported(env);
+  const registration = await findRegistration(serviceWorker, env, options);
+  if (!registration) return false;
+  let subscription: PushSubscriptionLike | null;
+  try {
+    subscription = await registration.pushManager.getSubscription();
+  } catch (cause) {
+    throw subscribeFailure(cause);
+  }
+  if (!subscription) return false;
+
+  const worker = registration.active ?? registration.waiting ?? registration.installing;
+  const target =
+    options.baseUrl && options.apiKey
+      ? { baseUrl: options.baseUrl, apiKey: options.apiKey }
+      : targetFromScriptUrl(worker?.scriptURL);
+  if (!target) {
+    throw new WebPushError(
+      'service-worker',
+      'unsubscribe() needs baseUrl and apiKey: the worker was not registered by subscribe()',
+    );
+  }
+  try {
+    await callApi(env.fetch, target, 'DELETE', '/subscribe', { endpoint: subscription.endpoint });
+  } catch (error) {
+    // Already gone on the service's side: the browser's half still has to go.
+    if (!(error instanceof WebPushError && error.code === 'NOT_FOUND')) throw error;
+  }
+  try {
+    return await subscription.unsubscribe();
+  } catch (cause) {
+    throw subscribeFailure(cause);
+  }
+}
+
+export async function getState(env: PushEnvironment, options: WorkerOptions = {}): Promise<PushState> {
+  if (!env.serviceWorker || !env.notification) return 'unsupported';
+  const { permission } = env.notification;
+  if (permission === 'denied') return 'denied';
+  if (permission !== 'granted') return 'prompt';
+  const registration = await findRegistration(env.serviceWorker, env, options);
+  const subscription = registration ? await registration.pushManager.getSubscription().catch(() => null) : null;
+  return subscription ? 'subscribed' : 'unsubscribed';
+}

@@ -1,0 +1,24 @@
+import type { ApiTarget } from './api-client.js';
+
+/*
+ * The service worker needs the service's address and the app's API key to re-subscribe on
+ * `pushsubscriptionchange`, when no page is open. They travel as query parameters of the worker's
+ * own script URL (`/sw.js?baseUrl=…&apiKey=…`): the browser keeps that URL with the registration,
+ * the worker reads it from `self.location`, and `unsubscribe()` reads it back from the registration.
+ * The key is a `subscribe_only` key, public by design (it is in the page too).
+ */
+
+export function workerScriptUrl(scriptUrl: string, pageUrl: string, target: ApiTarget): string {
+  const url = new URL(scriptUrl, pageUrl);
+  url.searchParams.set('baseUrl', target.baseUrl);
+  url.searchParams.set('apiKey', target.apiKey);
+  return url.href;
+}
+
+export function targetFromScriptUrl(scriptUrl: string | undefined): ApiTarget | null {
+  if (!scriptUrl) return null;
+  const params = new URL(scriptUrl).searchParams;
+  const baseUrl = params.get('baseUrl');
+  const apiKey = params.get('apiKey');
+  return baseUrl && apiKey ? { baseUrl, apiKey } : null;
+}

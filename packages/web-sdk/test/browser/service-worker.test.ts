@@ -1,0 +1,232 @@
+import type { Worker } from 'playwright-core';
+import t from 'tap';
+import {
+  bytesOf,
+  eventually,
+  type FakePushState,
+  fakePushScript,
+  launchChromium,
+  newKeys,
+  openPage,
+  startApi,
+  startSite,
+  storedSubscription,
+} from './harness.js';
+
+/*
+ * The service worker (dist/sw.js) in real Chromium: pushes delivered through CDP's
+ * ServiceWorker.deliverPushMessage, clicks and subscription changes dispatched inside the worker
+ * (no CDP command clicks a notification or rotates a subscription).
+ */
+
+declare const WebPush: { subscribe(options: Record<string, string>): Promise<{ subscriberId: string }> };
+
+interface ShownNotification {
+  title: string;
+  body: string;
+  icon: string;
+  badge: string;
+  data: { url?: string } | null;
+}
+
+const browser = await launchChromium(t);
+if (browser) {
+  const started = Date.now();
+  const [api, site] = await Promise.all([startApi(t), startSite(t)]);
+  const context = await browser.newContext();
+  t.teardown(() => context.close());
+
+  const workerLogs: string[] = [];
+  context.on('serviceworker', (worker) => worker.on('console', (message) => workerLogs.push(message.text())));
+
+  const keys = newKeys();
+  const page = await openPage(context, site, [keys]);
+  // Page-level CDP session, ServiceWorker domain on before the page loads (TOOLCHAIN.md).
+  const cdp = await context.newCDPSession(page);
+  const registrationIds = new Map<string, string>();
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+    for (const registration of registrations) {
+      if (!registration.isDeleted) registrationIds.set(registration.scopeURL, registration.registrationId);
+    }
+  });
+  await cdp.send('ServiceWorker.enable');
+  await page.goto(`${site}/`);
+  await page.evaluate(({ url, key }) => WebPush.subscribe({ baseUrl: url, apiKey: key }), {
+    url: api.url,
+    key: api.apiKey,
+  });
+
+  const registrationId = await eventually(
+    async () => registrationIds.get(`${site}/`),
+    (id) => id !== undefined,
+  );
+  const worker = (await eventually(
+    async () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
+    (found) => found !== undefined,
+  )) as Worker;
+
+  const push = (data: string) =>
+    cdp.send('ServiceWorker.deliverPushMessage', { origin: site, registrationId: registrationId ?? '', data });
+
+  const shown = () =>
+    page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.getRegistration('/sw.js');
+      const notifications = (await registration?.getNotifications()) ?? [];
+      return notifications.map((notification) => ({
+        title: notification.title,
+        body: notification.body,
+        icon: notification.icon,
+        badge: (notification as Notification & { badge: string }).badge,
+        data: notification.data as { url?: string } | null,
+      }));
+    }) as Promise<ShownNotification[]>;
+
+  const closeAll = () =>
+    page.evaluate(async () => {
+      const registration = await navigator.serviceWorker.getRegistration('/sw.js');
+      for (const notification of (await registration?.getNotifications()) ?? []) notification.close();
+    });
+
+  await t.test('a push shows the notification from its payload', async (t) => {
+    t.ok(registrationId, 'CDP reported the registration');
+    const payload = {
+      title: 'Sale starts now',
+      body: '20% off everything until Sunday',
+      url: `${site}/sale`,
+      icon: `${site}/icon.png`,
+      badge: `${site}/icon.png`,
+    };
+    await push(JSON.stringify(payload));
+    const notifications = await eventually(shown, (list) => list.length > 0);
+    t.equal(notifications.length, 1);
+    t.same(notifications[0], {
+      title: payload.title,
+      body: payload.body,
+      icon: payload.icon,
+      badge: payload.badge,
+      data: { url: payload.url },
+    });
+    await closeAll();
+  });
+
+  await t.test('a push without url, icon or badge shows title and body only', async (t) => {
+    await push(JSON.stringify({ title: 'Hello', body: 'Plain' }));
+    const [notification] = await eventually(shown, (list) => list.length > 0);
+    t.equal(notification?.title, 'Hello');
+    t.equal(notification?.body, 'Plain');
+    t.equal(notification?.icon, '');
+    t.same(notification?.data, {});
+    await closeAll();
+  });
+
+  await t.test('a malformed payload shows nothing, warns, and the worker keeps working', async (t) => {
+    const before = workerLogs.length;
+    for (const data of [
+      'not json at all',
+      JSON.stringify({ title: 'no body' }),
+      JSON.stringify({ title: 1, body: 'x' }),
+      '',
+    ]) {
+      await push(data);
+    }
+    const warnings = await eventually(
+      async () => workerLogs.slice(before).filter((line) => line.includes('[webpush] ignored a push')),
+      (lines) => lines.length >= 4,
+    );
+    t.equal(warnings.length, 4, 'one warning per malformed push');
+    t.same(await shown(), [], 'nothing shown');
+
+    await push(JSON.stringify({ title: 'Still here', body: 'after the bad ones' }));
+    const notifications = await eventually(shown, (list) => list.length > 0);
+    t.same(
+      notifications.map((notification) => notification.title),
+      ['Still here'],
+    );
+    await closeAll();
+  });
+
+  /** Replaces openWindow and WindowClient.focus inside the worker with recorders (a synthetic click may not open windows). */
+  const recordWindowCalls = () =>
+    worker.evaluate(`(() => {
+      globalThis.windowCalls = [];
+      Clients.prototype.openWindow = async function (url) { globalThis.windowCalls.push(['open', url]); return null; };
+      WindowClient.prototype.focus = async function () { globalThis.windowCalls.push(['focus', this.url]); return this; };
+    })()`);
+  const windowCalls = () => worker.evaluate('globalThis.windowCalls') as Promise<[string, string][]>;
+  /** Dispatches notificationclick for the notification titled `title`, as the browser would on a click. */
+  const click = (title: string) =>
+    worker.evaluate(`(async () => {
+      const notification = (await registration.getNotifications()).find((n) => n.title === ${JSON.stringify(title)});
+      if (!notification) throw new Error('no notification to click');
+      dispatchEvent(new NotificationEvent('notificationclick', { notification }));
+    })()`);
+
+  await t.test('a click closes the notification and opens its url', async (t) => {
+    await recordWindowCalls();
+    await push(JSON.stringify({ title: 'Open me', body: 'click', url: `${site}/promo?id=7` }));
+    // Wait for this very notification: the previous test's one may still be closing.
+    await eventually(shown, (list) => list.some((notification) => notification.title === 'Open me'));
+    await click('Open me');
+    const calls = await eventually(windowCalls, (list) => list.length > 0);
+    t.same(calls, [['open', `${site}/promo?id=7`]]);
+    t.same(await eventually(shown, (list) => list.length === 0), [], 'closed');
+  });
+
+  await t.test('a click focuses a window already at the url instead of opening another', async (t) => {
+    await recordWindowCalls();
+    const article = await context.newPage();
+    await article.goto(`${site}/article`);
+    await push(JSON.stringify({ title: 'Back to it', body: 'click', url: `${site}/article` }));
+    // Wait for this very notification: the previous test's one may still be closing.
+    await eventually(shown, (list) => list.some((notification) => notification.title === 'Back to it'));
+    await click('Back to it');
+    const calls = await eventually(windowCalls, (list) => list.length > 0);
+    t.same(calls, [['focus', `${site}/article`]]);
+    await article.close();
+  });
+
+  await t.test('a click on a notification without url only closes it', async (t) => {
+    await recordWindowCalls();
+    await push(JSON.stringify({ title: 'No link', body: 'x' }));
+    // Wait for this very notification: the previous test's one may still be closing.
+    await eventually(shown, (list) => list.some((notification) => notification.title === 'No link'));
+    await click('No link');
+    t.same(await eventually(shown, (list) => list.length === 0), []);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    t.same(await windowCalls(), []);
+  });
+
+  await t.test('pushsubscriptionchange re-subscribes with the old key and stores the new subscription', async (t) => {
+    const renewed = newKeys();
+    t.ok(await storedSubscription(api, keys.endpoint), 'the first subscription is stored');
+    await worker.evaluate(fakePushScript([renewed]));
+    await worker.evaluate(`(() => {
+      const event = new ExtendableEvent('pushsubscriptionchange');
+      Object.defineProperty(event, 'oldSubscription', {
+        value: { endpoint: ${JSON.stringify(keys.endpoint)}, options: { applicationServerKey: new Uint8Array(${JSON.stringify(bytesOf(api.vapidPublicKey))}).buffer } },
+      });
+      Object.defineProperty(event, 'newSubscription', { value: null });
+      dispatchEvent(event);
+    })()`);
+
+    const stored = await eventually(
+      () => storedSubscription(api, renewed.endpoint),
+      (row) => row !== null,
+    );
+    t.equal(stored?.app_id, api.appId, 'the worker POSTed the new subscription across origins');
+    t.equal(stored?.p256dh, renewed.p256dh);
+    t.equal(stored?.auth, renewed.auth);
+    const state = (await worker.evaluate('globalThis.fakePush')) as FakePushState;
+    t.same(state.calls, [bytesOf(api.vapidPublicKey)], "subscribed with the old subscription's key");
+    t.equal(
+      await eventually(
+        () => storedSubscription(api, keys.endpoint),
+        (row) => row === null,
+      ),
+      null,
+      'the dead endpoint is removed',
+    );
+  });
+
+  t.comment(`service worker flow: ${Date.now() - started} ms`);
+}
