@@ -4,10 +4,14 @@ import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
 import errorHandler from './plugins/app/error-handler.js';
+import metricsPlugin from './plugins/app/metrics.js';
 import passwordsPlugin from './plugins/app/passwords.js';
+import pushSenderPlugin from './plugins/app/push-sender.js';
+import queuesPlugin from './plugins/app/queues.js';
 import redisPlugin from './plugins/app/redis.js';
 import secretsPlugin from './plugins/app/secrets.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
+import bullBoardPlugin from './plugins/external/bull-board.js';
 import cookiePlugin from './plugins/external/cookie.js';
 import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
@@ -17,10 +21,16 @@ import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
 import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
+import metricsRoutes from './routes/metrics.js';
+import notificationRoutes from './routes/notifications/index.js';
+import sdkRoutes from './routes/sdk/index.js';
 import subscriptionRoutes from './routes/subscriptions/index.js';
+import testNotificationRoutes from './routes/test-notification/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Test-only: a CA (PEM) outgoing pushes trust besides Node's roots; processes use NODE_EXTRA_CA_CERTS. */
+  pushExtraCa?: string;
 }
 
 /** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
@@ -43,15 +53,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(errorHandler);
   await app.register(dbPlugin);
   await app.register(redisPlugin);
+  await app.register(queuesPlugin);
+  await app.register(metricsPlugin);
   await app.register(secretsPlugin);
   await app.register(passwordsPlugin);
+  await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin);
   await app.register(authPlugin);
   await app.register(swaggerPlugin);
+  await app.register(bullBoardPlugin);
 
   await app.register(healthRoutes);
+  await app.register(metricsRoutes);
+  await app.register(sdkRoutes);
   await app.register(
     async (api) => {
       await api.register(authRoutes, { prefix: '/auth' });
@@ -59,6 +75,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(appRoutes, { prefix: '/apps' });
       await api.register(keyRoutes, { prefix: '/apps/:appId/keys' });
       await api.register(subscriptionRoutes);
+      await api.register(testNotificationRoutes);
+      await api.register(notificationRoutes);
     },
     { prefix: '/api/v1' },
   );

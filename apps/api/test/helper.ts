@@ -4,7 +4,7 @@ import { createDatabase, type DatabaseHandle } from '@webpush/db';
 import { createIsolatedResources, type IsolatedResources, testConfig } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
-import { buildApp } from '../src/app.js';
+import { type BuildOptions, buildApp } from '../src/app.js';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -15,10 +15,20 @@ export interface TestContext {
 }
 
 /** The API on its own database and Redis prefix; closed and dropped when the test ends. */
-export async function buildTestApp(t: Test, env: Record<string, string | undefined> = {}): Promise<TestContext> {
+export async function buildTestApp(
+  t: Test,
+  env: Record<string, string | undefined> = {},
+  options: Omit<BuildOptions, 'logger'> = {},
+): Promise<TestContext> {
   const resources = await createIsolatedResources();
   const config = testConfig(resources, env);
-  const app = await buildApp(config, { logger: false });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp(config, { ...options, logger: false });
+  } catch (error) {
+    await resources.dispose(); // otherwise the file hangs on open connections until tap's timeout
+    throw error;
+  }
   const database = createDatabase(resources.databaseUrl, { max: 2 });
   t.teardown(async () => {
     await app.close();

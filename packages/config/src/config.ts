@@ -25,6 +25,8 @@ export interface Config {
     readonly apiUrl: string;
   };
   readonly pushServiceHosts: readonly PushHostRule[];
+  /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
+  readonly vapidSubject: string;
   readonly trustProxy: boolean | string;
   readonly rateLimit: {
     readonly windowSeconds: number;
@@ -34,6 +36,26 @@ export interface Config {
   };
   readonly sessionTtlDays: number;
   readonly bodyLimitBytes: number;
+  readonly delivery: {
+    /** Fan-out jobs one worker process runs at once. */
+    readonly fanOutConcurrency: number;
+    /** Delivery-chunk jobs one worker process runs at once. */
+    readonly chunkConcurrency: number;
+    /** Pushes in flight per chunk. */
+    readonly pushConcurrency: number;
+    readonly chunkSize: number;
+    /** Sends of one push before a retryable answer (429, 5xx, network) counts as failed. */
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly reconcileIntervalMs: number;
+    /** An unfinished notification without progress for this long is checked against Redis. */
+    readonly reconcileStaleMs: number;
+    readonly lockDurationMs: number;
+    readonly stalledIntervalMs: number;
+  };
+  /** Credentials of the operations surfaces (Bull Board); null when either is unset (disabled). */
+  readonly ops: { readonly username: string; readonly password: string } | null;
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
   readonly problems: readonly string[];
 }
@@ -79,6 +101,13 @@ function parseTrustProxy(raw: string): boolean | string {
   return raw; // a comma-separated list of addresses/CIDRs, as Fastify accepts it
 }
 
+/** Push services want a way to reach the sender; the public site is one, its admin mailbox another. */
+function defaultVapidSubject(publicUrl: string): string {
+  if (publicUrl.startsWith('https://')) return publicUrl;
+  const hostname = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : '';
+  return `mailto:admin@${hostname || 'localhost'}`;
+}
+
 /** Reads and validates the configuration once, at boot. Throws only for malformed values. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
@@ -108,6 +137,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiUrl: env.GITHUB_API_URL.replace(/\/+$/, ''),
     },
     pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
+    vapidSubject: env.VAPID_SUBJECT ?? defaultVapidSubject(publicUrl),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
@@ -117,6 +147,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     sessionTtlDays: env.SESSION_TTL_DAYS,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    delivery: {
+      fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,
+      chunkConcurrency: env.WORKER_DELIVERY_CONCURRENCY,
+      pushConcurrency: env.PUSH_CONCURRENCY,
+      chunkSize: env.DELIVERY_CHUNK_SIZE,
+      maxAttempts: env.PUSH_MAX_ATTEMPTS,
+      retryBaseMs: env.PUSH_RETRY_BASE_MS,
+      retryMaxMs: env.PUSH_RETRY_MAX_MS,
+      reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      reconcileStaleMs: env.RECONCILE_STALE_MS,
+      lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    },
+    ops:
+      env.OPS_USERNAME !== undefined && env.OPS_PASSWORD !== undefined
+        ? { username: env.OPS_USERNAME, password: env.OPS_PASSWORD }
+        : null,
     problems,
   };
 }

@@ -20,6 +20,8 @@ export const EnvSchema = Type.Object({
   GITHUB_AUTHORIZE_URL: Type.String({ default: 'https://github.com/login/oauth/authorize' }),
   GITHUB_TOKEN_URL: Type.String({ default: 'https://github.com/login/oauth/access_token' }),
   GITHUB_API_URL: Type.String({ default: 'https://api.github.com' }),
+  /** RFC 8292 `sub` of every VAPID JWT; default: PUBLIC_URL when https, else `mailto:admin@<its host>`. */
+  VAPID_SUBJECT: Type.Optional(Type.String({ pattern: '^(mailto:|https:)' })),
   PUSH_SERVICE_HOSTS: Type.String({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
@@ -30,6 +32,21 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
+  // Delivery pipeline (the worker).
+  WORKER_FAN_OUT_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
+  WORKER_DELIVERY_CONCURRENCY: Type.Integer({ minimum: 1, default: 4 }),
+  PUSH_CONCURRENCY: Type.Integer({ minimum: 1, default: 50 }),
+  DELIVERY_CHUNK_SIZE: Type.Integer({ minimum: 1, maximum: 5_000, default: 500 }),
+  PUSH_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 5 }),
+  PUSH_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  PUSH_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
+  RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 15_000 }),
+  RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 30_000 }),
+  WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 30_000 }),
+  // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.
+  OPS_USERNAME: Type.Optional(Type.String()),
+  OPS_PASSWORD: Type.Optional(Type.String()),
 });
 
 export type Env = Static<typeof EnvSchema>;

@@ -1,5 +1,29 @@
 export { testConfig } from './config.js';
 export {
+  type FakeGithub,
+  type FakeGithubEmail,
+  type FakeGithubEnv,
+  type FakeGithubOptions,
+  type FakeGithubUser,
+  type GithubOutage,
+  type RecordedGithubRequest,
+  startFakeGithub,
+} from './fake-github.js';
+export {
+  checkPushHeaders,
+  decryptPushMessage,
+  type FakePushService,
+  type FakeReply,
+  type FakeSubscription,
+  type ProtocolError,
+  ProtocolViolation,
+  type ReceivedPush,
+  type SubscriberKeys,
+  startFakePushService,
+  type VapidClaims,
+  verifyVapid,
+} from './fake-push-service.js';
+export {
   adminDatabaseUrl,
   createIsolatedResources,
   databaseUrlFor,
@@ -7,3 +31,4 @@ export {
   type IsolatedResources,
   testRedisUrl,
 } from './isolation.js';
+export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';

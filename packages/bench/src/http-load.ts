@@ -1,0 +1,67 @@
+// A small HTTP load generator in a process of its own, so it does not share the event loop of the
+// server it measures. `argv[2]` is a JSON HttpLoad; `concurrency` lanes send back to back over
+// keep-alive connections for a warm-up second, then for `seconds`; prints one JSON line HttpLoadResult.
+import { Agent, request } from 'node:http';
+
+export interface HttpLoad {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  concurrency: number;
+  seconds: number;
+}
+
+export interface HttpLoadResult {
+  /** Requests answered within the measured window. */
+  requests: number;
+  seconds: number;
+  statuses: Record<string, number>;
+  errors: number;
+  firstError: string | null;
+}
+
+const WARM_UP_MS = 1_000;
+
+const raw = process.argv[2];
+if (!raw) throw new Error('usage: http-load.ts <json>');
+const load = JSON.parse(raw) as HttpLoad;
+const url = new URL(load.url);
+const agent = new Agent({ keepAlive: true, maxSockets: load.concurrency });
+const body = Buffer.from(load.body);
+const headers = { ...load.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
+
+const post = () =>
+  new Promise<number>((resolve, reject) => {
+    const req = request(
+      { agent, method: 'POST', hostname: url.hostname, port: url.port, path: url.pathname, headers },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const started = performance.now();
+const measureFrom = started + WARM_UP_MS;
+const measureUntil = measureFrom + load.seconds * 1000;
+const result: HttpLoadResult = { requests: 0, seconds: load.seconds, statuses: {}, errors: 0, firstError: null };
+
+const lane = async () => {
+  while (performance.now() < measureUntil) {
+    try {
+      const status = await post();
+      const now = performance.now();
+      if (now < measureFrom || now > measureUntil) continue;
+      result.requests++;
+      result.statuses[status] = (result.statuses[status] ?? 0) + 1;
+    } catch (error) {
+      result.errors++;
+      result.firstError ??= error instanceof Error ? error.message : String(error);
+    }
+  }
+};
+await Promise.all(Array.from({ length: load.concurrency }, lane));
+agent.destroy();
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,271 @@
+// `pnpm bench`: how fast one worker process delivers a notification to N subscriptions, against
+// web-push in a promise pool (the naive peer) and the bare sender (no queue, no database), plus
+// the request rate of POST /notify against a plain Fastify route. Everything runs on 127.0.0.1
+// against its own database, Redis prefix and push stand-in, all removed at the end. Prints a table
+// and, as its last line, one JSON object. Exits 0 whether or not the targets are met; non-zero
+// only when something failed (then the figures would mean nothing).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '@webpush/api/app';
+import { loadConfig } from '@webpush/config';
+import { deleteRedisKeys } from '@webpush/testing';
+import Fastify from 'fastify';
+import { type BenchApp, createBenchDatabase, loadTargets, seedSubscriptions, seedTenant } from './bench-database.js';
+import { type CpuShare, loadAverage, startCpuMeter } from './cpu-meter.js';
+import { subscriberKeyPool } from './key-pool.js';
+import { measureRequestRate } from './measure-http.js';
+import { runSenderProcess } from './measure-peers.js';
+import { type NotificationRun, notifyAndWait } from './measure-worker.js';
+import { readBenchOptions } from './options.js';
+import { type BenchFigures, type Machine, printReport, type WorkerFigures } from './report.js';
+import type { SenderJob } from './sender-child.js';
+import { type PushStandIn, startPushStandIn } from './stand-in-process.js';
+import { median } from './stats.js';
+import { startWorkerProcess } from './worker-process.js';
+
+const options = readBenchOptions();
+const machine: Machine = {
+  cpus: cpus().length,
+  model: cpus()[0]?.model.trim() ?? 'unknown',
+  node: process.version,
+  memoryGb: Math.round(totalmem() / 2 ** 30),
+  loadAverageAtStart: loadAverage(),
+};
+/** A 200-byte notification, the size TOOLCHAIN.md's per-message costs were measured with. */
+const notification = { title: 'Bench', body: 'x'.repeat(143), url: 'https://example.com/a' };
+const TTL_SECONDS = 86_400; // POST /notify's default, which the worker then uses
+const VAPID_SUBJECT = 'mailto:bench@example.com';
+
+const cleanups: (() => Promise<void>)[] = [];
+async function cleanUp() {
+  for (let undo = cleanups.pop(); undo; undo = cleanups.pop()) {
+    await undo().catch((error: unknown) => console.error('clean-up step failed:', error));
+  }
+}
+process.once('SIGINT', () => {
+  console.error('interrupted: cleaning up');
+  void cleanUp().finally(() => process.exit(130));
+});
+
+const say = (text: string) => console.log(`• ${text}`);
+const perSecond = (count: number, seconds: number) => count / seconds;
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** (a) POST /notify → completed through one worker process, `workerRuns` times. */
+async function measureWorker(
+  env: Record<string, string>,
+  apiUrl: string,
+  app: BenchApp,
+  standIn: PushStandIn,
+): Promise<WorkerFigures> {
+  const N = options.subscriptions;
+  const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
+  cleanups.push(() => worker.stop());
+  say(`worker (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
+  const before = await standIn.stats();
+  const meter = startCpuMeter(worker.pid, standIn.pid);
+  const runs: NotificationRun[] = [];
+  for (let index = 1; index <= options.workerRuns; index++) {
+    // Bounded: a minute, plus 1 ms a subscription (the worker does several a millisecond).
+    const result = await notifyAndWait(apiUrl, app.secret, notification, 60_000 + N);
+    if (result.targets !== N || result.sent !== N) {
+      throw new Error(`worker run ${index}: ${JSON.stringify(result)}; expected ${N} targets, all sent`);
+    }
+    runs.push(result);
+    say(
+      `worker run ${index}: ${thousands(N)} sent in ${result.seconds.toFixed(2)} s → ` +
+        `${thousands(perSecond(N, result.seconds))}/s (peak RSS so far ${worker.peakRssMb().toFixed(1)} MB)`,
+    );
+  }
+  const cpu = meter.stop(N * runs.length);
+  await worker.stop();
+  const received = (await standIn.stats()).received - before.received;
+  if (received < N * runs.length) throw new Error(`the stand-in got ${received} pushes from the worker`);
+  const rates = runs.map((result) => perSecond(result.sent, result.seconds));
+  return {
+    entry: options.workerEntry,
+    sendsPerSec: median(rates),
+    runsPerSec: rates,
+    peakRssMb: worker.peakRssMb(),
+    startRssMb: worker.startRssMb,
+    highWaterMarkMb: worker.highWaterMarkMb(),
+    cpu,
+  };
+}
+
+/** (b) web-push and (c) the bare sender, over the first subscriptions in fan-out order. */
+async function measurePeers(
+  database: Parameters<typeof loadTargets>[0],
+  app: BenchApp,
+  standIn: PushStandIn,
+  pushConcurrency: number,
+  workDir: string,
+) {
+  const targets = await loadTargets(database, app.id, Math.min(options.subscriptions, options.peerLimit));
+  const job = (mode: SenderJob['mode']): SenderJob => ({
+    mode,
+    concurrency: options.peerConcurrency,
+    maxSocketsPerOrigin: pushConcurrency,
+    runs: options.peerRuns,
+    targets,
+    vapid: { ...app.vapid, subject: VAPID_SUBJECT },
+    payload: JSON.stringify(notification),
+    hostRule: standIn.hostRule,
+    ttl: TTL_SECONDS,
+  });
+  const measured: Partial<Record<SenderJob['mode'], { sendsPerSec: number; cpu: CpuShare }>> = {};
+  for (const mode of ['bare', 'naive'] as const) {
+    const { runs, cpu } = await runSenderProcess(job(mode), workDir, standIn, options.cpuProfileDir);
+    const failed = runs.find((run) => run.failed > 0);
+    if (failed) throw new Error(`${mode} sender: ${failed.failed} failed, e.g. ${failed.firstError}`);
+    const rates = runs.map((run) => perSecond(run.sent, run.seconds));
+    measured[mode] = { sendsPerSec: median(rates), cpu };
+    say(`${mode} sender: ${rates.map(thousands).join(', ')} sends/s`);
+  }
+  const { bare, naive } = measured;
+  if (!bare || !naive) throw new Error('a sender was not measured');
+  return { peerSubscriptions: targets.length, bare, naive };
+}
+
+/** (d) POST /notify to an app without subscribers vs a plain Fastify route, same process, same load. */
+async function measureHttp(apiUrl: string, emptyApp: BenchApp) {
+  const bare = Fastify({ logger: { level: 'warn' } });
+  bare.post('/bare', async (_request, reply) => reply.code(202).send({ ok: true }));
+  cleanups.push(() => bare.close());
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  const load = (url: string, headers: Record<string, string>) => ({
+    url,
+    headers,
+    body: JSON.stringify(notification),
+    concurrency: options.httpConcurrency,
+    seconds: options.httpSeconds,
+  });
+  const notifyRates: number[] = [];
+  const bareRates: number[] = [];
+  for (let index = 0; index < options.httpRuns; index++) {
+    const plain = await measureRequestRate(load(`${bareUrl}/bare`, {}), 202);
+    bareRates.push(perSecond(plain.requests, plain.seconds));
+    const notify = await measureRequestRate(
+      load(`${apiUrl}/api/v1/notify`, { authorization: `Bearer ${emptyApp.secret}` }),
+      202,
+    );
+    notifyRates.push(perSecond(notify.requests, notify.seconds));
+  }
+  say(
+    `POST /notify: ${notifyRates.map(thousands).join(', ')} req/s; POST /bare: ${bareRates.map(thousands).join(', ')} req/s`,
+  );
+  return { notifyReqPerSec: median(notifyRates), bareFastifyReqPerSec: median(bareRates) };
+}
+
+async function run(): Promise<BenchFigures> {
+  const N = options.subscriptions;
+  say(
+    `${thousands(N)} subscriptions; ${machine.cpus} × ${machine.model}, Node ${machine.node}; ` +
+      `load average ${machine.loadAverageAtStart}${machine.loadAverageAtStart > 0.5 ? ' (the machine is busy: figures will be low and noisy)' : ''}`,
+  );
+  const workDir = mkdtempSync(join(tmpdir(), 'wp-bench-'));
+  cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
+
+  const keySeed = randomBytes(32);
+  const standIn = await startPushStandIn({
+    keySeed,
+    keyPoolSize: options.keyPoolSize,
+    verifyEvery: options.verifyEvery,
+  });
+  cleanups.push(() => standIn.close());
+  say(`push stand-in (pid ${standIn.pid}) on ${standIn.origin}, verifying 1 message in ${options.verifyEvery} in full`);
+
+  const database = await createBenchDatabase(options.adminDatabaseUrl);
+  cleanups.push(() => database.drop());
+  const redisKeyPrefix = `bench:${database.name}`;
+  cleanups.push(() => deleteRedisKeys(options.redisUrl, redisKeyPrefix));
+
+  const serviceEnv: Record<string, string> = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    PUBLIC_URL: 'http://localhost:3000',
+    DATABASE_URL: database.url,
+    REDIS_URL: options.redisUrl,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    API_KEY_PEPPER: randomBytes(32).toString('base64'),
+    PUSH_SERVICE_HOSTS: standIn.hostRule,
+    VAPID_SUBJECT,
+    RATE_LIMIT_API_KEY_MAX: '1000000000',
+  };
+  const apiConfig = loadConfig(serviceEnv);
+  if (!apiConfig.encryptionKey || !apiConfig.apiKeyPepper) throw new Error('bench secrets did not load');
+  const tenant = await seedTenant(database, {
+    encryptionKey: apiConfig.encryptionKey,
+    apiKeyPepper: apiConfig.apiKeyPepper,
+  });
+  const seedStarted = performance.now();
+  const pool = subscriberKeyPool(keySeed, options.keyPoolSize);
+  await seedSubscriptions(database, tenant.app.id, N, standIn.origin, pool, (done) => {
+    if (N >= 200_000 && done % 200_000 === 0) say(`seeded ${thousands(done)}`);
+  });
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  say(
+    `database ${database.name} migrated and seeded in ${seedSeconds.toFixed(1)} s (${options.keyPoolSize} key pairs)`,
+  );
+
+  const api = await buildApp(apiConfig, { logger: { level: 'warn' } });
+  cleanups.push(() => api.close());
+  const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+
+  const workerEnv = {
+    ...serviceEnv,
+    LOG_LEVEL: 'info', // for its 'worker ready' line; it logs nothing per push at this level
+    HOST: '127.0.0.1',
+    PORT: '0',
+    NODE_EXTRA_CA_CERTS: standIn.certPath,
+  };
+  // The worker reads its settings from the environment, the bench's own passing through.
+  const { delivery } = loadConfig({ ...process.env, ...workerEnv });
+
+  const worker = options.phases.has('worker') ? await measureWorker(workerEnv, apiUrl, tenant.app, standIn) : null;
+  const peers = options.phases.has('peers')
+    ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, workDir)
+    : null;
+  const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
+
+  const final = await standIn.stats();
+  if (final.violations > 0) throw new Error(`the stand-in saw protocol errors: ${final.violationSamples.join('; ')}`);
+  if (final.received > 0 && final.verified === 0) throw new Error('the stand-in verified no message in full');
+
+  return {
+    subscriptions: N,
+    worker,
+    peers,
+    http,
+    settings: {
+      chunkConcurrency: delivery.chunkConcurrency,
+      pushConcurrency: delivery.pushConcurrency,
+      chunkSize: delivery.chunkSize,
+      fanOutConcurrency: delivery.fanOutConcurrency,
+    },
+    standIn: {
+      verifyEvery: standIn.verifyEvery,
+      received: final.received,
+      verified: final.verified,
+      violations: final.violations,
+      connections: final.connections,
+    },
+    seedSeconds,
+    machine,
+  };
+}
+
+let exitCode = 0;
+try {
+  const figures = await run();
+  await cleanUp();
+  printReport(figures);
+} catch (error) {
+  console.error('bench failed:', error);
+  await cleanUp();
+  exitCode = 1;
+}
+process.exit(exitCode);

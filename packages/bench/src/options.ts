@@ -1,0 +1,85 @@
+/**
+ * The benchmark's knobs, read once from the environment. The worker's own settings
+ * (WORKER_DELIVERY_CONCURRENCY, PUSH_CONCURRENCY, DELIVERY_CHUNK_SIZE…) pass through to the worker
+ * process and the API unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that.
+ */
+export const benchPhases = ['worker', 'peers', 'http'] as const;
+export type BenchPhase = (typeof benchPhases)[number];
+
+export interface BenchOptions {
+  /** BENCH_PHASES, e.g. `worker` while tuning the worker; default all three. */
+  phases: ReadonlySet<BenchPhase>;
+  /** Subscriptions seeded and sent to by the worker (BENCH_SUBSCRIPTIONS, default 20,000). */
+  subscriptions: number;
+  /** Worker runs, each a notification to every subscription; the median is reported. */
+  workerRuns: number;
+  /** web-push and the bare sender send to the first min(N, this) subscriptions (default 20,000). */
+  peerLimit: number;
+  /** Promise-pool size of web-push and the bare sender (default 50). */
+  peerConcurrency: number;
+  peerRuns: number;
+  /** Seconds of load per POST /notify and POST /bare round, after a 1 s warm-up. */
+  httpSeconds: number;
+  httpConcurrency: number;
+  httpRuns: number;
+  /** The stand-in checks one message in this many in full (1: every message). */
+  verifyEvery: number;
+  /** Distinct subscriber key pairs shared round-robin by the subscriptions. */
+  keyPoolSize: number;
+  adminDatabaseUrl: string;
+  redisUrl: string;
+  /**
+   * BENCH_WORKER_ENTRY: `src` (default) runs apps/worker/src/main.ts through tsx, as the tests do;
+   * `dist` runs the built apps/worker/dist/main.js as `pnpm start:worker` does (run `pnpm build` first).
+   */
+  workerEntry: 'src' | 'dist';
+  /** When set (BENCH_CPU_PROF=<dir>), the worker and the sender processes write `--cpu-prof` profiles here. */
+  cpuProfileDir: string | null;
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw.replaceAll('_', ''));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return value;
+}
+
+function phasesOf(raw: string | undefined): Set<BenchPhase> {
+  if (raw === undefined || raw === '') return new Set(benchPhases);
+  const phases = new Set<BenchPhase>();
+  for (const name of raw.split(',').map((part) => part.trim())) {
+    const phase = benchPhases.find((known) => known === name);
+    if (!phase) throw new Error(`BENCH_PHASES: unknown phase ${name} (known: ${benchPhases.join(', ')})`);
+    phases.add(phase);
+  }
+  return phases;
+}
+
+function workerEntryOf(raw: string | undefined): 'src' | 'dist' {
+  if (raw === undefined || raw === '' || raw === 'src') return 'src';
+  if (raw === 'dist') return 'dist';
+  throw new Error(`BENCH_WORKER_ENTRY must be src or dist, got ${raw}`);
+}
+
+export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const subscriptions = positiveInteger(env, 'BENCH_SUBSCRIPTIONS', 20_000);
+  return {
+    phases: phasesOf(env.BENCH_PHASES),
+    subscriptions,
+    workerRuns: positiveInteger(env, 'BENCH_RUNS', subscriptions <= 100_000 ? 3 : 1),
+    peerLimit: positiveInteger(env, 'BENCH_PEER_LIMIT', 20_000),
+    peerConcurrency: positiveInteger(env, 'BENCH_PEER_CONCURRENCY', 50),
+    peerRuns: positiveInteger(env, 'BENCH_PEER_RUNS', 3),
+    httpSeconds: positiveInteger(env, 'BENCH_HTTP_SECONDS', 4),
+    httpConcurrency: positiveInteger(env, 'BENCH_HTTP_CONCURRENCY', 32),
+    httpRuns: positiveInteger(env, 'BENCH_HTTP_RUNS', 3),
+    verifyEvery: positiveInteger(env, 'BENCH_VERIFY_EVERY', 100),
+    keyPoolSize: positiveInteger(env, 'BENCH_KEY_POOL', 1_000),
+    adminDatabaseUrl:
+      env.BENCH_ADMIN_DATABASE_URL ?? env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    redisUrl: env.BENCH_REDIS_URL ?? env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    workerEntry: workerEntryOf(env.BENCH_WORKER_ENTRY),
+    cpuProfileDir: env.BENCH_CPU_PROF || null,
+  };
+}

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { jsonLine, spawnSource, stopChild, waitForLine } from './child.js';
+import type { StandInStats } from './push-stand-in.js';
+
+export interface PushStandIn {
+  readonly pid: number;
+  readonly port: number;
+  /** `https://localhost:<port>` */
+  readonly origin: string;
+  /** The `PUSH_SERVICE_HOSTS` entry that allows it. */
+  readonly hostRule: string;
+  /** For `NODE_EXTRA_CA_CERTS` of the processes that send. */
+  readonly certPath: string;
+  /** The same certificate as PEM, for an in-process sender's `ca`. */
+  readonly caPem: string;
+  readonly verifyEvery: number;
+  stats(): Promise<StandInStats>;
+  close(): Promise<void>;
+}
+
+/** Starts push-stand-in.ts as a child process and waits until it listens. */
+export async function startPushStandIn(options: {
+  keySeed: Buffer;
+  keyPoolSize: number;
+  verifyEvery: number;
+}): Promise<PushStandIn> {
+  const child = spawnSource('push-stand-in.ts', [], {
+    env: {
+      BENCH_KEY_SEED: options.keySeed.toString('hex'),
+      BENCH_KEY_POOL: String(options.keyPoolSize),
+      BENCH_VERIFY_EVERY: String(options.verifyEvery),
+    },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  if (child.pid === undefined) throw new Error('could not start the push stand-in');
+  const pid = child.pid;
+  let ready: { port: number; certPath: string };
+  try {
+    ready = await waitForLine(
+      child,
+      (line) => {
+        const value = jsonLine(line);
+        return typeof value?.port === 'number' && typeof value.certPath === 'string'
+          ? { port: value.port, certPath: value.certPath }
+          : undefined;
+      },
+      30_000,
+      'push stand-in',
+    );
+  } catch (error) {
+    await stopChild(child, 'SIGKILL');
+    throw error;
+  }
+  child.stdout?.resume();
+
+  return {
+    pid,
+    port: ready.port,
+    origin: `https://localhost:${ready.port}`,
+    hostRule: `localhost:${ready.port}`,
+    certPath: ready.certPath,
+    caPem: readFileSync(ready.certPath, 'utf8'),
+    verifyEvery: options.verifyEvery,
+    stats: () =>
+      new Promise<StandInStats>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('push stand-in: no stats within 10 s')), 10_000);
+        child.once('message', (message: unknown) => {
+          clearTimeout(timer);
+          resolve(message as StandInStats);
+        });
+        child.send({ type: 'stats' });
+      }),
+    close: () => stopChild(child, 'SIGTERM', 5_000),
+  };
+}

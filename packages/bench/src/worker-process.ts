@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { jsonLine, spawnSource, stopChild, waitForLine } from './child.js';
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** RSS right after start-up, before any job. */
+  readonly startRssMb: number;
+  /** The highest RSS sampled (every 100 ms) since start. */
+  peakRssMb(): number;
+  /** The kernel's own high-water mark of the RSS (VmHWM), start-up included. */
+  highWaterMarkMb(): number;
+  stop(): Promise<void>;
+}
+
+const PINO_WARN = 40;
+
+/** `VmRSS` / `VmHWM` of a process, in MB; 0 once it is gone. */
+function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] === undefined ? 0 : Number(match[1]) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts the worker (apps/worker/src/main.ts, or its build) as a child configured by `env` only,
+ * as `pnpm start:worker` is; waits for its 'worker ready' log line, and samples its RSS every
+ * 100 ms until it stops.
+ */
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  entry: 'src' | 'dist',
+  cpuProfileDir: string | null,
+): Promise<WorkerProcess> {
+  const child = spawnSource(entry === 'src' ? 'apps/worker/src/main.ts' : 'apps/worker/dist/main.js', [], {
+    env,
+    built: entry === 'dist',
+    nodeFlags: cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`],
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.pid === undefined) throw new Error('could not start the worker');
+  const pid = child.pid;
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, procStatusMb(pid, 'VmRSS'));
+  }, 100);
+  try {
+    await waitForLine(child, (line) => (jsonLine(line)?.msg === 'worker ready' ? true : undefined), 60_000, 'worker');
+  } catch (error) {
+    clearInterval(sampler);
+    await stopChild(child, 'SIGKILL');
+    throw error;
+  }
+  // Its warnings and errors (failed jobs, connection trouble) are worth seeing; info lines are not.
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const level = jsonLine(line)?.level;
+      if (typeof level === 'number' && level >= PINO_WARN) process.stderr.write(`[worker] ${line}\n`);
+    }
+  });
+  const startRssMb = procStatusMb(pid, 'VmRSS');
+  peak = Math.max(peak, startRssMb);
+  let highWaterMark = 0;
+  let stopped = false;
+
+  return {
+    pid,
+    startRssMb,
+    peakRssMb: () => peak,
+    highWaterMarkMb: () => (stopped ? highWaterMark : procStatusMb(pid, 'VmHWM')),
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      highWaterMark = procStatusMb(pid, 'VmHWM');
+      clearInterval(sampler);
+      await stopChild(child, 'SIGTERM');
+    },
+  };
+}
