@@ -1,5 +1,5 @@
-import { type Queues, queueDepths } from '@webpush/queue';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { type Queues, registerQueueDepthGauge } from '@webpush/queue';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface WorkerMetrics {
   readonly registry: Registry;
@@ -17,20 +17,7 @@ export interface WorkerMetrics {
 export function createWorkerMetrics(queues: Queues, onCollectError: (error: unknown) => void): WorkerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  new Gauge({
-    name: 'webpush_queue_jobs',
-    help: 'Jobs in the delivery queues, by state',
-    labelNames: ['queue', 'state'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      try {
-        for (const { queue, state, count } of await queueDepths(queues)) this.set({ queue, state }, count);
-      } catch (error) {
-        onCollectError(error);
-      }
-    },
-  });
+  registerQueueDepthGauge(registry, queues, onCollectError);
   return {
     registry,
     pushes: new Counter({

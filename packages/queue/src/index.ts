@@ -1,4 +1,5 @@
 export { bullPrefix, createRedisConnection, type RedisRole } from './connection.js';
+export { registerQueueDepthGauge } from './metrics.js';
 export {
   chunkJobId,
   createQueues,

@@ -1,7 +1,7 @@
-import { queueDepths } from '@webpush/queue';
+import { registerQueueDepthGauge } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -44,20 +44,9 @@ export default fp(
         registers: [registry],
       }),
     };
-    new Gauge({
-      name: 'webpush_queue_jobs',
-      help: 'Jobs in the delivery queues, by state',
-      labelNames: ['queue', 'state'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        try {
-          for (const { queue, state, count } of await queueDepths(app.queues)) this.set({ queue, state }, count);
-        } catch (error) {
-          app.log.warn({ err: error }, 'queue depth unavailable for metrics');
-        }
-      },
-    });
+    registerQueueDepthGauge(registry, app.queues, (error) =>
+      app.log.warn({ err: error }, 'queue depth unavailable for metrics'),
+    );
     app.decorate('metrics', metrics);
   },
   { name: 'metrics', dependencies: ['queues'] },
