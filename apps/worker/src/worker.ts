@@ -98,16 +98,30 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     metrics: metrics.registry,
     reconciler,
     async ready() {
-      await database.sql`select 1`;
-      await redis.ping();
+      // A worker connection retries forever, so a ping to a Redis that is down never settles:
+      // answer from the connection state instead, and bound the database check too.
+      if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
+      await withTimeout(Promise.all([database.sql`select 1`, redis.ping()]), 2_000, 'readiness check timed out');
     },
     async close() {
       await reconciler.stop();
-      await Promise.all(workers.map((worker) => worker.close()));
+      // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
+      const force = redis.status !== 'ready';
+      await Promise.all(workers.map((worker) => worker.close(force)));
       await queues.close();
       if (!deps.sender) await sender.close();
-      await redis.quit().catch(() => redis.disconnect());
+      // QUIT waits for a connection that may never come back; only a live one is closed politely.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
       await database.close();
     },
   };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
