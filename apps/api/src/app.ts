@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
-import errorHandler from './plugins/app/error-handler.js';
+import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
 import metricsPlugin from './plugins/app/metrics.js';
 import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
@@ -39,6 +39,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    // Errors Fastify answers outside the error handler get the contract's body too.
+    frameworkErrors: frameworkErrorHandler(config.publicUrl),
+    clientErrorHandler,
     ajv: {
       customOptions: {
         allErrors: true, // every failure is seen, so the contract's order (MISSING_FIELDS first…) decides

@@ -28,7 +28,10 @@ export const SubscribeBody = Type.Object({
 });
 
 export const SubscribeResponse = Type.Object({ subscriber: Type.Object({ id: Type.String() }) });
-export const UnsubscribeBody = Type.Object({ endpoint: RequiredString('The endpoint to remove, as subscribed') });
+// The same field checks as subscribing (INVALID_URL, INVALID_ENDPOINT): the contract's order holds on every route.
+export const UnsubscribeBody = Type.Object({
+  endpoint: PushEndpoint('The endpoint to remove, as subscribed', { minLength: 1 }),
+});
 export const VapidKeyResponse = Type.Object({
   vapidPublicKey: Type.String({ description: "The key's app VAPID public key, for `applicationServerKey`" }),
 });

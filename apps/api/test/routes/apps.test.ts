@@ -145,6 +145,13 @@ t.test('DELETE /apps/:appId answers 204 and takes its keys and subscriptions wit
   });
   t.equal(subscribed.statusCode, 201);
   await insertSubscriptions(owner.app.id, 2, 'expired');
+  const queued = await app.inject({
+    method: 'POST',
+    url: '/api/v1/notify',
+    headers: bearer(owner.secret),
+    payload: { title: 'Queued', body: 'when the app goes' },
+  });
+  t.equal(queued.statusCode, 202);
   // A neighbour's app must survive.
   const neighbour = await ownerWithKey(app, 'full');
   await insertSubscriptions(neighbour.app.id, 2, 'active');
@@ -165,6 +172,11 @@ t.test('DELETE /apps/:appId answers 204 and takes its keys and subscriptions wit
   t.equal((await sql`select count(*)::int as n from apps where id = ${owner.app.id}`)[0]?.n, 0, 'app row gone');
   t.equal(await count('api_keys', owner.app.id), 0, 'keys gone');
   t.equal(await count('subscriptions', owner.app.id), 0, 'subscriptions gone');
+  t.equal(
+    (await sql`select count(*)::int as n from notifications where app_id = ${owner.app.id}`)[0]?.n,
+    0,
+    'queued sends gone: the worker finds nothing to deliver',
+  );
   t.equal(await count('api_keys', neighbour.app.id), 1, "the neighbour's key stays");
   t.equal(await count('subscriptions', neighbour.app.id), 2, "the neighbour's subscriptions stay");
 

@@ -413,6 +413,15 @@ t.test('Idempotency-Key: the same key from the same app within 24 h returns the 
   t.equal(batchAgain.body, batch.body);
   t.strictSame(accepted(batchAgain).unknownEndpoints, [unknown]);
 
+  // The key is the app's, whichever sending route used it first: the first answer comes back as given.
+  const crossRoute = await notifyBatch(owner, { title: 'B', body: 'B', endpoints: [unknown] }, key);
+  t.equal(crossRoute.statusCode, 202);
+  t.equal(crossRoute.body, firstResponse.body, 'the /notify answer, on /notify/batch');
+  t.match(crossRoute.headers['content-type'], /^application\/json; charset=utf-8$/);
+  const crossBack = await notify(owner, { title: 'B', body: 'B' }, batchKey);
+  t.equal(crossBack.body, batch.body, 'the /notify/batch answer, on /notify');
+  t.equal((await notificationRows(owner.app.id)).length, 3, 'nothing new stored');
+
   // After 24 h the key is free again.
   await sql`update notifications set created_at = now() - interval '25 hours' where id = ${accepted(firstResponse).notification.id}`;
   const later = await notify(owner, { title: 'Once', body: 'Only' }, key);

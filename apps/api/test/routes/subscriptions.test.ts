@@ -234,7 +234,11 @@ t.test('DELETE /subscribe answers 204, then 404 NOT_FOUND', async (t) => {
   t.equal((await rowsFor(subscription.endpoint)).length, 0, 'the row is gone');
   assertError(t, await unsubscribe({ endpoint: subscription.endpoint }), 'NOT_FOUND');
   assertError(t, await unsubscribe({}), 'MISSING_FIELDS');
+  assertError(t, await unsubscribe({ endpoint: '' }), 'MISSING_FIELDS');
   assertError(t, await unsubscribe({ endpoint: 42 }), 'INVALID_INPUT');
+  // The contract's field checks hold here too.
+  assertError(t, await unsubscribe({ endpoint: subscription.endpoint.replace('https:', 'http:') }), 'INVALID_URL');
+  assertError(t, await unsubscribe({ endpoint: 'https://evil.example/push/1' }), 'INVALID_ENDPOINT');
   const anonymous = await app.inject({ method: 'DELETE', url: '/api/v1/subscribe', payload: { endpoint: 'x' } });
   assertError(t, anonymous, 'UNAUTHORIZED');
 });

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError, type ErrorCode, errorBody } from '@webpush/errors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -10,6 +12,7 @@ const frameworkErrors: Record<string, { code: ErrorCode; status?: number }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'MISSING_FIELDS' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_INPUT' },
+  FST_ERR_BAD_URL: { code: 'INVALID_INPUT' },
 };
 
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError | null {
@@ -39,6 +42,33 @@ export function sendError(reply: FastifyReply, error: AppError, publicUrl: strin
 }
 
 /**
+ * Fastify's `frameworkErrors` option: errors raised before a route is found (a path that does not
+ * percent-decode) would otherwise get Fastify's default body.
+ */
+export function frameworkErrorHandler(publicUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void sendError(reply, toAppError(error, request) ?? new AppError('INTERNAL_ERROR'), publicUrl);
+  };
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (malformed, headers too
+ * large, timed out) is answered on the raw socket, in the contract's body instead of Fastify's.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = JSON.stringify(errorBody('INVALID_INPUT', ''));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
  * One place turns every failure into the contract's body: catalogue errors as thrown, framework
  * errors mapped, anything else a logged 500 INTERNAL_ERROR that shows nothing of its cause.
  */
@@ -49,6 +79,15 @@ export default fp(
     // Bodies are JSON only: without this, Fastify's built-in text/plain parser would let a
     // `text/plain` body through to validation (400) instead of the contract's 415.
     app.removeContentTypeParser('text/plain');
+
+    // An empty body sent as `application/json` is no body, not a parse error: a route without a body
+    // (logout, the DELETEs) answers as usual, one that needs a body answers MISSING_FIELDS.
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body.length === 0) return done(null, undefined);
+      return parseJson(request, body as string, done);
+    });
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error, request);

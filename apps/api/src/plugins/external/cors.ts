@@ -22,6 +22,9 @@ export default fp(async (app: FastifyInstance) => {
         methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
         allowedHeaders: ['authorization', 'content-type'],
         maxAge: 600,
+        // A bare OPTIONS (no Origin or Access-Control-Request-Method) gets the same 204, not the
+        // plugin's text/plain 400 outside the contract's error body.
+        strictPreflight: false,
       });
     },
   });

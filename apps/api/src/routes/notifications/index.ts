@@ -71,6 +71,22 @@ async function checkEndpointCount(request: FastifyRequest) {
   throw new AppError('TOO_MANY_ENDPOINTS');
 }
 
+// Plain-object views of the schemas for `serializeInput`, made once so Fastify's compile cache holds.
+const notifyAnswer: Record<string, unknown> = { ...NotifyResponse };
+const batchAnswer: Record<string, unknown> = { ...NotifyBatchResponse };
+
+/**
+ * The first answer to an `Idempotency-Key`, byte for byte: serialized with the schema of the route
+ * that gave it, so a key first used on the other sending route replays that answer instead of failing
+ * (or trimming it to) this route's response schema.
+ */
+const sendReplay = (reply: FastifyReply, response: Record<string, unknown>) =>
+  reply
+    .code(202)
+    .header('idempotent-replayed', 'true')
+    .type('application/json; charset=utf-8')
+    .send(reply.serializeInput(response, 'unknownEndpoints' in response ? batchAnswer : notifyAnswer));
+
 /** Sending routes (CONTRACT "Sending"), authenticated by an API key of scope `notify` or `full`. */
 export default async function notificationRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -95,7 +111,7 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
     if (key === undefined) return false;
     const response = await findIdempotentResponse(app.db, apiKeyPrincipal(request).appId, key);
     if (response === null) return false;
-    await reply.code(202).header('idempotent-replayed', 'true').send(response);
+    await sendReplay(reply, response);
     return true;
   }
 
@@ -124,7 +140,7 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
       respond,
     );
     if (result.kind === 'limit') throw new AppError('MONTHLY_LIMIT_EXCEEDED');
-    if (result.kind === 'replay') return reply.code(202).header('idempotent-replayed', 'true').send(result.response);
+    if (result.kind === 'replay') return sendReplay(reply, result.response);
 
     const { notification } = result;
     if (notification.status === 'queued') await queueFanOut(notification.id, request.log);

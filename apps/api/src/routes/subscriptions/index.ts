@@ -76,7 +76,14 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
         body: UnsubscribeBody,
         response: {
           204: { type: 'null', description: 'Removed' },
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_URL',
+            'INVALID_ENDPOINT',
+            'INVALID_INPUT',
+            ...authErrors,
+            'NOT_FOUND',
+          ),
         },
       },
     },

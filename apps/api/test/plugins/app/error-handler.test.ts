@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import t from 'tap';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, registerUser } from '../../helper.js';
@@ -83,6 +84,59 @@ t.test('a body over the server limit is 413 PAYLOAD_TOO_LARGE', async (t) => {
     });
   assertError(t, await login('x'.repeat(2100)), 'PAYLOAD_TOO_LARGE');
   assertError(t, await login('x'.repeat(1900)), 'INVALID_CREDENTIALS');
+});
+
+t.test('an empty body sent as application/json is no body', async (t) => {
+  const session = await registerUser(app);
+  const empty = (method: 'POST' | 'DELETE', url: string, token?: string) =>
+    app.inject({
+      method,
+      url,
+      payload: '',
+      headers: { 'content-type': 'application/json', ...(token ? bearer(token) : {}) },
+    });
+  // Routes without a body answer as they would without the header.
+  assertError(
+    t,
+    await empty('DELETE', '/api/v1/apps/00000000-0000-0000-0000-000000000000', session.token),
+    'NOT_FOUND',
+  );
+  t.equal((await empty('POST', '/api/v1/auth/logout', session.token)).statusCode, 204, 'logout');
+  // Routes that need one: the required fields are missing.
+  assertError(t, await empty('POST', '/api/v1/auth/login'), 'MISSING_FIELDS');
+  assertError(t, await empty('POST', '/api/v1/apps', user.token), 'MISSING_FIELDS');
+});
+
+t.test('a path that does not percent-decode is 400 INVALID_INPUT with the contract body', async (t) => {
+  for (const url of ['/api/v1/apps/%E0%A4%A', '/api/v1/nothing/%zz', '/%']) {
+    assertError(t, await app.inject({ method: 'GET', url, headers: bearer(user.token) }), 'INVALID_INPUT');
+  }
+});
+
+t.test("a request Node's HTTP parser refuses gets the contract body, not Fastify's", async (t) => {
+  const listening = await buildTestApp(t, noRateLimits);
+  await listening.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = listening.app.server.address() as { port: number };
+  const exchange = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let received = '';
+      socket.on('data', (chunk) => {
+        received += chunk.toString('utf8');
+      });
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+  for (const [request, status] of [
+    ['NOT A REQUEST\r\n\r\n', 400],
+    [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ] as const) {
+    const raw = await exchange(request);
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    t.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), `status ${status}`);
+    t.match(head, /content-type: application\/json; charset=utf-8/i);
+    t.strictSame(JSON.parse(body), { error: '入力内容が正しくありません', code: 'INVALID_INPUT' });
+  }
 });
 
 t.test('an unknown route or method is 404 NOT_FOUND with the contract body', async (t) => {

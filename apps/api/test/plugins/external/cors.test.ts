@@ -41,6 +41,15 @@ t.test('a preflight for /subscribe is 204 and allows Authorization and Content-T
   }
 });
 
+t.test('a bare OPTIONS on a browser route is 204 too, never a text/plain 400', async (t) => {
+  for (const url of ['/api/v1/subscribe', '/api/v1/vapid-public-key']) {
+    const response = await app.inject({ method: 'OPTIONS', url });
+    t.equal(response.statusCode, 204, url);
+    t.equal(response.body, '');
+    t.ok(headerList(response.headers['access-control-allow-headers']).includes('authorization'));
+  }
+});
+
 t.test('a preflight for /vapid-public-key is allowed as well', async (t) => {
   const response = await preflight('/api/v1/vapid-public-key', 'GET');
   t.equal(response.statusCode, 204);
