@@ -18,7 +18,8 @@ export function startHealthServer(port: number, host: string, checks: HealthChec
       response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
       response.end(JSON.stringify(body));
     };
-    if (request.method !== 'GET') return send(404, { error: 'リソースが見つかりません', code: 'NOT_FOUND' });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return send(404, { error: 'リソースが見つかりません', code: 'NOT_FOUND' });
     if (path === '/healthz') return send(200, { status: 'ok' });
     if (path === '/readyz') {
       checks.ready().then(

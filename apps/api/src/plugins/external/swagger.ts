@@ -2,6 +2,40 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorResponses } from '../../schemas/common.js';
+
+const successDescriptions: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted: queued for delivery',
+  '204': 'No content',
+  '302': 'Redirect',
+};
+
+type RouteSchema = Record<string, unknown> & { body?: unknown; response?: Record<string, Record<string, unknown>> };
+
+/**
+ * Completes each route's documented responses: a description on every success status, and the
+ * errors any route can answer with that routes do not list one by one (500 everywhere; 413 and 415
+ * wherever a body is read).
+ */
+function documentCommonResponses(schema: RouteSchema): RouteSchema {
+  if (!schema.response) return schema;
+  const response: Record<string, Record<string, unknown>> = {};
+  for (const [status, value] of Object.entries(schema.response)) {
+    const description = successDescriptions[status];
+    response[status] = description && value.description === undefined ? { ...value, description } : value;
+  }
+  const common = errorResponses('INTERNAL_ERROR', ...(schema.body ? (['PAYLOAD_TOO_LARGE'] as const) : []));
+  for (const [status, value] of Object.entries(common)) response[status] ??= value as Record<string, unknown>;
+  if (schema.body && !response['415']) {
+    response['415'] = {
+      ...(errorResponses('INVALID_INPUT')[400] as Record<string, unknown>),
+      description: 'INVALID_INPUT: the body is not application/json',
+    };
+  }
+  return { ...schema, response };
+}
 
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests;
@@ -33,7 +67,10 @@ export default fp(
       },
       // A resource's root route is registered as `/` under its prefix; document it as `/api/v1/apps`,
       // not `/api/v1/apps/` (both are served).
-      transform: ({ schema, url }) => ({ schema, url: url.length > 1 ? url.replace(/\/+$/, '') : url }),
+      transform: ({ schema, url }) => ({
+        schema: schema ? documentCommonResponses(schema as RouteSchema) : schema,
+        url: url.length > 1 ? url.replace(/\/+$/, '') : url,
+      }),
     });
     await app.register(swaggerUi, { routePrefix: '/docs' });
     app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -137,3 +137,27 @@ t.test('GET /docs serves the API reference UI', async (t) => {
   t.match(docs.headers['content-type'], /^text\/html/);
   t.match(docs.body, /swagger|openapi|redoc|scalar/i);
 });
+
+t.test('every operation describes its success and lists the errors any route can give', async (t) => {
+  const bodyRoutes = new Set([
+    'post /api/v1/auth/register',
+    'post /api/v1/apps',
+    'post /api/v1/subscribe',
+    'post /api/v1/notify',
+  ]);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method)) continue;
+      const responses = operation.responses ?? {};
+      for (const [status, value] of Object.entries(responses)) {
+        if (status.startsWith('2'))
+          t.not(value.description, 'Default Response', `${method} ${path} ${status} is described`);
+      }
+      t.ok(responses['500'], `${method} ${path} documents 500`);
+      if (bodyRoutes.has(`${method} ${path}`)) {
+        t.ok(responses['413'], `${method} ${path} documents 413`);
+        t.ok(responses['415'], `${method} ${path} documents 415`);
+      }
+    }
+  }
+});
