@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * Where the two cores went during a measurement: CPU seconds of the sending process, the push
- * stand-in and this process, read from /proc, against the whole machine's busy time (the rest is
- * PostgreSQL, Redis, and anything else running on the machine at the time).
+ * Where the cores went during a measurement: CPU seconds of named child processes (the sender,
+ * the push stand-in…) and of this process, read from /proc, against the whole machine's busy time.
+ * The rest is PostgreSQL, Redis, and anything else running on the machine at the time.
  */
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux that matters
@@ -12,7 +12,7 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux that matters
 function processCpuSeconds(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the `(comm)`, which may contain spaces: state is field 3, utime 14, stime 15.
+    // The fields after `(comm)`, which may contain spaces, start at field 3; utime is 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
   } catch {
@@ -29,48 +29,49 @@ function machineBusySeconds(): number {
   return (total - idle) / CLOCK_TICKS_PER_SECOND;
 }
 
-export interface CpuShare {
+export interface CpuShare<Name extends string> {
   /** Wall-clock seconds of the measurement. */
   seconds: number;
-  /** Cores used on average (CPU seconds / wall seconds). */
-  sender: number;
-  standIn: number;
+  /** Cores used on average (CPU seconds / wall seconds) by each named process. */
+  cores: Record<Name, number>;
+  /** Cores used by this process (the bench, and the API when it runs here). */
   bench: number;
   /** Everything else: PostgreSQL, Redis, and whatever else shares the machine. */
   rest: number;
-  /** CPU µs a message of the sending process and of the stand-in. */
-  senderMicrosPerMessage: number;
-  standInMicrosPerMessage: number;
+  /** CPU µs a unit of work (message, request) of each named process. */
+  micros: Record<Name, number>;
 }
 
-export interface CpuMeter {
-  stop(messages: number): CpuShare;
+/** A sending phase: the sending process and the push stand-in; `micros` per message. */
+export type SendingCpu = CpuShare<'sender' | 'standIn'>;
+
+export interface CpuMeter<Name extends string> {
+  /** `units`: messages or requests done during the measurement, for the µs-per-unit figures. */
+  stop(units: number): CpuShare<Name>;
 }
 
-export function startCpuMeter(senderPid: number, standInPid: number): CpuMeter {
+export function startCpuMeter<Name extends string>(pids: Record<Name, number>): CpuMeter<Name> {
+  const names = Object.keys(pids) as Name[];
   const started = performance.now();
-  const sender0 = processCpuSeconds(senderPid);
-  const standIn0 = processCpuSeconds(standInPid);
+  const before = new Map(names.map((name) => [name, processCpuSeconds(pids[name])]));
   const bench0 = process.cpuUsage();
   const machine0 = machineBusySeconds();
   return {
-    stop(messages) {
+    stop(units) {
       const seconds = (performance.now() - started) / 1000;
-      const sender = processCpuSeconds(senderPid) - sender0;
-      const standIn = processCpuSeconds(standInPid) - standIn0;
+      const used = new Map(names.map((name) => [name, processCpuSeconds(pids[name]) - (before.get(name) ?? 0)]));
       const benchUsage = process.cpuUsage(bench0);
       const bench = (benchUsage.user + benchUsage.system) / 1e6;
+      const named = [...used.values()].reduce((sum, value) => sum + value, 0);
       const machine = machineBusySeconds() - machine0;
-      const perMessage = (cpuSeconds: number) => (messages > 0 ? (cpuSeconds * 1e6) / messages : 0);
-      return {
-        seconds,
-        sender: sender / seconds,
-        standIn: standIn / seconds,
-        bench: bench / seconds,
-        rest: Math.max(0, machine - sender - standIn - bench) / seconds,
-        senderMicrosPerMessage: perMessage(sender),
-        standInMicrosPerMessage: perMessage(standIn),
-      };
+      const cores = {} as Record<Name, number>;
+      const micros = {} as Record<Name, number>;
+      for (const name of names) {
+        const cpuSeconds = used.get(name) ?? 0;
+        cores[name] = cpuSeconds / seconds;
+        micros[name] = units > 0 ? (cpuSeconds * 1e6) / units : 0;
+      }
+      return { seconds, cores, bench: bench / seconds, rest: Math.max(0, machine - named - bench) / seconds, micros };
     },
   };
 }

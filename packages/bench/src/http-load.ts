@@ -1,6 +1,7 @@
 // A small HTTP load generator in a process of its own, so it does not share the event loop of the
 // server it measures. `argv[2]` is a JSON HttpLoad; `concurrency` lanes send back to back over
-// keep-alive connections for a warm-up second, then for `seconds`; prints one JSON line HttpLoadResult.
+// keep-alive connections for a warm-up second, then for `seconds`. Prints `{"window":"start"}` and
+// `{"window":"end"}` as the measured window opens and closes, then one JSON line HttpLoadResult.
 import { Agent, request } from 'node:http';
 
 export interface HttpLoad {
@@ -47,6 +48,10 @@ const started = performance.now();
 const measureFrom = started + WARM_UP_MS;
 const measureUntil = measureFrom + load.seconds * 1000;
 const result: HttpLoadResult = { requests: 0, seconds: load.seconds, statuses: {}, errors: 0, firstError: null };
+
+const mark = (window: 'start' | 'end') => process.stdout.write(`${JSON.stringify({ window })}\n`);
+setTimeout(() => mark('start'), WARM_UP_MS);
+setTimeout(() => mark('end'), WARM_UP_MS + load.seconds * 1000);
 
 const lane = async () => {
   while (performance.now() < measureUntil) {

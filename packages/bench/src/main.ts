@@ -12,10 +12,17 @@ import { buildApp } from '@webpush/api/app';
 import { loadConfig } from '@webpush/config';
 import { deleteRedisKeys } from '@webpush/testing';
 import Fastify from 'fastify';
-import { type BenchApp, createBenchDatabase, loadTargets, seedSubscriptions, seedTenant } from './bench-database.js';
-import { type CpuShare, loadAverage, startCpuMeter } from './cpu-meter.js';
+import {
+  type BenchApp,
+  type BenchDatabase,
+  createBenchDatabase,
+  loadTargets,
+  seedSubscriptions,
+  seedTenant,
+} from './bench-database.js';
+import { loadAverage, type SendingCpu, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
-import { measureRequestRate } from './measure-http.js';
+import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
@@ -52,6 +59,13 @@ process.once('SIGINT', () => {
 const say = (text: string) => console.log(`• ${text}`);
 const perSecond = (count: number, seconds: number) => count / seconds;
 const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+/** The round with the median rate, so its CPU figures go with it. */
+const medianRound = (rounds: RequestRate[]): RequestRate => {
+  const sorted = [...rounds].sort((a, b) => a.perSecond - b.perSecond);
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!middle) throw new Error('no round measured');
+  return middle;
+};
 
 /** (a) POST /notify → completed through one worker process, `workerRuns` times. */
 async function measureWorker(
@@ -65,7 +79,7 @@ async function measureWorker(
   cleanups.push(() => worker.stop());
   say(`worker (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
   const before = await standIn.stats();
-  const meter = startCpuMeter(worker.pid, standIn.pid);
+  const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
   const runs: NotificationRun[] = [];
   for (let index = 1; index <= options.workerRuns; index++) {
     // Bounded: a minute, plus 1 ms a subscription (the worker does several a millisecond).
@@ -97,7 +111,7 @@ async function measureWorker(
 
 /** (b) web-push and (c) the bare sender, over the first subscriptions in fan-out order. */
 async function measurePeers(
-  database: Parameters<typeof loadTargets>[0],
+  database: BenchDatabase,
   app: BenchApp,
   standIn: PushStandIn,
   pushConcurrency: number,
@@ -115,7 +129,7 @@ async function measurePeers(
     hostRule: standIn.hostRule,
     ttl: TTL_SECONDS,
   });
-  const measured: Partial<Record<SenderJob['mode'], { sendsPerSec: number; cpu: CpuShare }>> = {};
+  const measured: Partial<Record<SenderJob['mode'], { sendsPerSec: number; cpu: SendingCpu }>> = {};
   for (const mode of ['bare', 'naive'] as const) {
     const { runs, cpu } = await runSenderProcess(job(mode), workDir, standIn, options.cpuProfileDir);
     const failed = runs.find((run) => run.failed > 0);
@@ -142,28 +156,24 @@ async function measureHttp(apiUrl: string, emptyApp: BenchApp) {
     concurrency: options.httpConcurrency,
     seconds: options.httpSeconds,
   });
-  const notifyRates: number[] = [];
-  const bareRates: number[] = [];
+  const notifyRounds: RequestRate[] = [];
+  const bareRounds: RequestRate[] = [];
   for (let index = 0; index < options.httpRuns; index++) {
-    const plain = await measureRequestRate(load(`${bareUrl}/bare`, {}), 202);
-    bareRates.push(perSecond(plain.requests, plain.seconds));
-    const notify = await measureRequestRate(
-      load(`${apiUrl}/api/v1/notify`, { authorization: `Bearer ${emptyApp.secret}` }),
-      202,
+    bareRounds.push(await measureRequestRate(load(`${bareUrl}/bare`, {}), 202));
+    notifyRounds.push(
+      await measureRequestRate(load(`${apiUrl}/api/v1/notify`, { authorization: `Bearer ${emptyApp.secret}` }), 202),
     );
-    notifyRates.push(perSecond(notify.requests, notify.seconds));
   }
-  say(
-    `POST /notify: ${notifyRates.map(thousands).join(', ')} req/s; POST /bare: ${bareRates.map(thousands).join(', ')} req/s`,
-  );
-  return { notifyReqPerSec: median(notifyRates), bareFastifyReqPerSec: median(bareRates) };
+  const rates = (rounds: RequestRate[]) => rounds.map((round) => thousands(round.perSecond)).join(', ');
+  say(`POST /notify: ${rates(notifyRounds)} req/s; POST /bare: ${rates(bareRounds)} req/s`);
+  return { notify: medianRound(notifyRounds), bare: medianRound(bareRounds) };
 }
 
 async function run(): Promise<BenchFigures> {
   const N = options.subscriptions;
   say(
     `${thousands(N)} subscriptions; ${machine.cpus} × ${machine.model}, Node ${machine.node}; ` +
-      `load average ${machine.loadAverageAtStart}${machine.loadAverageAtStart > 0.5 ? ' (the machine is busy: figures will be low and noisy)' : ''}`,
+      `load average ${machine.loadAverageAtStart}`,
   );
   const workDir = mkdtempSync(join(tmpdir(), 'wp-bench-'));
   cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
@@ -173,9 +183,13 @@ async function run(): Promise<BenchFigures> {
     keySeed,
     keyPoolSize: options.keyPoolSize,
     verifyEvery: options.verifyEvery,
+    delayMs: options.pushDelayMs,
   });
   cleanups.push(() => standIn.close());
-  say(`push stand-in (pid ${standIn.pid}) on ${standIn.origin}, verifying 1 message in ${options.verifyEvery} in full`);
+  say(
+    `push stand-in (pid ${standIn.pid}) on ${standIn.origin}, checking 1 message in ${options.verifyEvery} in full, ` +
+      `answering after ${options.pushDelayMs} ms`,
+  );
 
   const database = await createBenchDatabase(options.adminDatabaseUrl);
   cleanups.push(() => database.drop());
@@ -248,6 +262,7 @@ async function run(): Promise<BenchFigures> {
     },
     standIn: {
       verifyEvery: standIn.verifyEvery,
+      delayMs: standIn.delayMs,
       received: final.received,
       verified: final.verified,
       violations: final.violations,

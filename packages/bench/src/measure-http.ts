@@ -1,21 +1,40 @@
-import { jsonLine, runToCompletion, spawnSource } from './child.js';
+import { createInterface } from 'node:readline';
+import { jsonLine, spawnSource, stopChild } from './child.js';
+import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
 import type { HttpLoad, HttpLoadResult } from './http-load.js';
 
+export interface RequestRate {
+  perSecond: number;
+  /** Over the measured window: the load generator, this process (where the servers run), the rest. */
+  cpu: CpuShare<'load'>;
+}
+
 /** One round of http-load.ts against `load.url`; throws unless every answer had `expectStatus`. */
-export async function measureRequestRate(load: HttpLoad, expectStatus: number): Promise<HttpLoadResult> {
+export async function measureRequestRate(load: HttpLoad, expectStatus: number): Promise<RequestRate> {
   const child = spawnSource('http-load.ts', [JSON.stringify(load)]);
-  const stdout = await runToCompletion(child, (load.seconds + 31) * 1000, `load on ${load.url}`);
-  const result = stdout
-    .split('\n')
-    .map(jsonLine)
-    .find((value) => typeof value?.requests === 'number') as HttpLoadResult | undefined;
-  if (!result) throw new Error(`load on ${load.url} printed no result`);
-  const unexpected = Object.entries(result.statuses).filter(([status]) => Number(status) !== expectStatus);
+  if (!child.stdout || child.pid === undefined) throw new Error(`load on ${load.url} did not start`);
+  const pid = child.pid;
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const timer = setTimeout(() => void stopChild(child, 'SIGKILL'), (load.seconds + 31) * 1000);
+
+  let meter: CpuMeter<'load'> | null = null;
+  let cpu: CpuShare<'load'> | null = null;
+  let result: HttpLoadResult | undefined;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const value = jsonLine(line);
+    if (value?.window === 'start') meter = startCpuMeter({ load: pid });
+    else if (value?.window === 'end') cpu = meter?.stop(0) ?? null;
+    else if (typeof value?.requests === 'number') result = value as unknown as HttpLoadResult;
+  }
+  const code = await exited;
+  clearTimeout(timer);
+  if (code !== 0 || !result || !cpu) throw new Error(`load on ${load.url}: exit code ${code}, no result`);
+  const unexpected = Object.keys(result.statuses).filter((status) => Number(status) !== expectStatus);
   if (result.errors > 0 || unexpected.length > 0 || result.requests === 0) {
     throw new Error(
       `load on ${load.url}: ${result.requests} answered, statuses ${JSON.stringify(result.statuses)}, ` +
         `${result.errors} errors${result.firstError ? ` (${result.firstError})` : ''}`,
     );
   }
-  return result;
+  return { perSecond: result.requests / result.seconds, cpu };
 }

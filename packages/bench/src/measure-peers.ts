@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { jsonLine, spawnSource, stopChild } from './child.js';
-import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
+import { type CpuMeter, type SendingCpu, startCpuMeter } from './cpu-meter.js';
 import type { SenderJob, SenderRun } from './sender-child.js';
 
 export interface SenderMeasurement {
   runs: SenderRun[];
   /** From the first run's start to the last run's end (module loading excluded). */
-  cpu: CpuShare;
+  cpu: SendingCpu;
 }
 
 /**
@@ -33,13 +33,13 @@ export async function runSenderProcess(
   const timer = setTimeout(() => void stopChild(child, 'SIGKILL'), timeoutMs);
 
   const runs: SenderRun[] = [];
-  let meter: CpuMeter | null = null;
-  let cpu: CpuShare | null = null;
+  let meter: CpuMeter<'sender' | 'standIn'> | null = null;
+  let cpu: SendingCpu | null = null;
   if (!child.stdout || child.pid === undefined) throw new Error(`${job.mode} sender did not start`);
   const pid = child.pid;
   for await (const line of createInterface({ input: child.stdout })) {
     const value = jsonLine(line);
-    if (value?.ready === true) meter = startCpuMeter(pid, standIn.pid);
+    if (value?.ready === true) meter = startCpuMeter({ sender: pid, standIn: standIn.pid });
     if (typeof value?.sent !== 'number') continue;
     runs.push(value as unknown as SenderRun);
     if (runs.length === job.runs) cpu = meter?.stop(runs.reduce((sum, run) => sum + run.sent + run.failed, 0)) ?? null;

@@ -1,7 +1,8 @@
 /**
  * The benchmark's knobs, read once from the environment. The worker's own settings
  * (WORKER_DELIVERY_CONCURRENCY, PUSH_CONCURRENCY, DELIVERY_CHUNK_SIZE…) pass through to the worker
- * process and the API unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that.
+ * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
+ * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
 export const benchPhases = ['worker', 'peers', 'http'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
@@ -24,6 +25,8 @@ export interface BenchOptions {
   httpRuns: number;
   /** The stand-in checks one message in this many in full (1: every message). */
   verifyEvery: number;
+  /** The stand-in answers each push after this many ms (BENCH_PUSH_DELAY_MS, default 0: CPU-bound). */
+  pushDelayMs: number;
   /** Distinct subscriber key pairs shared round-robin by the subscriptions. */
   keyPoolSize: number;
   adminDatabaseUrl: string;
@@ -37,13 +40,18 @@ export interface BenchOptions {
   cpuProfileDir: string | null;
 }
 
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function integerAtLeast(minimum: number, env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw.replaceAll('_', ''));
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  if (!Number.isInteger(value) || value < minimum)
+    throw new Error(`${name} must be an integer ≥ ${minimum}, got ${raw}`);
   return value;
 }
+const positiveInteger = (env: NodeJS.ProcessEnv, name: string, fallback: number) =>
+  integerAtLeast(1, env, name, fallback);
+const nonNegativeInteger = (env: NodeJS.ProcessEnv, name: string, fallback: number) =>
+  integerAtLeast(0, env, name, fallback);
 
 function phasesOf(raw: string | undefined): Set<BenchPhase> {
   if (raw === undefined || raw === '') return new Set(benchPhases);
@@ -75,6 +83,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     httpConcurrency: positiveInteger(env, 'BENCH_HTTP_CONCURRENCY', 32),
     httpRuns: positiveInteger(env, 'BENCH_HTTP_RUNS', 3),
     verifyEvery: positiveInteger(env, 'BENCH_VERIFY_EVERY', 100),
+    pushDelayMs: nonNegativeInteger(env, 'BENCH_PUSH_DELAY_MS', 0),
     keyPoolSize: positiveInteger(env, 'BENCH_KEY_POOL', 1_000),
     adminDatabaseUrl:
       env.BENCH_ADMIN_DATABASE_URL ?? env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',

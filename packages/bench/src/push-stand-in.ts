@@ -43,6 +43,8 @@ const seed = Buffer.from(process.env.BENCH_KEY_SEED ?? '', 'hex');
 if (seed.length < 16) throw new Error('BENCH_KEY_SEED (hex, ≥ 16 bytes) is required');
 const pool = subscriberKeyPool(seed, Number(process.env.BENCH_KEY_POOL ?? 1_000));
 const verifyEvery = Math.max(1, Number(process.env.BENCH_VERIFY_EVERY ?? 100));
+/** Answer after this long, like a push service across a network (FCM answers in tens of ms). */
+const delayMs = Math.max(0, Number(process.env.BENCH_PUSH_DELAY_MS ?? 0));
 const MAX_BODY_BYTES = 4096;
 
 const stats: StandInStats = {
@@ -55,6 +57,11 @@ const stats: StandInStats = {
   connections: 0,
 };
 let origin = '';
+
+function accept(response: ServerResponse) {
+  if (delayMs === 0) response.writeHead(201).end();
+  else setTimeout(() => response.writeHead(201).end(), delayMs);
+}
 
 function refuse(response: ServerResponse, status: number, reason: string) {
   stats.violations++;
@@ -96,7 +103,7 @@ function handle(request: IncomingMessage, response: ServerResponse) {
   const cheap = cheapCheck(request);
   if (!sample || cheap !== null) {
     request.resume(); // drain: the connection stays usable for the next message
-    request.on('end', () => (cheap === null ? response.writeHead(201).end() : refuse(response, 400, cheap)));
+    request.on('end', () => (cheap === null ? accept(response) : refuse(response, 400, cheap)));
     return;
   }
   const chunks: Buffer[] = [];
@@ -105,7 +112,7 @@ function handle(request: IncomingMessage, response: ServerResponse) {
     try {
       fullCheck(request, Buffer.concat(chunks), n);
       stats.verified++;
-      response.writeHead(201).end();
+      accept(response);
     } catch (error) {
       const status = error instanceof ProtocolViolation ? error.status : 400;
       refuse(response, status, error instanceof Error ? error.message : String(error));

@@ -1,4 +1,5 @@
-import type { CpuShare } from './cpu-meter.js';
+import type { SendingCpu } from './cpu-meter.js';
+import type { RequestRate } from './measure-http.js';
 import { round } from './stats.js';
 
 export interface Machine {
@@ -17,12 +18,12 @@ export interface WorkerFigures {
   peakRssMb: number;
   startRssMb: number;
   highWaterMarkMb: number;
-  cpu: CpuShare;
+  cpu: SendingCpu;
 }
 
 interface SenderFigures {
   sendsPerSec: number;
-  cpu: CpuShare;
+  cpu: SendingCpu;
 }
 
 /** A phase left out with BENCH_PHASES is null, and so is every figure that needs it. */
@@ -30,9 +31,16 @@ export interface BenchFigures {
   subscriptions: number;
   worker: WorkerFigures | null;
   peers: { peerSubscriptions: number; naive: SenderFigures; bare: SenderFigures } | null;
-  http: { notifyReqPerSec: number; bareFastifyReqPerSec: number } | null;
+  http: { notify: RequestRate; bare: RequestRate } | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
-  standIn: { verifyEvery: number; received: number; verified: number; violations: number; connections: number };
+  standIn: {
+    verifyEvery: number;
+    delayMs: number;
+    received: number;
+    verified: number;
+    violations: number;
+    connections: number;
+  };
   seedSeconds: number;
   machine: Machine;
 }
@@ -63,18 +71,23 @@ function table(rows: string[][]): string {
   return [line(head ?? []), widths.map((width) => '-'.repeat(width)).join('  '), ...body.map(line)].join('\n');
 }
 
-const cpuRow = (name: string, cpu: CpuShare | undefined): string[] =>
+const cpuRow = (name: string, cpu: SendingCpu | undefined): string[] =>
   cpu === undefined
     ? [name, '–', '–', '–', '–', '–', '–']
     : [
         name,
-        fixed(cpu.sender, 2),
-        fixed(cpu.standIn, 2),
+        fixed(cpu.cores.sender, 2),
+        fixed(cpu.cores.standIn, 2),
         fixed(cpu.bench, 2),
         fixed(cpu.rest, 2),
-        fixed(cpu.senderMicrosPerMessage),
-        fixed(cpu.standInMicrosPerMessage),
+        fixed(cpu.micros.sender),
+        fixed(cpu.micros.standIn),
       ];
+/** CPU µs of this process (where the API and the plain Fastify server run) per request. */
+const microsPerRequest = (rate: RequestRate | undefined) =>
+  rate === undefined ? undefined : (rate.cpu.bench / rate.perSecond) * 1e6;
+/** Cores taken by other processes while no PostgreSQL or Redis work was going on. */
+const BUSY_MACHINE_CORES = 0.15;
 
 /** The readable tables, then the target verdicts, then (last line) one JSON object. */
 export function printReport(figures: BenchFigures): void {
@@ -82,7 +95,8 @@ export function printReport(figures: BenchFigures): void {
   const ratioVsNaive = ratio(worker?.sendsPerSec, peers?.naive.sendsPerSec);
   const ratioVsBare = ratio(worker?.sendsPerSec, peers?.bare.sendsPerSec);
   // CPU per message is steadier than throughput when other processes take cores away.
-  const cpuRatioVsBare = ratio(peers?.bare.cpu.senderMicrosPerMessage, worker?.cpu.senderMicrosPerMessage);
+  const cpuRatioVsBare = ratio(peers?.bare.cpu.micros.sender, worker?.cpu.micros.sender);
+  const otherCores = peers === null ? null : Math.max(peers.naive.cpu.rest, peers.bare.cpu.rest);
   const rssMet = worker !== null && figures.subscriptions >= RSS_TARGET_AT ? worker.peakRssMb < TARGET_RSS_MB : null;
   const peerCount = fixed(peers?.peerSubscriptions);
 
@@ -113,10 +127,15 @@ export function printReport(figures: BenchFigures): void {
       ],
       [
         '(d) POST /notify, app with 0 subscribers',
-        `${fixed(http?.notifyReqPerSec)} req/s`,
-        'API-key auth + rate limit (Redis) + accept transaction; 32 keep-alive connections, median',
+        `${fixed(http?.notify.perSecond)} req/s`,
+        `API-key auth + rate limit (Redis) + accept transaction; 32 keep-alive connections, median; ` +
+          `${fixed(microsPerRequest(http?.notify))} µs API CPU a request, PostgreSQL + Redis ${fixed(http?.notify.cpu.rest, 2)} cores`,
       ],
-      ['    POST /bare, plain Fastify route', `${fixed(http?.bareFastifyReqPerSec)} req/s`, 'same process, same load'],
+      [
+        '    POST /bare, plain Fastify route',
+        `${fixed(http?.bare.perSecond)} req/s`,
+        `same process, same load; ${fixed(microsPerRequest(http?.bare))} µs CPU a request`,
+      ],
     ]),
   );
   console.log('');
@@ -135,7 +154,8 @@ export function printReport(figures: BenchFigures): void {
       `DELIVERY_CHUNK_SIZE=${settings.chunkSize} WORKER_FAN_OUT_CONCURRENCY=${settings.fanOutConcurrency}`,
   );
   console.log(
-    `Push stand-in (bench mode, own process, same cores): ${fixed(standIn.received)} pushes answered 201, ` +
+    `Push stand-in (bench mode, own process, same cores): ${fixed(standIn.received)} pushes answered 201 ` +
+      `after ${standIn.delayMs} ms, ` +
       `1 in ${standIn.verifyEvery} checked in full (VAPID JWT + aes128gcm decryption): ` +
       `${fixed(standIn.verified)} checked, ${standIn.violations} protocol errors; ${standIn.connections} TLS connections.`,
   );
@@ -146,6 +166,12 @@ export function printReport(figures: BenchFigures): void {
     `Machine: ${machine.cpus} CPUs (${machine.model}), ${machine.memoryGb} GB, Node ${machine.node}, load average ` +
       `${machine.loadAverageAtStart} at start; PostgreSQL, Redis, the stand-in and the sender share these cores.`,
   );
+  if (otherCores !== null && otherCores > BUSY_MACHINE_CORES) {
+    console.log(
+      `WARNING: other processes took ${fixed(otherCores, 2)} cores during (b)/(c): the machine was not quiet, ` +
+        'so the rates are low and noisy (the CPU µs per message are steadier). Run again when it is idle.',
+    );
+  }
   console.log('');
   console.log(
     `Target worker ≥ ${TARGET_VS_NAIVE}× naive:    ${fixed(ratioVsNaive, 2)}×  ${verdict(atLeast(ratioVsNaive, TARGET_VS_NAIVE))}`,
@@ -160,16 +186,22 @@ export function printReport(figures: BenchFigures): void {
     `Target worker RSS < ${TARGET_RSS_MB} MB at ${fixed(RSS_TARGET_AT)} subscriptions: ${fixed(worker?.peakRssMb, 1)} MB ` +
       `at ${fixed(figures.subscriptions)}  ${verdict(rssMet)}`,
   );
-  const cpuJson = (cpu: CpuShare | undefined) =>
+  if (worker?.entry === 'src') {
+    console.log(
+      '  (worker run from sources: the tsx loader adds ~40 MB of RSS; BENCH_WORKER_ENTRY=dist after `pnpm build` ' +
+        'measures the worker as deployed)',
+    );
+  }
+  const cpuJson = (cpu: SendingCpu | undefined) =>
     cpu === undefined
       ? null
       : {
-          senderCores: round(cpu.sender, 2),
-          standInCores: round(cpu.standIn, 2),
+          senderCores: round(cpu.cores.sender, 2),
+          standInCores: round(cpu.cores.standIn, 2),
           benchCores: round(cpu.bench, 2),
           restCores: round(cpu.rest, 2),
-          senderMicrosPerMessage: round(cpu.senderMicrosPerMessage),
-          standInMicrosPerMessage: round(cpu.standInMicrosPerMessage),
+          senderMicrosPerMessage: round(cpu.micros.sender),
+          standInMicrosPerMessage: round(cpu.micros.standIn),
         };
   const rounded = (value: number | undefined, digits = 0) => (value === undefined ? null : round(value, digits));
   console.log(
@@ -181,15 +213,23 @@ export function printReport(figures: BenchFigures): void {
       ratioVsBare,
       cpuRatioVsBare,
       workerPeakRssMb: rounded(worker?.peakRssMb, 1),
-      notifyReqPerSec: rounded(http?.notifyReqPerSec),
-      bareFastifyReqPerSec: rounded(http?.bareFastifyReqPerSec),
+      notifyReqPerSec: rounded(http?.notify.perSecond),
+      bareFastifyReqPerSec: rounded(http?.bare.perSecond),
       subscriptions: figures.subscriptions,
       peerSubscriptions: peers?.peerSubscriptions ?? null,
       workerEntry: worker?.entry ?? null,
       workerRunsSendsPerSec: worker?.runsPerSec.map((value) => round(value)) ?? null,
       workerStartRssMb: rounded(worker?.startRssMb, 1),
       workerRssHighWaterMarkMb: rounded(worker?.highWaterMarkMb, 1),
-      cpu: { worker: cpuJson(worker?.cpu), naive: cpuJson(peers?.naive.cpu), bare: cpuJson(peers?.bare.cpu) },
+      cpu: {
+        worker: cpuJson(worker?.cpu),
+        naive: cpuJson(peers?.naive.cpu),
+        bare: cpuJson(peers?.bare.cpu),
+        notifyMicrosPerRequest: rounded(microsPerRequest(http?.notify)),
+        notifyDatabaseAndRedisCores: rounded(http?.notify.cpu.rest, 2),
+        bareFastifyMicrosPerRequest: rounded(microsPerRequest(http?.bare)),
+        otherProcessesCores: otherCores === null ? null : round(otherCores, 2),
+      },
       settings,
       standIn,
       seedSeconds: round(figures.seedSeconds, 1),

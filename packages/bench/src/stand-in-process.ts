@@ -14,6 +14,7 @@ export interface PushStandIn {
   /** The same certificate as PEM, for an in-process sender's `ca`. */
   readonly caPem: string;
   readonly verifyEvery: number;
+  readonly delayMs: number;
   stats(): Promise<StandInStats>;
   close(): Promise<void>;
 }
@@ -23,12 +24,14 @@ export async function startPushStandIn(options: {
   keySeed: Buffer;
   keyPoolSize: number;
   verifyEvery: number;
+  delayMs: number;
 }): Promise<PushStandIn> {
   const child = spawnSource('push-stand-in.ts', [], {
     env: {
       BENCH_KEY_SEED: options.keySeed.toString('hex'),
       BENCH_KEY_POOL: String(options.keyPoolSize),
       BENCH_VERIFY_EVERY: String(options.verifyEvery),
+      BENCH_PUSH_DELAY_MS: String(options.delayMs),
     },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
@@ -61,6 +64,7 @@ export async function startPushStandIn(options: {
     certPath: ready.certPath,
     caPem: readFileSync(ready.certPath, 'utf8'),
     verifyEvery: options.verifyEvery,
+    delayMs: options.delayMs,
     stats: () =>
       new Promise<StandInStats>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('push stand-in: no stats within 10 s')), 10_000);
