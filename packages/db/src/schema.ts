@@ -151,6 +151,13 @@ export const notifications = pgTable(
     idempotencyKey: text('idempotency_key'),
     /** The 202 body given for an idempotent request, replayed for the same key. */
     acceptedResponse: jsonb('accepted_response').$type<Record<string, unknown>>(),
+    /**
+     * Fan-out progress, written in the same transaction as the chunks it plans: targets planned into
+     * first-attempt chunks so far, and the last subscription id planned (the keyset cursor). Kept
+     * here so each planning step reads one row instead of every chunk planned before it.
+     */
+    planned: integer('planned').notNull().default(0),
+    planCursor: uuid('plan_cursor'),
     /** Set when every delivery chunk has been planned in `notification_chunks`. */
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
     createdAt: createdAt(),

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { apps, notificationChunks, notifications, subscriptions } from '../schema.js';
 import type { Notification } from './notifications.js';
@@ -106,22 +106,8 @@ export async function planDeliveryChunks(
       .for('update');
     if (!notification || notification.fannedOutAt !== null) return { chunks: [], done: true };
 
-    const firstAttempt = and(eq(notificationChunks.notificationId, notificationId), eq(notificationChunks.attempt, 1));
-    const [progress] = await tx
-      .select({
-        planned: sql<number>`coalesce(sum(cardinality(${notificationChunks.subscriptionIds})), 0)`.mapWith(Number),
-      })
-      .from(notificationChunks)
-      .where(firstAttempt);
-    const [last] = await tx
-      .select({ id: notificationChunks.lastSubscriptionId })
-      .from(notificationChunks)
-      .where(firstAttempt)
-      .orderBy(desc(notificationChunks.lastSubscriptionId))
-      .limit(1);
-
-    let cursor = last?.id ?? null;
-    let remaining = notification.targets - (progress?.planned ?? 0);
+    let cursor = notification.planCursor;
+    let remaining = notification.targets - notification.planned;
     // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
     const fixedTargets = notification.subscriptionIds ? [...notification.subscriptionIds].sort() : null;
     const chunks: DeliveryChunk[] = [];
@@ -181,14 +167,15 @@ export async function planDeliveryChunks(
       );
     }
     const done = exhausted || remaining === 0;
-    if (done) {
-      await tx
-        .update(notifications)
-        .set({ fannedOutAt: sql`now()`, ...addToCounters({ sent: 0, failed: 0, expired: remaining }) })
-        .where(eq(notifications.id, notificationId));
-    } else {
-      await tx.update(notifications).set({ updatedAt: sql`now()` }).where(eq(notifications.id, notificationId));
-    }
+    const progress = { planned: notification.targets - remaining, planCursor: cursor };
+    await tx
+      .update(notifications)
+      .set(
+        done
+          ? { ...progress, fannedOutAt: sql`now()`, ...addToCounters({ sent: 0, failed: 0, expired: remaining }) }
+          : { ...progress, updatedAt: sql`now()` },
+      )
+      .where(eq(notifications.id, notificationId));
     return { chunks, done };
   });
 }
