@@ -1,25 +1,12 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createIsolatedResources, type IsolatedResources } from '@webpush/testing';
+import { createIsolatedResources, type IsolatedResources, unusedPort } from '@webpush/testing';
 import t from 'tap';
 
 const root = new URL('../../../', import.meta.url).pathname;
 type Worker = ChildProcessByStdio<null, Readable, Readable>;
-
-/** A port nobody listens on right now: the worker needs to be told its port up front. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 interface LogLine {
   level: number;
@@ -38,7 +25,7 @@ interface RunningWorker {
 }
 
 async function startWorker(resources: IsolatedResources, env: Record<string, string> = {}): Promise<RunningWorker> {
-  const port = await freePort();
+  const port = await unusedPort();
   const child = spawn(process.execPath, ['--conditions=webpush-source', '--import', 'tsx', 'apps/worker/src/main.ts'], {
     cwd: root,
     env: {

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parsePushHosts } from '@webpush/config';
-import { type FakePushService, startFakePushService } from '@webpush/testing';
+import { type FakePushService, startFakePushService, unusedPort } from '@webpush/testing';
 import t, { type Test } from 'tap';
 import webpush from 'web-push';
 import { createPushSender, type PushOptions, type PushSender, type VapidCredentials } from '../src/index.js';
@@ -14,14 +13,6 @@ const vapid: VapidCredentials = {
   subject: 'mailto:ops@example.com',
 };
 const options: PushOptions = { ttl: 3600, urgency: 'normal' };
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function senderFor(
   t: Test,
@@ -196,7 +187,7 @@ t.test('push sender against the stand-in push service', async (t) => {
   });
 
   t.test('a refused connection is a retry', async (t) => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const sender = createPushSender({ allowlist: parsePushHosts(`localhost:${port}`), ca: service.caPem });
     t.teardown(() => sender.close());
     const sub = service.subscribe();

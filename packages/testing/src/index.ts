@@ -31,4 +31,5 @@ export {
   type IsolatedResources,
   testRedisUrl,
 } from './isolation.js';
+export { unusedPort } from './ports.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';

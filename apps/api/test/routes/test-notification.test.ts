@@ -1,22 +1,12 @@
-import { createServer } from 'node:net';
-import { type FakeReply, type FakeSubscription, startFakePushService } from '@webpush/testing';
+import { type FakeReply, type FakeSubscription, startFakePushService, unusedPort } from '@webpush/testing';
 import t from 'tap';
 import { TEST_NOTIFICATION } from '../../src/routes/test-notification/index.js';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createApp, createKey, ownerWithKey, registerUser } from '../helper.js';
 
-/** A port nothing listens on, allow-listed so that a send there fails at the network, not the allowlist. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const push = await startFakePushService();
 t.teardown(() => push.close()); // registered first, so it runs after the app (and its sender) closed
-const deadPort = await closedPort();
+const deadPort = await unusedPort();
 const ctx = await buildTestApp(
   t,
   { PUSH_SERVICE_HOSTS: `${push.hostRule},localhost:${deadPort}`, RATE_LIMIT_API_KEY_MAX: '10000' },
