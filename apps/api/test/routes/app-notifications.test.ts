@@ -111,33 +111,37 @@ if (!first || !second || !third) throw new Error('subscriptions were not made');
 await sql`update subscriptions set status = 'expired', expired_at = now() where id = ${third.id}`;
 const stranger = await ownerWithKey(app, 'notify');
 
-t.test('POST /apps/:appId/notifications answers 202 as /notify does, stores the row and queues the fan-out', async (t) => {
-  const response = await send(owner, { title: 'Hello', body: 'From the dashboard', url: 'https://example.com/a' });
-  t.equal(response.statusCode, 202);
-  const body = response.json() as { notification: { id: string } };
-  t.strictSame(body, { notification: { id: body.notification.id, status: 'queued', targets: 2 } });
-  t.match(body.notification.id, UUID);
+t.test(
+  'POST /apps/:appId/notifications answers 202 as /notify does, stores the row and queues the fan-out',
+  async (t) => {
+    const response = await send(owner, { title: 'Hello', body: 'From the dashboard', url: 'https://example.com/a' });
+    t.equal(response.statusCode, 202);
+    const body = response.json() as { notification: { id: string } };
+    t.strictSame(body, { notification: { id: body.notification.id, status: 'queued', targets: 2 } });
+    t.match(body.notification.id, UUID);
 
-  const [row] = await sql`select * from notifications where id = ${body.notification.id}`;
-  t.match(row, {
-    app_id: owner.app.id,
-    status: 'queued',
-    targets: 2,
-    target_kind: 'all',
-    subscription_ids: null,
-    ttl: 86_400,
-    urgency: 'normal',
-  });
-  t.strictSame(row?.payload, { title: 'Hello', body: 'From the dashboard', url: 'https://example.com/a' });
-  t.equal(await app.queues.fanOut.getJobState(body.notification.id), 'waiting', 'fan-out job queued');
-});
+    const [row] = await sql`select * from notifications where id = ${body.notification.id}`;
+    t.match(row, {
+      app_id: owner.app.id,
+      status: 'queued',
+      targets: 2,
+      target_kind: 'all',
+      subscription_ids: null,
+      ttl: 86_400,
+      urgency: 'normal',
+    });
+    t.strictSame(row?.payload, { title: 'Hello', body: 'From the dashboard', url: 'https://example.com/a' });
+    t.equal(await app.queues.fanOut.getJobState(body.notification.id), 'waiting', 'fan-out job queued');
+  },
+);
 
 t.test('the session send targets one endpoint like /notify: 404 unknown, 410 expired', async (t) => {
   const response = await send(owner, { title: 'One', body: 'Only you', endpoint: first.endpoint, urgency: 'high' });
   t.equal(response.statusCode, 202);
   const { notification } = response.json() as { notification: { id: string; targets: number } };
   t.equal(notification.targets, 1);
-  const [row] = await sql`select target_kind, subscription_ids, urgency from notifications where id = ${notification.id}`;
+  const [row] =
+    await sql`select target_kind, subscription_ids, urgency from notifications where id = ${notification.id}`;
   t.strictSame({ ...row }, { target_kind: 'endpoint', subscription_ids: [first.id], urgency: 'high' });
 
   assertError(t, await send(owner, { title: 'T', body: 'B', endpoint: third.endpoint }), 'SUBSCRIPTION_EXPIRED');
@@ -365,7 +369,10 @@ t.test('a session is required: no token, an API key or a dead session are refuse
 });
 
 t.test('session sends are rate limited per user', async (t) => {
-  const limited = await buildApp({ ...ctx.config, rateLimit: { ...ctx.config.rateLimit, apiKeyMax: 2 } }, { logger: false });
+  const limited = await buildApp(
+    { ...ctx.config, rateLimit: { ...ctx.config.rateLimit, apiKeyMax: 2 } },
+    { logger: false },
+  );
   t.teardown(() => limited.close());
   const user = await registerUser(limited);
   const created = await createApp(limited, user.token);
