@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { verifyEmailWithToken } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { sessionUser } from '../../plugins/app/auth.js';
 import { MeResponse, TokenBody } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -43,7 +44,7 @@ export default async function emailVerificationRoutes(fastify: FastifyInstance) 
         summary: 'Send the verification e-mail again (nothing is sent when the e-mail is already verified)',
         security: [{ session: [] }, { sessionCookie: [] }],
         response: {
-          202: { type: 'null', description: 'Accepted: the e-mail is on its way' },
+          202: Type.Object({}, { description: 'Accepted: the e-mail is on its way' }),
           ...errorResponses('UNAUTHORIZED', 'INVALID_SESSION', 'RATE_LIMITED'),
         },
       },
@@ -51,7 +52,7 @@ export default async function emailVerificationRoutes(fastify: FastifyInstance) 
     async (request, reply) => {
       const user = sessionUser(request);
       if (!user.emailVerified) sendVerificationEmail(app, user);
-      return reply.code(202).send(null);
+      return reply.code(202).send({});
     },
   );
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { resetPasswordWithToken } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { MeResponse, PasswordResetBody, PasswordResetConfirmBody } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { sendPasswordResetEmail } from './account-mail.js';
@@ -21,7 +22,7 @@ export default async function passwordResetRoutes(fastify: FastifyInstance) {
         summary: 'Ask for a password-reset e-mail; 202 whether or not the address has an account',
         body: PasswordResetBody,
         response: {
-          202: { type: 'null', description: 'Accepted: a known address gets a link valid for one hour' },
+          202: Type.Object({}, { description: 'Accepted: a known address gets a link valid for one hour' }),
           ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', 'RATE_LIMITED', 'CONFIG_ERROR'),
         },
       },
@@ -29,7 +30,7 @@ export default async function passwordResetRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       app.secrets.hash(''); // CONFIG_ERROR now, for known and unknown addresses alike, not a silent failure later
       sendPasswordResetEmail(app, normaliseEmail(request.body.email));
-      return reply.code(202).send(null);
+      return reply.code(202).send({});
     },
   );
 
