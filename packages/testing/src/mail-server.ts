@@ -11,15 +11,25 @@ export interface ReceivedMail {
   text: string;
 }
 
+export interface WaitForOptions {
+  count?: number;
+  matching?: (mail: ReceivedMail) => boolean;
+  timeoutMs?: number;
+}
+
 export interface MailServer {
   /** `SMTP_URL` for the service: `smtp://127.0.0.1:<port>`. */
   readonly env: { SMTP_URL: string };
   /** Every message accepted so far, oldest first. */
   readonly received: ReceivedMail[];
-  /** Messages whose envelope recipients include `address` (case-insensitive). */
-  to(address: string): ReceivedMail[];
-  /** Resolves with the `count`-th message to `address` (1 = the first), waiting for it up to `timeoutMs`. */
-  waitFor(address: string, count?: number, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Messages whose envelope recipients include `address` (case-insensitive), optionally only those `matching`. */
+  to(address: string, matching?: (mail: ReceivedMail) => boolean): ReceivedMail[];
+  /**
+   * Resolves with the `count`-th message to `address` (1 = the first) among those `matching`,
+   * waiting for it up to `timeoutMs` (default 10 s). Messages sent in the background may arrive in
+   * any order, hence `matching`.
+   */
+  waitFor(address: string, options?: WaitForOptions): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -53,15 +63,17 @@ export async function startMailServer(): Promise<MailServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
 
-  const to = (address: string) =>
-    received.filter((mail) => mail.envelope.to.some((rcpt) => rcpt.toLowerCase() === address.toLowerCase()));
+  const to = (address: string, matching: (mail: ReceivedMail) => boolean = () => true) =>
+    received.filter(
+      (mail) => mail.envelope.to.some((rcpt) => rcpt.toLowerCase() === address.toLowerCase()) && matching(mail),
+    );
 
   return {
     env: { SMTP_URL: `smtp://127.0.0.1:${port}` },
     received,
     to,
-    async waitFor(address, count = 1, timeoutMs = 10_000) {
-      const found = () => to(address)[count - 1];
+    async waitFor(address, { count = 1, matching, timeoutMs = 10_000 } = {}) {
+      const found = () => to(address, matching)[count - 1];
       const already = found();
       if (already) return already;
       return new Promise<ReceivedMail>((resolve, reject) => {

@@ -37,6 +37,13 @@ function linkToken(message: ReceivedMail, page: string): string {
   return decodeURIComponent(links[0]?.slice(prefix.length) ?? '');
 }
 
+const hasLink = (page: string) => (message: ReceivedMail) => message.text.includes(`${TEST_PUBLIC_URL}${page}?token=`);
+
+/** The token of the `count`-th e-mail to `address` with a `page` link (background sends may arrive in any order). */
+async function nthLink(address: string, page: string, count = 1): Promise<string> {
+  return linkToken(await mail.waitFor(address, { count, matching: hasLink(page) }), page);
+}
+
 async function tokenRows(userId: string, purpose: string) {
   return sql<{ token_hash: string; used: boolean; ttl_minutes: number }[]>`
     select token_hash, used_at is not null as used,
@@ -53,7 +60,7 @@ t.test('registering sends a verification e-mail whose link verifies the address 
   const user = await registerUser(app);
   t.equal(user.user.emailVerified, false, 'a new account is not verified');
 
-  const message = await mail.waitFor(user.email);
+  const message = await mail.waitFor(user.email, { matching: hasLink('/verify-email') });
   t.equal(message.envelope.from, 'no-reply@push.example.com', 'MAIL_FROM is the envelope sender');
   t.equal(message.parsed.from?.value[0]?.address, 'no-reply@push.example.com');
   t.equal(message.parsed.to && !Array.isArray(message.parsed.to) ? message.parsed.to.text : '', user.email);
@@ -82,7 +89,7 @@ t.test(
   'verify-email: unknown, expired or wrong-purpose tokens are 400 INVALID_TOKEN; bad bodies are refused',
   async (t) => {
     const user = await registerUser(app);
-    const token = linkToken(await mail.waitFor(user.email), '/verify-email');
+    const token = await nthLink(user.email, '/verify-email');
 
     assertError(t, await post('/auth/verify-email', { token: `${token}x` }), 'INVALID_TOKEN');
     assertError(t, await post('/auth/verify-email', { token: 'wpv_unknown' }), 'INVALID_TOKEN');
@@ -105,12 +112,12 @@ t.test(
 
 t.test('resend (session) answers 202 and sends a new link; none once verified', async (t) => {
   const user = await registerUser(app);
-  const first = linkToken(await mail.waitFor(user.email, 1), '/verify-email');
+  const first = await nthLink(user.email, '/verify-email', 1);
 
   const resent = await post('/auth/verify-email/resend', undefined, bearer(user.token));
   t.equal(resent.statusCode, 202);
   t.strictSame(resent.json(), {}, 'an empty object');
-  const second = linkToken(await mail.waitFor(user.email, 2), '/verify-email');
+  const second = await nthLink(user.email, '/verify-email', 2);
   t.not(second, first, 'a fresh token');
 
   const verified = await post('/auth/verify-email', { token: second });
@@ -136,7 +143,7 @@ t.test('password reset: the link sets a new password once and ends every session
   const asked = await post('/auth/password-reset', { email: `  ${user.email.toUpperCase()} ` });
   t.equal(asked.statusCode, 202);
   t.strictSame(asked.json(), {}, 'an empty object');
-  const message = await mail.waitFor(user.email, 2); // #1 is the verification e-mail
+  const message = await mail.waitFor(user.email, { matching: hasLink('/reset-password') });
   t.match(message.parsed.subject, /password/i);
   const token = linkToken(message, '/reset-password');
   t.match(token, /^wpr_[A-Za-z0-9_-]{43}$/);
@@ -181,11 +188,11 @@ t.test('password reset: an unknown address is 202 and gets no e-mail', async (t)
 
 t.test('password reset: expired, used, unknown and verification tokens are 400 INVALID_TOKEN', async (t) => {
   const user = await registerUser(app);
-  const verifyToken = linkToken(await mail.waitFor(user.email, 1), '/verify-email');
+  const verifyToken = await nthLink(user.email, '/verify-email', 1);
   t.equal((await post('/auth/password-reset', { email: user.email })).statusCode, 202);
-  const first = linkToken(await mail.waitFor(user.email, 2), '/reset-password');
+  const first = await nthLink(user.email, '/reset-password', 1);
   t.equal((await post('/auth/password-reset', { email: user.email })).statusCode, 202);
-  const second = linkToken(await mail.waitFor(user.email, 3), '/reset-password');
+  const second = await nthLink(user.email, '/reset-password', 2);
 
   const confirm = (token: string, password = 'new password 123') =>
     post('/auth/password-reset/confirm', { token, password });
@@ -214,9 +221,9 @@ t.test('password reset: expired, used, unknown and verification tokens are 400 I
 t.test('password reset: one reset spends every other reset link of the user', async (t) => {
   const user = await registerUser(app);
   await post('/auth/password-reset', { email: user.email });
-  const first = linkToken(await mail.waitFor(user.email, 2), '/reset-password');
+  const first = await nthLink(user.email, '/reset-password', 1);
   await post('/auth/password-reset', { email: user.email });
-  const second = linkToken(await mail.waitFor(user.email, 3), '/reset-password');
+  const second = await nthLink(user.email, '/reset-password', 2);
   t.equal((await post('/auth/password-reset/confirm', { token: second, password: 'first new one' })).statusCode, 200);
   assertError(
     t,
@@ -228,7 +235,7 @@ t.test('password reset: one reset spends every other reset link of the user', as
 t.test('password reset confirm: the password rules of register apply', async (t) => {
   const user = await registerUser(app);
   await post('/auth/password-reset', { email: user.email });
-  const token = linkToken(await mail.waitFor(user.email, 2), '/reset-password');
+  const token = await nthLink(user.email, '/reset-password', 1);
   const confirm = (payload: unknown) => post('/auth/password-reset/confirm', payload);
   assertError(t, await confirm({ token, password: 'short' }), 'INVALID_INPUT');
   assertError(t, await confirm({ token, password: 'x'.repeat(129) }), 'INVALID_INPUT');
