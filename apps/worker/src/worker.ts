@@ -66,7 +66,15 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const common: WorkerOptions = {
     connection: redis,
     prefix,
+    // Takeover of a dead worker's job: its lock was last renewed at most lockDuration/2 before the
+    // crash, so it lapses lockDuration/2…lockDuration after it, and the next stalled check (every
+    // stalledInterval, one small Lua script) moves the job back to wait: 3–7 s with the defaults
+    // (6 s, 1 s). A live worker loses a lock only if its event loop stalls for more than
+    // lockDuration/2 (3 s) between renewals: ten times a major GC of a 250 MB heap. And a lost lock
+    // is cheap now: the second run skips what the first recorded as answered, so at worst the
+    // pushes in flight go out twice.
     lockDuration: config.delivery.lockDurationMs,
+    lockRenewTime: config.delivery.lockDurationMs / 2,
     stalledInterval: config.delivery.stalledIntervalMs,
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.
