@@ -51,7 +51,11 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const queues = createQueues(redis, prefix);
   const sender =
     deps.sender ??
-    createPushSender({ allowlist: config.pushServiceHosts, maxSocketsPerOrigin: config.delivery.pushConcurrency });
+    createPushSender({
+      allowlist: config.pushServiceHosts,
+      maxSocketsPerOrigin: config.delivery.pushConcurrency,
+      http2: config.delivery.http2,
+    });
   const metrics = createWorkerMetrics(queues, (error) => log.warn({ err: error }, 'queue depth unavailable'));
   const context: WorkerContext = {
     config,

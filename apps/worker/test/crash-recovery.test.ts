@@ -71,6 +71,7 @@ t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every
     throw new Error(`${error.message}\nworker stderr:\n${stderr}`);
   });
   child.kill('SIGKILL');
+  const killedAt = Date.now();
   const [, signal] = await exited;
   t.equal(signal, 'SIGKILL');
   const atKill = push.received.length;
@@ -80,6 +81,7 @@ t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every
 
   await harness.startInProcessWorker();
   const done = await harness.finished(owner, id, 60_000);
+  t.comment(`completed ${((Date.parse(done.completedAt ?? '') - killedAt) / 1000).toFixed(1)} s after the kill`);
   t.match(done, { status: 'completed', targets: SUBSCRIBERS, sent: SUBSCRIBERS, failed: 0, expired: 0 });
   t.equal(done.sent + done.failed + done.expired, done.targets);
 

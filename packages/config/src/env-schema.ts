@@ -36,6 +36,7 @@ export const EnvSchema = Type.Object({
   WORKER_FAN_OUT_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
   WORKER_DELIVERY_CONCURRENCY: Type.Integer({ minimum: 1, default: 4 }),
   PUSH_CONCURRENCY: Type.Integer({ minimum: 1, default: 50 }),
+  PUSH_HTTP2: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
   DELIVERY_CHUNK_SIZE: Type.Integer({ minimum: 1, maximum: 5_000, default: 500 }),
   PUSH_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 5 }),
   PUSH_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
