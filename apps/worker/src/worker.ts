@@ -41,9 +41,14 @@ export interface RunningWorker {
  */
 export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
   const log = deps.log ?? pino({ level: config.logLevel, base: { service: 'worker' } });
-  const database = createDatabase(config.databaseUrl, {
-    max: config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2,
-  });
+  const connections = config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2;
+  const database = createDatabase(config.databaseUrl, { max: connections });
+  // postgres.js connects lazily: open the pool now, in the background, so the first notification's
+  // fan-out and chunk do not each pay a PostgreSQL connection start-up on the way to the first push.
+  // Best effort: a database that is down is reported by /readyz, and queries connect again anyway.
+  void Promise.all(Array.from({ length: connections }, () => database.sql`select 1`)).catch((error: unknown) =>
+    log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
+  );
   // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
   const redis = createRedisConnection(config.redisUrl, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
