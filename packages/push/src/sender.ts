@@ -71,7 +71,7 @@ export function createPushSender(options: PushSenderOptions): PushSender {
   // HTTP/1.1: one request per connection at a time (undici never pipelines a POST anyway).
   const h1 = new Agent({ ...common, connections: maxSockets, pipelining: 1 });
   const h2 =
-    options.http2 === false
+    options.http2 !== true
       ? null
       : new Http2Origins({ ca, connectTimeoutMs: timeoutMs + BACKSTOP_MS, idleTimeoutMs: KEEP_ALIVE_MS });
   const signer = new VapidSigner();

@@ -54,7 +54,8 @@ export interface PushSenderOptions {
   maxSocketsPerOrigin?: number;
   /**
    * Use HTTP/2 with push services that offer it (ALPN `h2`, learnt on the first connection to each
-   * origin): every request a stream of one connection. The others get HTTP/1.1. Default true.
+   * origin): every request a stream of one connection. The others get HTTP/1.1. Default false
+   * (`PUSH_HTTP2`; README "Performance" has the figures).
    */
   http2?: boolean;
   /**

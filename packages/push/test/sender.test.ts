@@ -66,7 +66,7 @@ t.test('push sender against the stand-in push service', async (t) => {
   });
 
   t.test('HTTP/2: concurrent sends are streams on one connection, each decrypted and verified', async (t) => {
-    const sender = senderFor(t, service, { maxSocketsPerOrigin: 50 });
+    const sender = senderFor(t, service, { maxSocketsPerOrigin: 50, http2: true });
     const connectionsBefore = service.connections;
     const subs = Array.from({ length: 30 }, () => service.subscribe());
     for (const sub of subs) service.script(sub.id, { status: 201, delayMs: 20 });
@@ -82,14 +82,19 @@ t.test('push sender against the stand-in push service', async (t) => {
     t.same(service.protocolErrors, []);
   });
 
-  t.test('never opens more than maxSocketsPerOrigin HTTP/1.1 connections to one origin', async (t) => {
-    const sender = senderFor(t, service, { maxSocketsPerOrigin: 2, http2: false });
+  t.test('by default HTTP/1.1, never more than maxSocketsPerOrigin connections to one origin', async (t) => {
+    const sender = senderFor(t, service, { maxSocketsPerOrigin: 2 });
     const connectionsBefore = service.connections;
     const subs = Array.from({ length: 12 }, () => service.subscribe());
     for (const sub of subs) service.script(sub.id, { status: 201, delayMs: 20 });
     const outcomes = await Promise.all(subs.map((sub) => sender.send(sub, 'burst', vapid, options)));
     t.ok(outcomes.every((o) => o.kind === 'sent'));
     t.equal(service.connections - connectionsBefore, 2);
+    t.strictSame(
+      [...new Set(subs.map((sub) => service.deliveredTo(sub.id)[0]?.httpVersion))],
+      ['1.1'],
+      'HTTP/1.1 although the service offers h2',
+    );
   });
 
   t.test('maps the push service answers', async (t) => {
@@ -264,7 +269,7 @@ t.test('push sender against the stand-in push service', async (t) => {
 t.test('a push service that speaks only HTTP/1.1: the sender falls back to a keep-alive pool', async (t) => {
   const service = await startFakePushService({ http2: false });
   t.teardown(() => service.close());
-  const sender = senderFor(t, service, { maxSocketsPerOrigin: 4 });
+  const sender = senderFor(t, service, { maxSocketsPerOrigin: 4, http2: true });
   const subs = Array.from({ length: 12 }, () => service.subscribe());
   for (const sub of subs) service.script(sub.id, { status: 201, delayMs: 20 });
   const outcomes = await Promise.all(subs.map((sub, i) => sender.send(sub, `h1 ${i}`, vapid, options)));
