@@ -45,9 +45,14 @@ export interface RunningWorker {
  */
 export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
   const log = deps.log ?? pino({ level: config.logLevel, base: { service: 'worker' } });
-  const database = createDatabase(config.databaseUrl, {
-    max: config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2,
-  });
+  const connections = config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2;
+  const database = createDatabase(config.databaseUrl, { max: connections });
+  // postgres.js connects lazily: open the pool now, in the background, so the first notification's
+  // fan-out and chunk do not each pay a PostgreSQL connection start-up on the way to the first push.
+  // Best effort: a database that is down is reported by /readyz, and queries connect again anyway.
+  void Promise.all(Array.from({ length: connections }, () => database.sql`select 1`)).catch((error: unknown) =>
+    log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
+  );
   // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
   const redis = createRedisConnection(config.redisUrl, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
@@ -55,7 +60,11 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const queues = createQueues(redis, prefix);
   const sender =
     deps.sender ??
-    createPushSender({ allowlist: config.pushServiceHosts, maxSocketsPerOrigin: config.delivery.pushConcurrency });
+    createPushSender({
+      allowlist: config.pushServiceHosts,
+      maxSocketsPerOrigin: config.delivery.pushConcurrency,
+      http2: config.delivery.http2,
+    });
   const metrics = createWorkerMetrics(queues, (error) => log.warn({ err: error }, 'queue depth unavailable'));
   const context: WorkerContext = {
     config,
@@ -70,7 +79,15 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const common: WorkerOptions = {
     connection: redis,
     prefix,
+    // Takeover of a dead worker's job: its lock was last renewed at most lockDuration/2 before the
+    // crash, so it lapses lockDuration/2…lockDuration after it, and the next stalled check (every
+    // stalledInterval, one small Lua script) moves the job back to wait: 3–7 s with the defaults
+    // (6 s, 1 s). A live worker loses a lock only if its event loop stalls for more than
+    // lockDuration/2 (3 s) between renewals: ten times a major GC of a 250 MB heap. And a lost lock
+    // is cheap now: the second run skips what the first recorded as answered, so at worst the
+    // pushes in flight go out twice.
     lockDuration: config.delivery.lockDurationMs,
+    lockRenewTime: config.delivery.lockDurationMs / 2,
     stalledInterval: config.delivery.stalledIntervalMs,
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.

@@ -20,13 +20,20 @@ import {
   seedSubscriptions,
   seedTenant,
 } from './bench-database.js';
-import { loadAverage, type SendingCpu, startCpuMeter } from './cpu-meter.js';
+import { loadAverage, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
-import { type BenchFigures, type Machine, printReport, type WorkerFigures } from './report.js';
+import {
+  type BenchFigures,
+  type FirstPush,
+  type Machine,
+  printReport,
+  type SenderFigures,
+  type WorkerFigures,
+} from './report.js';
 import type { SenderJob } from './sender-child.js';
 import { type PushStandIn, startPushStandIn } from './stand-in-process.js';
 import { median } from './stats.js';
@@ -73,6 +80,7 @@ async function measureWorker(
   apiUrl: string,
   app: BenchApp,
   standIn: PushStandIn,
+  database: BenchDatabase,
 ): Promise<WorkerFigures> {
   const N = options.subscriptions;
   const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
@@ -81,16 +89,22 @@ async function measureWorker(
   const before = await standIn.stats();
   const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
   const runs: NotificationRun[] = [];
+  const firstPushes: FirstPush[] = [];
   for (let index = 1; index <= options.workerRuns; index++) {
+    standIn.mark();
     // Bounded: a minute, plus 1 ms a subscription (the worker does several a millisecond).
     const result = await notifyAndWait(apiUrl, app.secret, notification, 60_000 + N);
+    firstPushes.push(await firstPushOf(result, standIn, database));
     if (result.targets !== N || result.sent !== N) {
       throw new Error(`worker run ${index}: ${JSON.stringify(result)}; expected ${N} targets, all sent`);
     }
     runs.push(result);
+    const first = firstPushes[firstPushes.length - 1];
     say(
       `worker run ${index}: ${thousands(N)} sent in ${result.seconds.toFixed(2)} s → ` +
-        `${thousands(perSecond(N, result.seconds))}/s (peak RSS so far ${worker.peakRssMb().toFixed(1)} MB)`,
+        `${thousands(perSecond(N, result.seconds))}/s (peak RSS so far ${worker.peakRssMb().toFixed(1)} MB); ` +
+        `first push ${first?.totalMs.toFixed(1)} ms after POST /notify (accepted ${first?.acceptMs.toFixed(1)}, ` +
+        `first chunk planned +${first?.planMs.toFixed(1)}, first push +${first?.deliverMs.toFixed(1)})`,
     );
   }
   const cpu = meter.stop(N * runs.length);
@@ -106,6 +120,29 @@ async function measureWorker(
     startRssMb: worker.startRssMb,
     highWaterMarkMb: worker.highWaterMarkMb(),
     cpu,
+    firstPushes,
+  };
+}
+
+/**
+ * When the first push of a run reached the stand-in, and the hops before it, from timestamps on one
+ * machine's clock: POST sent → the accept transaction (`notifications.created_at`) → the planning
+ * transaction of the first chunk (its `created_at`: job add, worker pickup, beginFanOut) → first
+ * push at the stand-in (queueing the chunk, pickup, loading it, VAPID key, encryption, connection).
+ */
+async function firstPushOf(run: NotificationRun, standIn: PushStandIn, database: BenchDatabase): Promise<FirstPush> {
+  const { firstSinceMark } = await standIn.stats();
+  const [row] = await database.handle.sql<{ accepted: number; planned: number | null }[]>`
+    select extract(epoch from n.created_at)::float8 * 1000 as accepted,
+      (select extract(epoch from min(c.created_at))::float8 * 1000 from notification_chunks c
+        where c.notification_id = n.id) as planned
+    from notifications n where n.id = ${run.id}`;
+  if (!row || row.planned === null || firstSinceMark === null) throw new Error(`no first push for ${run.id}`);
+  return {
+    totalMs: firstSinceMark - run.postedAt,
+    acceptMs: row.accepted - run.postedAt,
+    planMs: row.planned - row.accepted,
+    deliverMs: firstSinceMark - row.planned,
   };
 }
 
@@ -115,6 +152,7 @@ async function measurePeers(
   app: BenchApp,
   standIn: PushStandIn,
   pushConcurrency: number,
+  http2: boolean,
   workDir: string,
 ) {
   const targets = await loadTargets(database, app.id, Math.min(options.subscriptions, options.peerLimit));
@@ -129,18 +167,26 @@ async function measurePeers(
     hostRule: standIn.hostRule,
     ttl: TTL_SECONDS,
   });
-  const measured: Partial<Record<SenderJob['mode'], { sendsPerSec: number; cpu: SendingCpu }>> = {};
-  for (const mode of ['bare', 'naive'] as const) {
+  const measured: Partial<Record<SenderJob['mode'], SenderFigures>> = {};
+  // `bare` is the bare sender on the worker's protocol (PUSH_HTTP2), measured beside the other one.
+  const bareMode = http2 ? 'bare-h2' : 'bare-h1';
+  const otherMode = http2 ? 'bare-h1' : 'bare-h2';
+  for (const mode of [bareMode, otherMode, 'naive'] as const) {
+    const before = await standIn.stats();
     const { runs, cpu } = await runSenderProcess(job(mode), workDir, standIn, options.cpuProfileDir);
+    const after = await standIn.stats();
     const failed = runs.find((run) => run.failed > 0);
     if (failed) throw new Error(`${mode} sender: ${failed.failed} failed, e.g. ${failed.firstError}`);
     const rates = runs.map((run) => perSecond(run.sent, run.seconds));
-    measured[mode] = { sendsPerSec: median(rates), cpu };
-    say(`${mode} sender: ${rates.map(thousands).join(', ')} sends/s`);
+    const connections = after.connections - before.connections;
+    measured[mode] = { sendsPerSec: median(rates), cpu, connections };
+    say(`${mode} sender: ${rates.map(thousands).join(', ')} sends/s, ${connections} TLS connections`);
   }
-  const { bare, naive } = measured;
-  if (!bare || !naive) throw new Error('a sender was not measured');
-  return { peerSubscriptions: targets.length, bare, naive };
+  const bare = measured[bareMode];
+  const otherProtocol = measured[otherMode];
+  const { naive } = measured;
+  if (!bare || !naive || !otherProtocol) throw new Error('a sender was not measured');
+  return { peerSubscriptions: targets.length, bare, otherProtocol, naive, http2 };
 }
 
 /** (d) POST /notify to an app without subscribers vs a plain Fastify route, same process, same load. */
@@ -239,9 +285,11 @@ async function run(): Promise<BenchFigures> {
   // The worker reads its settings from the environment, the bench's own passing through.
   const { delivery } = loadConfig({ ...process.env, ...workerEnv });
 
-  const worker = options.phases.has('worker') ? await measureWorker(workerEnv, apiUrl, tenant.app, standIn) : null;
+  const worker = options.phases.has('worker')
+    ? await measureWorker(workerEnv, apiUrl, tenant.app, standIn, database)
+    : null;
   const peers = options.phases.has('peers')
-    ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, workDir)
+    ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
 
@@ -267,6 +315,7 @@ async function run(): Promise<BenchFigures> {
       verified: final.verified,
       violations: final.violations,
       connections: final.connections,
+      h2Sessions: final.h2Sessions,
     },
     seedSeconds,
     machine,

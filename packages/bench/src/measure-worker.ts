@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface NotificationRun {
+  id: string;
+  /** Date.now() just before POST /notify. */
+  postedAt: number;
   /** From just before POST /notify to the notification's `completedAt`. */
   seconds: number;
   /** From just before POST /notify to the poll that saw it finished (100 ms resolution). */
@@ -50,6 +53,8 @@ export async function notifyAndWait(
     if (notification.status === 'completed' || notification.status === 'failed') {
       const completedAt = notification.completedAt === null ? Date.now() : Date.parse(notification.completedAt);
       return {
+        id,
+        postedAt: started,
         seconds: Math.max(0.001, (completedAt - started) / 1000),
         observedSeconds,
         targets: notification.targets,

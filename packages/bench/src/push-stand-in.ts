@@ -8,9 +8,14 @@
 // body). Full checks cost ~0.3 ms a message, more than sending one: doing them all would make the
 // stand-in, on the same cores, the bottleneck of what is being measured.
 //
-// Prints one JSON line `{port, certPath}` when listening; answers `{type: 'stats'}` over IPC.
+// HTTP/2 and HTTP/1.1 on one port (ALPN picks, as at FCM, Mozilla and Apple); BENCH_PUSH_H1_ONLY=1
+// offers HTTP/1.1 alone.
+//
+// Prints one JSON line `{port, certPath}` when listening; answers `{type: 'stats'}` over IPC, and
+// `{type: 'mark'}` starts a new "first push since" measurement.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,6 +42,10 @@ export interface StandInStats {
   unknown: number;
   /** TLS connections accepted so far. */
   connections: number;
+  /** Of those, HTTP/2 sessions. */
+  h2Sessions: number;
+  /** Date.now() when the first push after the last `mark` arrived (its headers), null if none yet. */
+  firstSinceMark: number | null;
 }
 
 const seed = Buffer.from(process.env.BENCH_KEY_SEED ?? '', 'hex');
@@ -46,6 +55,10 @@ const verifyEvery = Math.max(1, Number(process.env.BENCH_VERIFY_EVERY ?? 100));
 /** Answer after this long, like a push service across a network (FCM answers in tens of ms). */
 const delayMs = Math.max(0, Number(process.env.BENCH_PUSH_DELAY_MS ?? 0));
 const MAX_BODY_BYTES = 4096;
+const h1Only = process.env.BENCH_PUSH_H1_ONLY === '1';
+
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
 
 const stats: StandInStats = {
   type: 'stats',
@@ -55,22 +68,24 @@ const stats: StandInStats = {
   violationSamples: [],
   unknown: 0,
   connections: 0,
+  h2Sessions: 0,
+  firstSinceMark: null,
 };
 let origin = '';
 
-function accept(response: ServerResponse) {
+function accept(response: Response) {
   if (delayMs === 0) response.writeHead(201).end();
   else setTimeout(() => response.writeHead(201).end(), delayMs);
 }
 
-function refuse(response: ServerResponse, status: number, reason: string) {
+function refuse(response: Response, status: number, reason: string) {
   stats.violations++;
   if (stats.violationSamples.length < 10) stats.violationSamples.push(reason);
   response.writeHead(status, { 'content-type': 'text/plain' }).end(reason);
 }
 
 /** The cheap checks every message gets; a reason when one fails. */
-function cheapCheck(request: IncomingMessage): string | null {
+function cheapCheck(request: Request): string | null {
   const { headers } = request;
   if (typeof headers.ttl !== 'string' || !/^\d+$/.test(headers.ttl)) return 'TTL header missing';
   if (headers['content-encoding'] !== 'aes128gcm') return 'Content-Encoding is not aes128gcm';
@@ -80,7 +95,7 @@ function cheapCheck(request: IncomingMessage): string | null {
   return null;
 }
 
-function fullCheck(request: IncomingMessage, body: Buffer, n: number): void {
+function fullCheck(request: Request, body: Buffer, n: number): void {
   checkPushHeaders(request);
   verifyVapid(request.headers.authorization, origin, Math.floor(Date.now() / 1000));
   const keys = pool[n % pool.length];
@@ -91,7 +106,8 @@ function fullCheck(request: IncomingMessage, body: Buffer, n: number): void {
   }
 }
 
-function handle(request: IncomingMessage, response: ServerResponse) {
+function handle(request: Request, response: Response) {
+  if (stats.firstSinceMark === null) stats.firstSinceMark = Date.now();
   const n = subscriptionNumber(request.url);
   if (request.method !== 'POST' || n === null) {
     stats.unknown++;
@@ -125,11 +141,20 @@ const certDir = mkdtempSync(join(tmpdir(), 'wp-bench-push-'));
 const certPath = join(certDir, 'ca.pem');
 writeFileSync(certPath, cert);
 
-const server = createServer({ cert, key }, handle);
+const sockets = new Set<import('node:net').Socket>();
+const server = h1Only
+  ? createServer({ cert, key }, handle)
+  : createSecureServer({ cert, key, allowHTTP1: true }, handle);
 // Push services keep connections open for minutes; the default 5 s would drop them between runs.
-server.keepAliveTimeout = 120_000;
-server.on('secureConnection', () => {
+if ('keepAliveTimeout' in server) server.keepAliveTimeout = 120_000;
+else server.setTimeout(0);
+server.on('secureConnection', (socket: import('node:net').Socket) => {
   stats.connections++;
+  sockets.add(socket);
+  socket.once('close', () => sockets.delete(socket));
+});
+server.on('session', () => {
+  stats.h2Sessions++;
 });
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
@@ -141,10 +166,13 @@ process.on('message', (message: unknown) => {
   if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'stats') {
     process.send?.(stats);
   }
+  if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'mark') {
+    stats.firstSinceMark = null;
+  }
 });
 
 function shutdown() {
-  server.closeAllConnections();
+  for (const socket of sockets) socket.destroy();
   server.close();
   rmSync(certDir, { recursive: true, force: true });
   process.exit(0);

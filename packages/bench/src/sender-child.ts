@@ -13,7 +13,8 @@ import { createPushSender, type PushTarget } from '@webpush/push';
 import webpush from 'web-push';
 
 export interface SenderJob {
-  mode: 'naive' | 'bare';
+  /** `bare-h1` / `bare-h2`: the bare sender with HTTP/2 off (HTTP/1.1 keep-alive pool) / on. */
+  mode: 'naive' | 'bare-h1' | 'bare-h2';
   concurrency: number;
   /** Sockets per push-service origin of the bare sender (the worker's PUSH_CONCURRENCY). */
   maxSocketsPerOrigin: number;
@@ -86,6 +87,7 @@ if (job.mode === 'naive') {
   const sender = createPushSender({
     allowlist: parsePushHosts(job.hostRule),
     maxSocketsPerOrigin: job.maxSocketsPerOrigin,
+    http2: job.mode === 'bare-h2',
   });
   const vapid = { cacheKey: 'bench', ...job.vapid };
   const options = { ttl: job.ttl, urgency: 'normal' as const };

@@ -16,6 +16,8 @@ export interface PushStandIn {
   readonly verifyEvery: number;
   readonly delayMs: number;
   stats(): Promise<StandInStats>;
+  /** Starts a new `firstSinceMark`. */
+  mark(): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startPushStandIn(options: {
         });
         child.send({ type: 'stats' });
       }),
+    mark: () => child.send({ type: 'mark' }),
     close: () => stopChild(child, 'SIGTERM', 5_000),
   };
 }

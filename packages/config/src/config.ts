@@ -52,6 +52,8 @@ export interface Config {
     readonly chunkConcurrency: number;
     /** Pushes in flight per chunk. */
     readonly pushConcurrency: number;
+    /** HTTP/2 to the push services that offer it (one multiplexed connection per origin). */
+    readonly http2: boolean;
     readonly chunkSize: number;
     /** Sends of one push before a retryable answer (429, 5xx, network) counts as failed. */
     readonly maxAttempts: number;
@@ -171,6 +173,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,
       chunkConcurrency: env.WORKER_DELIVERY_CONCURRENCY,
       pushConcurrency: env.PUSH_CONCURRENCY,
+      http2: env.PUSH_HTTP2 === 'true',
       chunkSize: env.DELIVERY_CHUNK_SIZE,
       maxAttempts: env.PUSH_MAX_ATTEMPTS,
       retryBaseMs: env.PUSH_RETRY_BASE_MS,

@@ -2,7 +2,8 @@ import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from './schema.js';
 
-export type Database = PostgresJsDatabase<typeof schema>;
+/** `$client` is the postgres.js handle, for the few hot-path queries written as raw SQL. */
+export type Database = PostgresJsDatabase<typeof schema> & { $client: postgres.Sql };
 /** The handle inside `db.transaction(async (tx) => …)`. */
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 

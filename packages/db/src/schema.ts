@@ -254,6 +254,16 @@ export const notificationChunks = pgTable(
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
+    /**
+     * Progress inside the chunk, flushed in small batches while it is sent: the subscriptions the
+     * push service already answered (their outcome is in sent/failed/expired/retrySubscriptionIds),
+     * so a re-run after a crash sends only the rest. Only the pushes in flight are sent twice.
+     */
+    answeredSubscriptionIds: uuid('answered_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** Answered with 429/5xx/network so far: they become the next attempt's chunk when this one completes. */
+    retrySubscriptionIds: uuid('retry_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** The longest Retry-After among those, in ms. */
+    retryAfterMs: integer('retry_after_ms').notNull().default(0),
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },

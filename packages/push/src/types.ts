@@ -50,8 +50,14 @@ export interface PushSenderOptions {
   allowlist: readonly PushHostRule[];
   /** Whole-request deadline (connect, send, answer). Default 10 s. */
   timeoutMs?: number;
-  /** Concurrent connections per push-service origin. Default 64. */
+  /** Concurrent requests per push-service origin (HTTP/1.1 connections). Default 64. */
   maxSocketsPerOrigin?: number;
+  /**
+   * Use HTTP/2 with push services that offer it (ALPN `h2`, learnt on the first connection to each
+   * origin): every request a stream of one connection. The others get HTTP/1.1. Default false
+   * (`PUSH_HTTP2`; README "Performance" has the figures).
+   */
+  http2?: boolean;
   /**
    * Test-only: extra CA certificates to trust on top of Node's root store, for a local stand-in
    * push service inside the test process. Processes use `NODE_EXTRA_CA_CERTS` instead.

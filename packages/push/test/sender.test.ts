@@ -17,7 +17,7 @@ const options: PushOptions = { ttl: 3600, urgency: 'normal' };
 function senderFor(
   t: Test,
   service: FakePushService,
-  extra: { timeoutMs?: number; maxSocketsPerOrigin?: number } = {},
+  extra: { timeoutMs?: number; maxSocketsPerOrigin?: number; http2?: boolean } = {},
 ) {
   const sender = createPushSender({ allowlist: parsePushHosts(service.hostRule), ca: service.caPem, ...extra });
   t.teardown(() => sender.close());
@@ -65,7 +65,24 @@ t.test('push sender against the stand-in push service', async (t) => {
     t.equal(service.connections - connectionsBefore, 1, 'one TLS handshake');
   });
 
-  t.test('never opens more than maxSocketsPerOrigin connections to one origin', async (t) => {
+  t.test('HTTP/2: concurrent sends are streams on one connection, each decrypted and verified', async (t) => {
+    const sender = senderFor(t, service, { maxSocketsPerOrigin: 50, http2: true });
+    const connectionsBefore = service.connections;
+    const subs = Array.from({ length: 30 }, () => service.subscribe());
+    for (const sub of subs) service.script(sub.id, { status: 201, delayMs: 20 });
+    const outcomes = await Promise.all(subs.map((sub, i) => sender.send(sub, `h2 ${i}`, vapid, options)));
+    t.ok(outcomes.every((o) => o.kind === 'sent'));
+    const messages = subs.map((sub) => service.deliveredTo(sub.id)[0]);
+    t.strictSame(
+      messages.map((m) => m?.payload),
+      subs.map((_, i) => `h2 ${i}`),
+    );
+    t.strictSame([...new Set(messages.map((m) => m?.httpVersion))], ['2.0'], 'all over HTTP/2');
+    t.equal(service.connections - connectionsBefore, 1, 'one connection for 30 in flight');
+    t.same(service.protocolErrors, []);
+  });
+
+  t.test('by default HTTP/1.1, never more than maxSocketsPerOrigin connections to one origin', async (t) => {
     const sender = senderFor(t, service, { maxSocketsPerOrigin: 2 });
     const connectionsBefore = service.connections;
     const subs = Array.from({ length: 12 }, () => service.subscribe());
@@ -73,6 +90,11 @@ t.test('push sender against the stand-in push service', async (t) => {
     const outcomes = await Promise.all(subs.map((sub) => sender.send(sub, 'burst', vapid, options)));
     t.ok(outcomes.every((o) => o.kind === 'sent'));
     t.equal(service.connections - connectionsBefore, 2);
+    t.strictSame(
+      [...new Set(subs.map((sub) => service.deliveredTo(sub.id)[0]?.httpVersion))],
+      ['1.1'],
+      'HTTP/1.1 although the service offers h2',
+    );
   });
 
   t.test('maps the push service answers', async (t) => {
@@ -242,4 +264,24 @@ t.test('push sender against the stand-in push service', async (t) => {
   t.test('no message was refused for its VAPID or encryption', async (t) => {
     t.same(service.protocolErrors, []);
   });
+});
+
+t.test('a push service that speaks only HTTP/1.1: the sender falls back to a keep-alive pool', async (t) => {
+  const service = await startFakePushService({ http2: false });
+  t.teardown(() => service.close());
+  const sender = senderFor(t, service, { maxSocketsPerOrigin: 4, http2: true });
+  const subs = Array.from({ length: 12 }, () => service.subscribe());
+  for (const sub of subs) service.script(sub.id, { status: 201, delayMs: 20 });
+  const outcomes = await Promise.all(subs.map((sub, i) => sender.send(sub, `h1 ${i}`, vapid, options)));
+  t.ok(outcomes.every((o) => o.kind === 'sent'));
+  const messages = subs.map((sub) => service.deliveredTo(sub.id)[0]);
+  t.strictSame(
+    messages.map((m) => m?.payload),
+    subs.map((_, i) => `h1 ${i}`),
+    'each one decrypted',
+  );
+  t.strictSame([...new Set(messages.map((m) => m?.httpVersion))], ['1.1'], 'all over HTTP/1.1');
+  t.ok(service.connections <= 4, `at most maxSocketsPerOrigin connections (${service.connections})`);
+  t.ok(service.connections > 1, 'concurrent sends use several connections, not one queue');
+  t.same(service.protocolErrors, []);
 });

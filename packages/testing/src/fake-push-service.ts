@@ -10,8 +10,9 @@ import {
 } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSelfSignedCertificate } from './self-signed-cert.js';
@@ -24,6 +25,9 @@ import { createSelfSignedCertificate } from './self-signed-cert.js';
  *
  * Written from the RFCs with node:crypto only, deliberately without @webpush/push: the sender is
  * checked against an independent implementation, not against itself.
+ *
+ * It speaks HTTP/2 and HTTP/1.1 on one port (ALPN picks; `{ http2: false }` for HTTP/1.1 only), as
+ * FCM, Mozilla autopush and Apple's web push do; `httpVersion` of each message says which was used.
  *
  * In-process senders trust `caPem`; child processes get `NODE_EXTRA_CA_CERTS=<certPath>`.
  * Allow it with `PUSH_SERVICE_HOSTS=<hostRule>`.
@@ -69,8 +73,15 @@ export interface ReceivedPush {
   vapidPublicKey: string;
   /** What the stand-in answered (201 unless scripted otherwise). */
   status: number;
-  /** The TLS connection the message came on (1, 2, …), to see keep-alive reuse. */
+  /** The TLS connection the message came on (1, 2, …), to see keep-alive reuse and multiplexing. */
   connection: number;
+  /** `'2.0'` over HTTP/2, `'1.1'` over HTTP/1.1. */
+  httpVersion: string;
+}
+
+export interface FakePushServiceOptions {
+  /** Offer HTTP/2 (ALPN `h2`) beside HTTP/1.1. Default true. */
+  http2?: boolean;
 }
 
 export interface ProtocolError {
@@ -251,7 +262,7 @@ export function decryptPushMessage(body: Buffer, state: SubscriberKeys): string 
 }
 
 /** RFC 8030 §5: TTL required, Urgency and Topic well formed, aes128gcm content coding. */
-export function checkPushHeaders(request: IncomingMessage): {
+export function checkPushHeaders(request: IncomingMessage | Http2ServerRequest): {
   ttl: number;
   urgency: string | null;
   topic: string | null;
@@ -271,7 +282,7 @@ export function checkPushHeaders(request: IncomingMessage): {
   return { ttl: Number(ttlHeader), urgency, topic };
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer> {
+function readBody(request: IncomingMessage | Http2ServerRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -287,7 +298,10 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export async function startFakePushService(): Promise<FakePushService> {
+/** Set on each accepted TLS socket; HTTP/2's socket proxy forwards the read to the socket. */
+const CONNECTION_ID = Symbol('connectionId');
+
+export async function startFakePushService(options: FakePushServiceOptions = {}): Promise<FakePushService> {
   const { cert, key } = createSelfSignedCertificate('localhost');
   const certDir = mkdtempSync(join(tmpdir(), 'fake-push-'));
   const certPath = join(certDir, 'ca.pem');
@@ -297,7 +311,7 @@ export async function startFakePushService(): Promise<FakePushService> {
   const received: ReceivedPush[] = [];
   const protocolErrors: ProtocolError[] = [];
   const waiters = new Set<() => void>();
-  const connectionIds = new WeakMap<object, number>();
+  const sockets = new Set<Socket>();
   let connections = 0;
   let origin = '';
 
@@ -310,7 +324,9 @@ export async function startFakePushService(): Promise<FakePushService> {
     return reply;
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+  type Request = IncomingMessage | Http2ServerRequest;
+  type Response = ServerResponse | Http2ServerResponse;
+  const handle = async (request: Request, response: Response) => {
     const id = /^\/push\/([A-Za-z0-9_-]+)$/.exec(request.url ?? '')?.[1] ?? null;
     const state = id === null ? undefined : subscriptions.get(id);
     try {
@@ -333,7 +349,8 @@ export async function startFakePushService(): Promise<FakePushService> {
         jwt: vapid.jwt,
         vapidPublicKey: vapid.k,
         status: reply.status,
-        connection: connectionIds.get(request.socket) ?? 0,
+        connection: (request.socket as unknown as { [CONNECTION_ID]?: number })[CONNECTION_ID] ?? 0,
+        httpVersion: request.httpVersion,
       });
       for (const wake of waiters) wake();
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
@@ -349,13 +366,21 @@ export async function startFakePushService(): Promise<FakePushService> {
     }
   };
 
-  const server = createServer({ cert, key }, (request, response) => {
+  const onRequest = (request: Request, response: Response) => {
     handle(request, response).catch((error: unknown) => {
       protocolErrors.push({ subscriptionId: null, reason: `stand-in crashed: ${String(error)}` });
       if (!response.destroyed) response.writeHead(500).end();
     });
+  };
+  const server =
+    options.http2 === false
+      ? createServer({ cert, key }, onRequest)
+      : createSecureServer({ cert, key, allowHTTP1: true }, onRequest);
+  server.on('secureConnection', (socket: Socket & { [CONNECTION_ID]?: number }) => {
+    socket[CONNECTION_ID] = ++connections;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
-  server.on('secureConnection', (socket) => connectionIds.set(socket, ++connections));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   origin = `https://localhost:${port}`;
@@ -416,7 +441,7 @@ export async function startFakePushService(): Promise<FakePushService> {
       });
     },
     async close() {
-      server.closeAllConnections();
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(certDir, { recursive: true, force: true });
     },

@@ -5,6 +5,11 @@ import type { WorkerContext } from '../context.js';
 
 /** Chunks planned per transaction: delivery of the first ones starts while the rest is planned. */
 const CHUNKS_PER_PLAN = 20;
+/**
+ * The first transaction plans a single chunk and queues it at once, so the first push does not wait
+ * for 20 pages of keyset reads and a 20-row insert (measured ~60 ms for a 20,000-subscriber app).
+ */
+const FIRST_PLAN_CHUNKS = 1;
 
 /**
  * Splits a notification into delivery chunks: keyset pages of its targets, planned in PostgreSQL
@@ -17,14 +22,18 @@ export async function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ 
   const notification = await beginFanOut(db, job.notificationId);
   if (!notification) return { queued: 0 };
 
-  let queued = await requeueChunks(queues, await pendingChunks(db, notification));
+  // A first run has nothing planned yet, hence nothing to re-queue: no query on the first push's path.
+  let queued =
+    notification.planned === 0 && notification.fannedOutAt === null
+      ? 0
+      : await requeueChunks(queues, await pendingChunks(db, notification));
   if (queued > 0) log.warn({ notificationId: notification.id, chunks: queued }, 're-queued delivery chunks');
 
   if (notification.fannedOutAt === null) {
-    for (;;) {
+    for (let maxChunks = FIRST_PLAN_CHUNKS; ; maxChunks = CHUNKS_PER_PLAN) {
       const { chunks, done } = await planDeliveryChunks(db, notification.id, {
         chunkSize: config.delivery.chunkSize,
-        maxChunks: CHUNKS_PER_PLAN,
+        maxChunks,
       });
       await queueChunks(queues, chunks);
       queued += chunks.length;
