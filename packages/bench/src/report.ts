@@ -1,4 +1,5 @@
 import type { SendingCpu } from './cpu-meter.js';
+import type { AudienceFigures } from './measure-audiences.js';
 import type { RequestRate } from './measure-http.js';
 import { round } from './stats.js';
 
@@ -32,6 +33,7 @@ export interface BenchFigures {
   worker: WorkerFigures | null;
   peers: { peerSubscriptions: number; naive: SenderFigures; bare: SenderFigures } | null;
   http: { notify: RequestRate; bare: RequestRate } | null;
+  audiences: AudienceFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -232,6 +234,7 @@ export function printReport(figures: BenchFigures): void {
       },
       settings,
       standIn,
+      audiences: figures.audiences,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },
