@@ -134,9 +134,12 @@ export const NotificationSchema = Type.Object(
     expired: Type.Integer({ description: 'Subscriptions found expired (404/410) while sending' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    sendAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'When a scheduled send starts (or started); null for a send accepted to go at once',
-    }),
+    sendAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When a scheduled send starts (or started); absent for a send accepted to go at once',
+      }),
+    ),
     errorCode: Type.Optional(
       Type.String({ description: 'Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED`' }),
     ),

@@ -379,7 +379,7 @@ t.test('the session sends with targeting and sendAt and cancels from the dashboa
   t.match(list.json(), {
     notifications: [
       { id, status: 'scheduled', sendAt },
-      { status: 'queued', sendAt: null },
+      { status: 'queued', sendAt: undefined },
     ],
   });
 

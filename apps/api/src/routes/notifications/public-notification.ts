@@ -16,7 +16,7 @@ export function publicNotification(notification: NotificationSummary) {
     expired: notification.expired,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
-    sendAt: notification.sendAt?.toISOString() ?? null,
+    ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),
     ...(notification.errorCode === null ? {} : { errorCode: notification.errorCode }),
     title: payload.title,
     body: payload.body,
