@@ -19,6 +19,7 @@ import { createWorkerMetrics } from './metrics.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
+import { type Scheduler, startScheduler } from './scheduler.js';
 import { VapidKeyring } from './vapid-keyring.js';
 
 export interface WorkerDeps {
@@ -30,6 +31,8 @@ export interface WorkerDeps {
 export interface RunningWorker {
   readonly metrics: Registry;
   readonly reconciler: Reconciler;
+  /** Starts scheduled sends when they are due. */
+  readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
   /** PostgreSQL and Redis answer. */
@@ -115,11 +118,13 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   }
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
+  const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
 
   return {
     metrics: metrics.registry,
     reconciler,
+    scheduler,
     authCleanup,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
@@ -132,6 +137,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     },
     async close() {
       await reconciler.stop();
+      await scheduler.stop();
       await authCleanup.stop();
       // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
       const force = redis.status !== 'ready';

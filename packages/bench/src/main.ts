@@ -22,6 +22,7 @@ import {
 } from './bench-database.js';
 import { loadAverage, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
+import { measureAudiences } from './measure-audiences.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
@@ -292,6 +293,8 @@ async function run(): Promise<BenchFigures> {
     ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
+  // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
+  const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
 
   const final = await standIn.stats();
   if (final.violations > 0) throw new Error(`the stand-in saw protocol errors: ${final.violationSamples.join('; ')}`);
@@ -302,6 +305,7 @@ async function run(): Promise<BenchFigures> {
     worker,
     peers,
     http,
+    audiences,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

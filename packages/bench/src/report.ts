@@ -1,4 +1,5 @@
 import type { SendingCpu } from './cpu-meter.js';
+import type { AudienceFigures } from './measure-audiences.js';
 import type { RequestRate } from './measure-http.js';
 import { round } from './stats.js';
 
@@ -51,6 +52,7 @@ export interface BenchFigures {
     http2: boolean;
   } | null;
   http: { notify: RequestRate; bare: RequestRate } | null;
+  audiences: AudienceFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -295,6 +297,7 @@ export function printReport(figures: BenchFigures): void {
       },
       settings,
       standIn,
+      audiences: figures.audiences,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

@@ -62,6 +62,8 @@ export interface Config {
     readonly reconcileIntervalMs: number;
     /** An unfinished notification without progress for this long is checked against Redis. */
     readonly reconcileStaleMs: number;
+    /** Interval of the worker's start of due scheduled sends (PostgreSQL polled, claims never overlap). */
+    readonly schedulerIntervalMs: number;
     readonly lockDurationMs: number;
     readonly stalledIntervalMs: number;
   };
@@ -180,6 +182,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       retryMaxMs: env.PUSH_RETRY_MAX_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
       reconcileStaleMs: env.RECONCILE_STALE_MS,
+      schedulerIntervalMs: env.SCHEDULER_INTERVAL_MS,
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     },

@@ -45,6 +45,8 @@ export const EnvSchema = Type.Object({
   PUSH_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 2_000 }),
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  /** How often each worker starts the scheduled sends that are due (they start within this + a pass). */
+  SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 4_000, default: 1_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 6_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 1_000 }),
   // Mail (verification and password-reset links). Without SMTP_URL messages are logged, not sent.

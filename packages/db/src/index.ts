@@ -3,9 +3,11 @@ export { isUuid } from './ids.js';
 export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
+export * from './repositories/audiences.js';
 export * from './repositories/deliveries.js';
 export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
+export * from './repositories/scheduled-sends.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';
@@ -19,6 +21,7 @@ export {
   type NotificationStatus,
   type NotificationTargetKind,
   type SubscriptionStatus,
+  type SubscriptionTags,
   type Urgency,
   urgencies,
 } from './schema.js';

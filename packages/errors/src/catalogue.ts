@@ -39,10 +39,12 @@ export const errorCatalogue = {
   PLAN_LIMIT_EXCEEDED: define(403, 'ご利用のプランで作成できるアプリの上限に達しました', true),
   INVALID_STATE: define(403, 'OAuth の state が一致しません'),
   ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからはこの API キーを使用できません'),
+  INVALID_UID_SIGNATURE: define(403, 'uid の署名 (uidSignature) がないか、正しくありません'),
 
   // 404 / 409 / 410 / 413
   NOT_FOUND: define(404, 'リソースが見つかりません'),
   EMAIL_IN_USE: define(409, 'このメールアドレスは既に登録されています'),
+  NOT_CANCELABLE: define(409, 'この通知は予約中ではないため取り消せません'),
   SUBSCRIPTION_EXPIRED: define(410, '購読の有効期限が切れています'),
   PAYLOAD_TOO_LARGE: define(413, 'ペイロードが 3,072 バイトを超えています'),
 

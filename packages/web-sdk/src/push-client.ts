@@ -67,7 +67,14 @@ export interface WorkerOptions {
   scope?: string;
 }
 
-export interface SubscribeOptions extends WorkerOptions, ApiTarget {}
+export interface SubscribeOptions extends WorkerOptions, ApiTarget {
+  /** Your own user id for this browser; with a `subscribe_only` key it needs `uidSignature`. */
+  uid?: string;
+  /** Lowercase hex HMAC-SHA-256 of `uid` under your app's identity secret, computed by your server. */
+  uidSignature?: string;
+  /** Your tags for this browser (at most 20 string pairs); they replace its tags. */
+  tags?: Record<string, string>;
+}
 
 export interface UnsubscribeOptions extends WorkerOptions, Partial<ApiTarget> {}
 
@@ -178,7 +185,8 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
   const { subscription, fresh } = await pushSubscription(registration.pushManager, applicationServerKey);
   const json = subscription.toJSON();
   try {
-    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', json);
+    const { uid, uidSignature, tags } = options;
+    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', { ...json, uid, uidSignature, tags });
     const id = (answer.body as { subscriber?: { id?: unknown } } | undefined)?.subscriber?.id;
     if (typeof id !== 'string') throw new WebPushError('api', 'the API answered without a subscriber id');
     return { subscriberId: id, created: answer.status === 201, subscription: json };

@@ -81,6 +81,20 @@ t.test('subscribe: the happy path, in order', async (t) => {
   t.same(result, { subscriberId: 'sub_42', created: true, subscription: subscription?.toJSON() });
 });
 
+t.test('subscribe: uid, uidSignature and tags go to POST /subscribe with the subscription', async (t) => {
+  const browser = fakeBrowser();
+  const audience = { uid: 'user-42', uidSignature: 'a1'.repeat(32), tags: { lang: 'ja', plan: 'pro' } };
+  await subscribe(browser.env, { ...options, ...audience });
+  const stored = browser.api.calls.find((call) => call.method === 'POST');
+  const subscription = browser.container.registrations[0]?.pushManager?.subscription;
+  t.same(stored?.body, { ...subscription?.toJSON(), ...audience });
+
+  const plain = fakeBrowser();
+  await subscribe(plain.env, options);
+  const body = plain.api.calls.find((call) => call.method === 'POST')?.body as Record<string, unknown>;
+  t.notOk('uid' in body || 'uidSignature' in body || 'tags' in body, 'absent options are not sent');
+});
+
 t.test('subscribe: an already stored subscription answers 200 → created false', async (t) => {
   const browser = fakeBrowser({ api: { 'POST /api/v1/subscribe': () => json(200, { subscriber: { id: 'sub_7' } }) } });
   const result = await subscribe(browser.env, options);

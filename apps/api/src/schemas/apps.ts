@@ -45,3 +45,10 @@ export const AppWithStatsResponse = Type.Object({
   app: Type.Intersect([AppSchema, Type.Object({ stats: AppStatsSchema })]),
 });
 export const AppListResponse = Type.Object({ apps: Type.Array(AppSchema) });
+
+export const IdentitySecretResponse = Type.Object({
+  secret: Type.String({
+    description:
+      'The app’s identity secret: your server signs each uid with it (lowercase hex HMAC-SHA-256 of the uid). Shown only now.',
+  }),
+});

@@ -1,10 +1,14 @@
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
+import { SubscriberTags, Uid } from './subscriptions.js';
 
 export const MAX_PAYLOAD_BYTES = 3_072;
 export const MAX_BATCH_ENDPOINTS = 100;
 export const MAX_TTL_SECONDS = 2_419_200;
 export const DEFAULT_TTL_SECONDS = 86_400;
+export const MAX_TARGET_UIDS = 1_000;
+/** How far ahead `sendAt` may be. */
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * A URL of the payload: only `https://` (INVALID_URL). Unlike `HttpsUrl` it has no length cap of its
@@ -44,7 +48,29 @@ const payloadFields = {
 export const NotifyBody = Type.Object({
   ...payloadFields,
   endpoint: Type.Optional(
-    PushEndpoint('Send only to this subscription of the app; without it, to every active subscriber'),
+    PushEndpoint(
+      'Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber',
+    ),
+  ),
+  uids: Type.Optional(
+    Type.Array(Uid('A user id given to `POST /subscribe`'), {
+      minItems: 1,
+      maxItems: MAX_TARGET_UIDS,
+      description: `Send to every active subscription carrying one of these uids (1 to ${MAX_TARGET_UIDS}). At most one of endpoint, uids, tags.`,
+    }),
+  ),
+  tags: Type.Optional(
+    SubscriberTags(
+      'Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.',
+    ),
+  ),
+  sendAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts',
+      examples: ['2030-01-01T09:00:00Z'],
+    }),
   ),
 });
 export type NotifyBody = Static<typeof NotifyBody>;
@@ -71,8 +97,12 @@ export const IdempotencyHeaders = Type.Object({
 
 const AcceptedNotification = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  status: Type.Literal('queued'),
-  targets: Type.Integer({ description: 'Subscriptions this send goes to; counted in monthly usage' }),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('scheduled')], {
+    description: '`scheduled` for a send with `sendAt`',
+  }),
+  targets: Type.Integer({
+    description: 'Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts)',
+  }),
 });
 
 export const NotifyResponse = Type.Object({ notification: AcceptedNotification });
@@ -91,10 +121,12 @@ export const NotificationSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     status: Type.Union([
+      Type.Literal('scheduled'),
       Type.Literal('queued'),
       Type.Literal('sending'),
       Type.Literal('completed'),
       Type.Literal('failed'),
+      Type.Literal('canceled'),
     ]),
     targets: Type.Integer({ description: 'Subscriptions the send goes to' }),
     sent: Type.Integer(),
@@ -102,6 +134,15 @@ export const NotificationSchema = Type.Object(
     expired: Type.Integer({ description: 'Subscriptions found expired (404/410) while sending' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    sendAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When a scheduled send starts (or started); absent for a send accepted to go at once',
+      }),
+    ),
+    errorCode: Type.Optional(
+      Type.String({ description: 'Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED`' }),
+    ),
     title: Type.String({ description: 'What was sent: the payload title' }),
     body: Type.String({ description: 'What was sent: the payload body' }),
     url: Type.Optional(Type.String({ description: 'The payload url, when it had one' })),

@@ -6,6 +6,15 @@ const SubscriptionStatus = (description?: string) =>
 
 export const SubscriberListQuery = Type.Object({
   status: Type.Optional(SubscriptionStatus('Only subscribers of this status; absent: both')),
+  uid: Type.Optional(Type.String({ maxLength: 128, pattern: '\\S', description: 'Only the subscribers of this uid' })),
+  tag: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_.-]{1,64}:',
+      maxLength: 193,
+      description: 'Only the subscribers carrying this tag, as `key:value` (the value may be empty or contain `:`)',
+      examples: ['lang:ja'],
+    }),
+  ),
   ...PageQueryFields,
 });
 
@@ -14,9 +23,9 @@ export const SubscriberSchema = Type.Object({
   endpoint: Type.String({ description: 'Push endpoint; its host tells the push service (FCM, Mozilla, Apple, WNS)' }),
   status: SubscriptionStatus(),
   uid: Type.Union([Type.String(), Type.Null()], {
-    description: 'Your user id for this subscriber (not set yet: null)',
+    description: 'Your user id for this subscriber (none: null)',
   }),
-  tags: Type.Record(Type.String(), Type.String(), { description: 'Your tags for this subscriber (none yet: {})' }),
+  tags: Type.Record(Type.String(), Type.String(), { description: 'Your tags for this subscriber (none: {})' }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 

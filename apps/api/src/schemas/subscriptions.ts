@@ -1,5 +1,27 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { PushEndpoint, RequiredString } from './common.js';
+
+export const MAX_TAGS = 20;
+
+/**
+ * A uid: 1 to 128 characters, not only whitespace. The emptiness check is a pattern, not
+ * `minLength: 1`, so an empty uid is INVALID_INPUT (a bad value), not MISSING_FIELDS: it is optional.
+ */
+export const Uid = (description: string) => Type.String({ maxLength: 128, pattern: '\\S', description });
+
+/** Tags: at most 20 pairs, keys of 1–64 `A-Z a-z 0-9 _ . -`, string values of at most 128 characters. */
+export const SubscriberTags = (description: string) =>
+  Type.Record(Type.String(), Type.String({ maxLength: 128 }), {
+    maxProperties: MAX_TAGS,
+    propertyNames: { pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    description,
+    examples: [{ lang: 'ja', plan: 'pro' }],
+  });
+
+const audienceFields = {
+  uid: Type.Optional(Uid('Your own user id for this browser (1–128 characters); several browsers may share one')),
+  tags: Type.Optional(SubscriberTags('Your tags for this browser; replace all of its tags when present')),
+};
 
 const KEY_CHARS = '^[A-Za-z0-9_\\-+/]+={0,2}$';
 
@@ -25,7 +47,24 @@ export const SubscribeBody = Type.Object({
     ),
   ),
   expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'From toJSON(); ignored' })),
+  ...audienceFields,
+  uidSignature: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description:
+        'Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret',
+    }),
+  ),
 });
+
+export const UpdateSubscriptionBody = Type.Object({
+  endpoint: PushEndpoint('The subscription to change, as subscribed', { minLength: 1 }),
+  uid: Type.Optional(
+    Type.Union([Uid('Your own user id for this browser'), Type.Null()], { description: 'null removes the uid' }),
+  ),
+  tags: audienceFields.tags,
+});
+export type UpdateSubscriptionBody = Static<typeof UpdateSubscriptionBody>;
 
 export const SubscribeResponse = Type.Object({ subscriber: Type.Object({ id: Type.String() }) });
 // The same field checks as subscribing (INVALID_URL, INVALID_ENDPOINT): the contract's order holds on every route.

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
 import { notificationChunks, notifications, subscriptions } from '../schema.js';
+import { audienceCondition } from './audiences.js';
 import type { Notification } from './notifications.js';
 
 /**
@@ -89,7 +90,8 @@ export interface PlanOptions {
  * where the stored plan ends, so a re-run continues instead of starting over and chunk boundaries
  * never move. The notification row is locked, so two fan-outs of one notification take turns.
  *
- * `all` targets are the app's active subscribers that existed at acceptance, capped at `targets`
+ * `all`, `uids` and `tags` targets are the app's active subscribers of that audience that existed
+ * when the send started (acceptance, or the start of a scheduled send), capped at `targets`
  * (what was reserved). Subscribers that went away before the fan-out reached them leave a
  * shortfall, counted as `expired` when the plan is complete, so `sent + failed + expired` still
  * reaches `targets`.
@@ -127,7 +129,8 @@ export async function planDeliveryChunks(
                 and(
                   eq(subscriptions.appId, notification.appId),
                   eq(subscriptions.status, 'active'),
-                  lte(subscriptions.createdAt, notification.createdAt),
+                  lte(subscriptions.createdAt, notification.startedAt ?? notification.createdAt),
+                  audienceCondition(notification),
                   after === null ? undefined : gt(subscriptions.id, after),
                 ),
               )

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { and, count, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import {
   type NotificationPayload,
   type NotificationTargetKind,
   notifications,
   type SubscriptionStatus,
+  type SubscriptionTags,
   subscriptions,
   type Urgency,
 } from '../schema.js';
+import { countAudience, type StoredAudience } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 import { reserveMonthlySends } from './usage.js';
 
@@ -17,7 +19,17 @@ export type Notification = typeof notifications.$inferSelect;
 /** What the API shows of a notification: its progress and what was sent. */
 export type NotificationSummary = Pick<
   Notification,
-  'id' | 'status' | 'targets' | 'sent' | 'failed' | 'expired' | 'payload' | 'createdAt' | 'completedAt'
+  | 'id'
+  | 'status'
+  | 'targets'
+  | 'sent'
+  | 'failed'
+  | 'expired'
+  | 'payload'
+  | 'createdAt'
+  | 'completedAt'
+  | 'sendAt'
+  | 'errorCode'
 >;
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
@@ -25,7 +37,33 @@ const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
 
 export type NotificationTarget =
   | { kind: 'all' }
-  | { kind: Exclude<NotificationTargetKind, 'all'>; subscriptionIds: readonly string[] };
+  | { kind: 'endpoint' | 'batch'; subscriptionIds: readonly string[] }
+  | { kind: 'uids'; uids: readonly string[] }
+  | { kind: 'tags'; tags: SubscriptionTags };
+
+/** How a target is stored on the notification row. */
+export function storedAudience(
+  target: NotificationTarget,
+): StoredAudience & { subscriptionIds: string[] | null; targetUids: string[] | null } {
+  return {
+    targetKind: target.kind satisfies NotificationTargetKind,
+    subscriptionIds: 'subscriptionIds' in target ? [...new Set(target.subscriptionIds)] : null,
+    targetUids: target.kind === 'uids' ? [...new Set(target.uids)] : null,
+    targetTags: target.kind === 'tags' ? target.tags : null,
+  };
+}
+
+/**
+ * Targets of a send at the moment it starts: the fixed ids (`endpoint`, `batch`) or the active
+ * subscriptions of the audience (`all`, `uids`, `tags`), counted in the caller's transaction.
+ */
+export async function countTargets(
+  tx: Transaction,
+  appId: string,
+  audience: StoredAudience & { subscriptionIds: readonly string[] | null },
+): Promise<number> {
+  return audience.subscriptionIds ? audience.subscriptionIds.length : countAudience(tx, appId, audience);
+}
 
 export interface NewNotification {
   payload: NotificationPayload;
@@ -34,6 +72,8 @@ export interface NewNotification {
   topic: string | null;
   target: NotificationTarget;
   idempotencyKey: string | null;
+  /** A scheduled send: nothing is counted or reserved now; the worker's scheduler starts it then. */
+  sendAt: Date | null;
 }
 
 /** `R` is the 202 body: stored for an idempotency key and replayed as it was first given. */
@@ -88,6 +128,7 @@ class IdempotencyRace extends Error {}
  * reserves them in the owner's monthly usage (refused whole when that would pass `sendsPerMonth`),
  * and inserts the row. Nothing is queued here: the caller queues the fan-out after this commits,
  * and the reconciler covers a crash in between. A notification without targets is completed at once.
+ * A scheduled one (`sendAt`) is only stored: targets are counted and reserved when it starts.
  *
  * With an idempotency key, a request that raced another with the same key loses at the unique
  * index, rolls back its reservation, and replays the winner's answer.
@@ -117,15 +158,14 @@ export async function acceptNotification<R extends Record<string, unknown>>(
           );
       }
 
-      const targets =
-        input.target.kind === 'all'
-          ? await countActiveSubscribers(tx, appId)
-          : new Set(input.target.subscriptionIds).size;
+      const audience = storedAudience(input.target);
+      const scheduled = input.sendAt !== null;
+      const targets = scheduled ? 0 : await countTargets(tx, appId, audience);
       if (targets > 0 && !(await reserveMonthlySends(tx, ownerId, targets, sendsPerMonth))) return { kind: 'limit' };
 
       const id = randomUUID();
       const response = respond({ id, targets });
-      const done = targets === 0 ? sql`now()` : null;
+      const done = targets === 0 && !scheduled ? sql`now()` : null;
       const [inserted] = await tx
         .insert(notifications)
         .values({
@@ -135,9 +175,9 @@ export async function acceptNotification<R extends Record<string, unknown>>(
           ttl: input.ttl,
           urgency: input.urgency,
           topic: input.topic,
-          targetKind: input.target.kind,
-          subscriptionIds: input.target.kind === 'all' ? null : [...new Set(input.target.subscriptionIds)],
-          status: targets === 0 ? 'completed' : 'queued',
+          ...audience,
+          sendAt: input.sendAt,
+          status: scheduled ? 'scheduled' : targets === 0 ? 'completed' : 'queued',
           targets,
           idempotencyKey,
           acceptedResponse: idempotencyKey === null ? null : response,
@@ -156,14 +196,6 @@ export async function acceptNotification<R extends Record<string, unknown>>(
     // The stored body is the one `respond` built for the first request with this key.
     return { kind: 'replay', response: response as R };
   }
-}
-
-async function countActiveSubscribers(tx: Transaction, appId: string): Promise<number> {
-  const [row] = await tx
-    .select({ n: count() })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.status, 'active')));
-  return row?.n ?? 0;
 }
 
 /** One notification of `appId`; null for another app's (tenants never see each other's sends). */
@@ -200,7 +232,26 @@ const summaryColumns = {
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,
+  sendAt: notifications.sendAt,
+  errorCode: notifications.errorCode,
 };
+
+export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;
+
+/**
+ * Cancels a scheduled send of `appId`; null when the app has no such notification. The UPDATE only
+ * matches a row still `scheduled`: a scheduler that is starting it holds the row lock, so this waits,
+ * re-reads the status and answers `not_cancelable`; a send is never both started and canceled.
+ */
+export async function cancelScheduledNotification(db: Database, appId: string, id: string): Promise<CancelResult> {
+  const [canceled] = await db
+    .update(notifications)
+    .set({ status: 'canceled', completedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(notifications.appId, appId), eq(notifications.id, id), eq(notifications.status, 'scheduled')))
+    .returning();
+  if (canceled) return { kind: 'canceled', notification: canceled };
+  return (await findNotification(db, appId, id)) ? { kind: 'not_cancelable' } : null;
+}
 
 /**
  * One page of the app's notifications, newest first. Served by `notifications_app_created_idx`

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { apps, type SubscriptionStatus, subscriptions, users } from '../schema.js';
+import { apps, type SubscriptionStatus, type SubscriptionTags, subscriptions, users } from '../schema.js';
+import type { AudienceChange } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 
 export interface SubscriptionKeys {
@@ -17,6 +18,8 @@ export interface UpsertOptions {
    * subscription (`rate_limited`). The per-app cap on new subscriptions lives here.
    */
   admitNew?: () => Promise<boolean>;
+  /** The subscriber's uid and/or tags: set on a new one, replaced on a re-subscribe when present. */
+  audience?: AudienceChange;
 }
 
 /**
@@ -54,10 +57,21 @@ export async function upsertSubscription(
       if ((row?.n ?? 0) >= maxActive) return 'limit';
     }
 
+    const audience = {
+      ...(options.audience?.uid === undefined ? {} : { uid: options.audience.uid }),
+      ...(options.audience?.tags === undefined ? {} : { tags: options.audience.tags }),
+    };
     if (existing) {
       await tx
         .update(subscriptions)
-        .set({ p256dh: keys.p256dh, auth: keys.auth, status: 'active', expiredAt: null, updatedAt: sql`now()` })
+        .set({
+          p256dh: keys.p256dh,
+          auth: keys.auth,
+          ...audience,
+          status: 'active',
+          expiredAt: null,
+          updatedAt: sql`now()`,
+        })
         .where(eq(subscriptions.id, existing.id));
       return { id: existing.id, created: false };
     }
@@ -65,10 +79,17 @@ export async function upsertSubscription(
     // the unique index settles it and the loser reports the winner's row.
     const [inserted] = await tx
       .insert(subscriptions)
-      .values({ appId, ...keys })
+      .values({ appId, ...keys, ...audience })
       .onConflictDoUpdate({
         target: [subscriptions.appId, subscriptions.endpoint],
-        set: { p256dh: keys.p256dh, auth: keys.auth, status: 'active', expiredAt: null, updatedAt: sql`now()` },
+        set: {
+          p256dh: keys.p256dh,
+          auth: keys.auth,
+          ...audience,
+          status: 'active',
+          expiredAt: null,
+          updatedAt: sql`now()`,
+        },
       })
       .returning({ id: subscriptions.id, created: sql<boolean>`(xmax = 0)` });
     if (!inserted) throw new Error('inserting the subscription returned no row');
@@ -88,6 +109,8 @@ export interface SubscriptionSummary {
   id: string;
   endpoint: string;
   status: SubscriptionStatus;
+  uid: string | null;
+  tags: SubscriptionTags;
   createdAt: Date;
 }
 
@@ -99,13 +122,23 @@ export interface SubscriptionSummary {
 export async function listSubscriptions(
   db: Database,
   appId: string,
-  page: { limit: number; after: KeysetPosition | null; status: SubscriptionStatus | null },
+  page: {
+    limit: number;
+    after: KeysetPosition | null;
+    status: SubscriptionStatus | null;
+    /** Only the subscriptions of this uid. */
+    uid?: string | null;
+    /** Only the subscriptions whose tags contain all of these pairs. */
+    tags?: SubscriptionTags | null;
+  },
 ): Promise<Page<SubscriptionSummary>> {
   const rows = await db
     .select({
       id: subscriptions.id,
       endpoint: subscriptions.endpoint,
       status: subscriptions.status,
+      uid: subscriptions.uid,
+      tags: subscriptions.tags,
       createdAt: subscriptions.createdAt,
       cursorAt: cursorTimestamp(subscriptions.createdAt),
     })
@@ -114,6 +147,8 @@ export async function listSubscriptions(
       and(
         eq(subscriptions.appId, appId),
         page.status ? eq(subscriptions.status, page.status) : undefined,
+        page.uid ? eq(subscriptions.uid, page.uid) : undefined,
+        page.tags ? sql`${subscriptions.tags} @> ${JSON.stringify(page.tags)}::jsonb` : undefined,
         page.after ? beforePosition(subscriptions.createdAt, subscriptions.id, page.after) : undefined,
       ),
     )

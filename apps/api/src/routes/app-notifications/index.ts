@@ -1,19 +1,22 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listNotifications } from '@webpush/db';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { sessionUser } from '../../plugins/app/auth.js';
 import { cursorPosition, integerQuery } from '../../plugins/app/validation.js';
 import { AppIdParams, DEFAULT_PAGE_SIZE, errorResponses } from '../../schemas/common.js';
 import {
   IdempotencyHeaders,
+  NotificationIdParams,
   NotificationListQuery,
   NotificationListResponse,
+  NotificationResponse,
   NotifyBody,
   NotifyResponse,
 } from '../../schemas/notifications.js';
 import { ownedApp } from '../apps/owned-app.js';
 import { countRefusedSends, notificationAcceptor, type Sender, sendErrors } from '../notifications/accept.js';
-import { publicNotification } from '../notifications/public-notification.js';
+import { cancelNotification, publicNotification } from '../notifications/public-notification.js';
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_SESSION'] as const;
@@ -81,5 +84,22 @@ export default async function appNotificationRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) =>
       sending.sendNotify(request, reply, await sessionSender(request, request.params.appId), request.body),
+  );
+  app.delete(
+    '/:id',
+    {
+      onRequest: [authenticate],
+      schema: {
+        tags: ['notifications'],
+        summary: 'Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app',
+        security: sessionSecurity,
+        params: Type.Object({ ...AppIdParams.properties, ...NotificationIdParams.properties }),
+        response: { 200: NotificationResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'NOT_CANCELABLE') },
+      },
+    },
+    async (request) => {
+      const owned = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
+      return { notification: await cancelNotification(app.db, owned.id, request.params.id) };
+    },
   );
 }

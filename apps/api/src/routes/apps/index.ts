@@ -1,5 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, appStats, createAppWithinLimit, deleteApp, isUuid, listApps, updateApp } from '@webpush/db';
+import {
+  type App,
+  appStats,
+  createAppWithinLimit,
+  deleteApp,
+  isUuid,
+  listApps,
+  storeIdentitySecret,
+  updateApp,
+} from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
@@ -10,10 +19,12 @@ import {
   AppResponse,
   AppWithStatsResponse,
   CreateAppBody,
+  IdentitySecretResponse,
   UpdateAppBody,
 } from '../../schemas/apps.js';
 import { AppIdParams, errorResponses } from '../../schemas/common.js';
 import { normaliseAllowedOrigins } from './allowed-origins.js';
+import { generateIdentitySecret } from './identity-secret.js';
 import { ownedApp } from './owned-app.js';
 
 export const publicApp = (app: App) => ({
@@ -142,6 +153,30 @@ export default async function appRoutes(fastify: FastifyInstance) {
       if (!deleted) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');
       return reply.code(204).send(null);
+    },
+  );
+  app.post(
+    '/:appId/identity-secret',
+    {
+      schema: {
+        tags: ['apps'],
+        summary: 'Create or replace the identity secret your server signs uids with (uidSignature)',
+        description:
+          'Shown only in this answer and stored encrypted. Replacing it invalidates every signature made with the old one for new subscribes.',
+        security: sessionSecurity,
+        params: AppIdParams,
+        response: { 201: IdentitySecretResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+      },
+    },
+    async (request, reply) => {
+      const user = sessionUser(request);
+      const secret = generateIdentitySecret();
+      const stored =
+        isUuid(request.params.appId) &&
+        (await storeIdentitySecret(app.db, user.id, request.params.appId, app.secrets.seal(secret)));
+      if (!stored) throw new AppError('NOT_FOUND');
+      request.log.info({ userId: user.id, appId: request.params.appId }, 'identity secret replaced');
+      return reply.code(201).send({ secret });
     },
   );
 }

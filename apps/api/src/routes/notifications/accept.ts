@@ -13,6 +13,7 @@ import { toAppError } from '../../plugins/app/error-handler.js';
 import {
   DEFAULT_TTL_SECONDS,
   MAX_PAYLOAD_BYTES,
+  MAX_SCHEDULE_AHEAD_MS,
   type NotifyBatchBody,
   NotifyBatchResponse,
   type NotifyBody,
@@ -57,6 +58,17 @@ export function payloadOf(body: NotifyBody | NotifyBatchBody): NotificationPaylo
 /** CONTRACT "Sending": UTF-8 bytes of `JSON.stringify` of the payload fields, escapes included. */
 export function assertPayloadSize(payload: NotificationPayload): void {
   if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+}
+
+/**
+ * `sendAt` of a send: null to send now. A time that is not RFC 3339, not in the future, or more
+ * than 30 days ahead is INVALID_INPUT (the schema checks the format; this the range).
+ */
+export function scheduledTime(sendAt: string | undefined, now = Date.now()): Date | null {
+  if (sendAt === undefined) return null;
+  const at = Date.parse(sendAt);
+  if (Number.isNaN(at) || at <= now || at > now + MAX_SCHEDULE_AHEAD_MS) throw new AppError('INVALID_INPUT');
+  return new Date(at);
 }
 
 // Plain-object views of the schemas for `serializeInput`, made once so Fastify's compile cache holds.
@@ -125,6 +137,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     body: NotifyBody | NotifyBatchBody,
     target: NotificationTarget,
     respond: (accepted: { id: string; targets: number }) => R,
+    sendAt: Date | null = null,
   ) {
     const result = await acceptNotification(
       app.db,
@@ -137,6 +150,7 @@ export function notificationAcceptor(app: FastifyInstance) {
         topic: body.topic ?? null,
         target,
         idempotencyKey: idempotencyKeyOf(request),
+        sendAt,
       },
       limitsFor(sender.plan).sendsPerMonth,
       respond,
@@ -149,31 +163,51 @@ export function notificationAcceptor(app: FastifyInstance) {
     app.metrics.notificationsAccepted.inc({ route });
     app.metrics.sendsAccepted.inc(notification.targets);
     request.log.info(
-      { notificationId: notification.id, appId: sender.appId, targets: notification.targets, route },
+      {
+        notificationId: notification.id,
+        appId: sender.appId,
+        targets: notification.targets,
+        route,
+        status: notification.status,
+      },
       'notification accepted',
     );
     return reply.code(202).send(result.response);
   }
 
   /**
-   * `POST /notify` for `sender`'s app: to every active subscriber, or to one endpoint (404 when the
-   * app does not have it, 410 when it has expired). Replays first, then the checks in the contract's order.
+   * `POST /notify` for `sender`'s app: to every active subscriber, to one endpoint (404 when the
+   * app does not have it, 410 when it has expired), to `uids` or to `tags`; now or at `sendAt`.
+   * Replays first, then the checks in the contract's order.
    */
   async function sendNotify(request: FastifyRequest, reply: FastifyReply, sender: Sender, body: NotifyBody) {
     if (await replayed(request, reply, sender)) return reply;
     requireEncryptionKey();
     assertPayloadSize(payloadOf(body));
+    const targeting = [body.endpoint, body.uids, body.tags].filter((field) => field !== undefined);
+    if (targeting.length > 1) throw new AppError('INVALID_INPUT');
+    const sendAt = scheduledTime(body.sendAt);
 
     let target: NotificationTarget = { kind: 'all' };
+    if (body.uids !== undefined) target = { kind: 'uids', uids: body.uids };
+    if (body.tags !== undefined) target = { kind: 'tags', tags: body.tags };
     if (body.endpoint !== undefined) {
       const [match] = await findSubscriptionsByEndpoints(app.db, sender.appId, [body.endpoint]);
       if (!match) throw new AppError('NOT_FOUND');
       if (match.status !== 'active') throw new AppError('SUBSCRIPTION_EXPIRED');
       target = { kind: 'endpoint', subscriptionIds: [match.id] };
     }
-    return accept(request, reply, sender, route(request), body, target, ({ id, targets }) => ({
-      notification: { id, status: 'queued' as const, targets },
-    }));
+    const status = sendAt === null ? ('queued' as const) : ('scheduled' as const);
+    return accept(
+      request,
+      reply,
+      sender,
+      route(request),
+      body,
+      target,
+      ({ id, targets }) => ({ notification: { id, status, targets } }),
+      sendAt,
+    );
   }
 
   const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'session' ? 'session' : 'notify');

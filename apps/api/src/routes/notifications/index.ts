@@ -22,7 +22,7 @@ import {
   type Sender,
   sendErrors,
 } from './accept.js';
-import { publicNotification } from './public-notification.js';
+import { cancelNotification, publicNotification } from './public-notification.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const;
@@ -136,5 +136,23 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
       if (!found) throw new AppError('NOT_FOUND');
       return { notification: publicNotification(found) };
     },
+  );
+
+  app.delete(
+    '/notifications/:id',
+    {
+      onRequest: keyAuth,
+      schema: {
+        tags: ['sending'],
+        summary: 'Cancel a scheduled send of the API key’s app',
+        description: 'Only a notification still `scheduled` can be canceled; any other is 409 NOT_CANCELABLE.',
+        security: keySecurity,
+        params: NotificationIdParams,
+        response: { 200: NotificationResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'NOT_CANCELABLE') },
+      },
+    },
+    async (request) => ({
+      notification: await cancelNotification(app.db, apiKeyPrincipal(request).appId, request.params.id),
+    }),
   );
 }

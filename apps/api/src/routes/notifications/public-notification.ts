@@ -1,4 +1,5 @@
-import type { NotificationSummary } from '@webpush/db';
+import { cancelScheduledNotification, type Database, isUuid, type NotificationSummary } from '@webpush/db';
+import { AppError } from '@webpush/errors';
 
 /**
  * A notification as the API shows it, the same on every route: progress counts plus what was sent
@@ -15,10 +16,20 @@ export function publicNotification(notification: NotificationSummary) {
     expired: notification.expired,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
+    ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),
+    ...(notification.errorCode === null ? {} : { errorCode: notification.errorCode }),
     title: payload.title,
     body: payload.body,
     ...(payload.url === undefined ? {} : { url: payload.url }),
     ...(payload.icon === undefined ? {} : { icon: payload.icon }),
     ...(payload.badge === undefined ? {} : { badge: payload.badge }),
   };
+}
+
+/** Cancels a scheduled send of `appId` (CONTRACT "Scheduled sends"): 404 for none of the app's, 409 once started. */
+export async function cancelNotification(db: Database, appId: string, id: string) {
+  const result = isUuid(id) ? await cancelScheduledNotification(db, appId, id) : null;
+  if (result === null) throw new AppError('NOT_FOUND');
+  if (result.kind === 'not_cancelable') throw new AppError('NOT_CANCELABLE');
+  return publicNotification(result.notification);
 }

@@ -15,11 +15,16 @@ const publicSubscriber = (subscription: SubscriptionSummary) => ({
   id: subscription.id,
   endpoint: subscription.endpoint,
   status: subscription.status,
-  // Audiences (your own user ids and tags) come with a later change; until then nobody has any.
-  uid: null,
-  tags: {},
+  uid: subscription.uid,
+  tags: subscription.tags,
   createdAt: subscription.createdAt.toISOString(),
 });
+
+/** `key:value` of the `tag` filter (the schema checked the key); the value is everything after the first colon. */
+const tagFilter = (tag: string) => {
+  const colon = tag.indexOf(':');
+  return { [tag.slice(0, colon)]: tag.slice(colon + 1) };
+};
 
 /** An app's subscribers for its owner's session: mounted at /apps/:appId/subscribers. */
 export default async function subscriberRoutes(fastify: FastifyInstance) {
@@ -32,7 +37,7 @@ export default async function subscriberRoutes(fastify: FastifyInstance) {
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['subscribers'],
-        summary: "The app's subscribers, newest first, a page at a time (keyset pagination)",
+        summary: "The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag",
         security: sessionSecurity,
         params: AppIdParams,
         querystring: SubscriberListQuery,
@@ -41,11 +46,13 @@ export default async function subscriberRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const owned = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
-      const { status, limit, cursor } = request.query;
+      const { status, limit, cursor, uid, tag } = request.query;
       const page = await listSubscriptions(app.db, owned.id, {
         limit: limit ?? DEFAULT_PAGE_SIZE,
         after: cursorPosition(cursor),
         status: status ?? null,
+        uid: uid ?? null,
+        tags: tag === undefined ? null : tagFilter(tag),
       });
       return { subscribers: page.items.map(publicSubscriber), nextCursor: page.nextCursor };
     },

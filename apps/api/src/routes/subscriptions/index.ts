@@ -1,11 +1,23 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { deleteSubscription, upsertSubscription } from '@webpush/db';
+import {
+  deleteSubscription,
+  findIdentitySecretSealed,
+  updateSubscriptionAudience,
+  upsertSubscription,
+} from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
 import { errorResponses } from '../../schemas/common.js';
-import { SubscribeBody, SubscribeResponse, UnsubscribeBody, VapidKeyResponse } from '../../schemas/subscriptions.js';
+import {
+  SubscribeBody,
+  SubscribeResponse,
+  UnsubscribeBody,
+  UpdateSubscriptionBody,
+  VapidKeyResponse,
+} from '../../schemas/subscriptions.js';
+import { isValidUidSignature } from '../apps/identity-secret.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RATE_LIMITED'] as const;
@@ -25,6 +37,21 @@ async function flattenSubscriptionKeys(request: FastifyRequest) {
 export default async function subscriptionRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const keyAuth = [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })];
+
+  /**
+   * A `subscribe_only` key lives in a web page, so anyone can use it: a uid it sets must carry the
+   * signature only the customer's server can make, or a visitor could claim someone else's uid.
+   * `notify` and `full` keys are server-side secrets and need none.
+   */
+  async function assertUidSigned(request: FastifyRequest, uid: string | undefined, signature: string | undefined) {
+    const principal = apiKeyPrincipal(request);
+    if (uid === undefined || principal.key.scope !== 'subscribe_only') return;
+    const sealed = signature === undefined ? null : await findIdentitySecretSealed(app.db, principal.appId);
+    if (sealed === null || signature === undefined || !isValidUidSignature(app.secrets.open(sealed), uid, signature)) {
+      request.log.warn({ appId: principal.appId }, 'subscribe with a missing or wrong uidSignature');
+      throw new AppError('INVALID_UID_SIGNATURE');
+    }
+  }
 
   app.post(
     '/subscribe',
@@ -46,14 +73,17 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
             'INVALID_ENDPOINT',
             'INVALID_INPUT',
             ...authErrors,
+            'INVALID_UID_SIGNATURE',
             'SUBSCRIBER_LIMIT_EXCEEDED',
+            'CONFIG_ERROR',
           ),
         },
       },
     },
     async (request, reply) => {
       const principal = apiKeyPrincipal(request);
-      const { endpoint, p256dh, auth } = request.body;
+      const { endpoint, p256dh, auth, uid, tags } = request.body;
+      await assertUidSigned(request, uid, request.body.uidSignature);
       let retryAfterSeconds = 0;
       const result = await upsertSubscription(
         app.db,
@@ -67,6 +97,7 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
             retryAfterSeconds = decision.retryAfterSeconds;
             return decision.admitted;
           },
+          audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
         },
       );
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');
@@ -75,6 +106,43 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(retryAfterSeconds) } });
       }
       return reply.code(result.created ? 201 : 200).send({ subscriber: { id: result.id } });
+    },
+  );
+
+  app.patch(
+    '/subscribe',
+    {
+      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'notify' })],
+      schema: {
+        tags: ['subscriptions'],
+        summary: 'Set or remove the uid and/or replace the tags of a subscription (from your server)',
+        description: '`uid: null` removes the uid; absent fields stay as they are.',
+        security: keySecurity,
+        body: UpdateSubscriptionBody,
+        response: {
+          200: SubscribeResponse,
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_URL',
+            'INVALID_ENDPOINT',
+            'INVALID_INPUT',
+            'UNAUTHORIZED',
+            'INVALID_API_KEY',
+            'INSUFFICIENT_SCOPE',
+            'RATE_LIMITED',
+            'NOT_FOUND',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { endpoint, uid, tags } = request.body;
+      const updated = await updateSubscriptionAudience(app.db, apiKeyPrincipal(request).appId, endpoint, {
+        ...(uid === undefined ? {} : { uid }),
+        ...(tags === undefined ? {} : { tags }),
+      });
+      if (!updated) throw new AppError('NOT_FOUND');
+      return { subscriber: { id: updated.id } };
     },
   );
 

@@ -146,7 +146,26 @@ t.test('every control-plane route is documented with its success and error statu
   ] as const) {
     t.match(codesOf(method, path, '403'), /ORIGIN_NOT_ALLOWED/, `${method} ${path} names ORIGIN_NOT_ALLOWED`);
   }
+  // Audiences and scheduled sends (CONTRACT 1.1).
+  t.match(codesOf('post', '/api/v1/subscribe', '403'), /INVALID_UID_SIGNATURE/);
+  t.match(codesOf('patch', '/api/v1/subscribe', '404'), /NOT_FOUND/);
+  t.match(codesOf('patch', '/api/v1/subscribe', '403'), /INSUFFICIENT_SCOPE/);
+  t.match(codesOf('delete', '/api/v1/notifications/{id}', '409'), /NOT_CANCELABLE/);
+  t.match(codesOf('delete', '/api/v1/apps/{appId}/notifications/{id}', '409'), /NOT_CANCELABLE/);
+  t.match(codesOf('post', '/api/v1/apps/{appId}/identity-secret', '404'), /NOT_FOUND/);
+  t.ok(document.paths['/api/v1/apps/{appId}/identity-secret']?.post?.responses?.['201'], 'identity secret is 201');
+  const bodyOf = (method: string, path: string) =>
+    JSON.stringify((document.paths[path]?.[method] as { requestBody?: unknown } | undefined)?.requestBody ?? {});
+  for (const field of ['uids', 'tags', 'sendAt']) {
+    t.match(bodyOf('post', '/api/v1/notify'), new RegExp(`"${field}"`), `/notify documents ${field}`);
+    t.match(bodyOf('post', '/api/v1/apps/{appId}/notifications'), new RegExp(`"${field}"`), `session send: ${field}`);
+  }
+  for (const field of ['uid', 'tags', 'uidSignature']) {
+    t.match(bodyOf('post', '/api/v1/subscribe'), new RegExp(`"${field}"`), `/subscribe documents ${field}`);
+  }
   const schemas = JSON.stringify(document);
+  t.match(schemas, /"scheduled".*"canceled"/, 'the notification status lists scheduled and canceled');
+  t.match(schemas, /errorCode/, 'the notification object documents errorCode');
   t.match(schemas, /emailVerified/, 'the user object documents emailVerified');
   t.match(schemas, /allowedOrigins/, 'the app object documents allowedOrigins');
 });
@@ -165,6 +184,8 @@ t.test('the dashboard lists document their query parameters with types and bound
     t.match(parameters.cursor, { type: 'string' }, `${path} cursor`);
   }
   t.match(JSON.stringify(query('/api/v1/apps/{appId}/subscribers').status), /"active".*"expired"/, 'status values');
+  t.match(query('/api/v1/apps/{appId}/subscribers').uid, { type: 'string' }, 'uid filter');
+  t.match(query('/api/v1/apps/{appId}/subscribers').tag, { type: 'string' }, 'tag filter');
   t.match(query('/api/v1/apps/{appId}/usage').days, { type: 'integer', minimum: 1, maximum: 90, default: 30 });
   t.strictSame(document.paths['/api/v1/plans']?.get?.security, [], 'GET /plans needs no auth');
 });

@@ -1,0 +1,80 @@
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '../client.js';
+import { apps, type NotificationTargetKind, type SubscriptionTags, subscriptions } from '../schema.js';
+
+/** A send's audience as stored on the notification row (`target_kind`, `target_uids`, `target_tags`). */
+export interface StoredAudience {
+  targetKind: NotificationTargetKind;
+  targetUids: readonly string[] | null;
+  targetTags: SubscriptionTags | null;
+}
+
+/**
+ * The condition on `subscriptions` that selects a `uids` or `tags` audience (undefined for the
+ * other kinds). `uid = any(…)` is served by `subscriptions_app_uid_idx`, `tags @> …` by the GIN
+ * index `subscriptions_active_tags_idx`; both only over active subscriptions, as sends are.
+ */
+export function audienceCondition(audience: StoredAudience): SQL | undefined {
+  if (audience.targetKind === 'uids') return inArray(subscriptions.uid, [...(audience.targetUids ?? [])]);
+  if (audience.targetKind === 'tags') {
+    return sql`${subscriptions.tags} @> ${JSON.stringify(audience.targetTags ?? {})}::jsonb`;
+  }
+  return undefined;
+}
+
+/** Active subscriptions of `appId` in the audience (`all`, `uids` or `tags`), counted in the caller's transaction. */
+export async function countAudience(tx: Transaction | Database, appId: string, audience: StoredAudience) {
+  if (audience.targetKind === 'uids' && (audience.targetUids ?? []).length === 0) return 0;
+  const [row] = await tx
+    .select({ n: count() })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.status, 'active'), audienceCondition(audience)));
+  return row?.n ?? 0;
+}
+
+export interface AudienceChange {
+  /** Absent: unchanged; null: removed. */
+  uid?: string | null;
+  /** Absent: unchanged; present: replaces every tag. */
+  tags?: SubscriptionTags;
+}
+
+/** Sets uid and/or tags of one subscription of `appId` by endpoint; null when the app has no such endpoint. */
+export async function updateSubscriptionAudience(
+  db: Database,
+  appId: string,
+  endpoint: string,
+  change: AudienceChange,
+): Promise<{ id: string } | null> {
+  const [row] = await db
+    .update(subscriptions)
+    .set({
+      ...(change.uid === undefined ? {} : { uid: change.uid }),
+      ...(change.tags === undefined ? {} : { tags: change.tags }),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, endpoint)))
+    .returning({ id: subscriptions.id });
+  return row ?? null;
+}
+
+/** The sealed identity secret of `appId`; null when none was created yet. */
+export async function findIdentitySecretSealed(db: Database, appId: string): Promise<string | null> {
+  const [row] = await db.select({ sealed: apps.identitySecretSealed }).from(apps).where(eq(apps.id, appId)).limit(1);
+  return row?.sealed ?? null;
+}
+
+/** Stores (creating or replacing) the sealed identity secret of an app of `userId`; false when not theirs. */
+export async function storeIdentitySecret(
+  db: Database,
+  userId: string,
+  appId: string,
+  sealed: string,
+): Promise<boolean> {
+  const updated = await db
+    .update(apps)
+    .set({ identitySecretSealed: sealed })
+    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+    .returning({ id: apps.id });
+  return updated.length > 0;
+}
