@@ -35,6 +35,8 @@ export interface Config {
     readonly registerMax: number;
   };
   readonly sessionTtlDays: number;
+  /** Development: the dashboard through Vite's dev server (hot reload), /sdk/* re-read on each request. */
+  readonly dashboardDevServer: boolean;
   readonly bodyLimitBytes: number;
   readonly delivery: {
     /** Fan-out jobs one worker process runs at once. */
@@ -146,6 +148,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
     },
     sessionTtlDays: env.SESSION_TTL_DAYS,
+    dashboardDevServer: env.DASHBOARD_DEV_SERVER,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {
       fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,

@@ -44,6 +44,9 @@ export const EnvSchema = Type.Object({
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 30_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 30_000 }),
+  // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
+  // `pnpm dev` sets it; never in production (Vite is a development dependency).
+  DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
   // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.
   OPS_USERNAME: Type.Optional(Type.String()),
   OPS_PASSWORD: Type.Optional(Type.String()),
