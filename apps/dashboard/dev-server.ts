@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'vite';
+import config from './vite.config.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -12,8 +13,11 @@ const root = fileURLToPath(new URL('.', import.meta.url));
  */
 export async function createDashboardDevServer(options: { httpServer: Server }) {
   const vite = await createServer({
+    ...config,
     root,
-    configFile: fileURLToPath(new URL('vite.config.ts', import.meta.url)),
+    // Imported, not loaded by Vite: Vite would bundle the config into a temporary file next to it,
+    // and `node --watch` (pnpm dev) would restart the API each time that file comes and goes.
+    configFile: false,
     appType: 'custom',
     server: { middlewareMode: true, hmr: { server: options.httpServer } },
     logLevel: 'warn',

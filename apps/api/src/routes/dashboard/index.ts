@@ -83,15 +83,16 @@ export default async function dashboardRoutes(app: FastifyInstance, options: Das
   if (devServer) {
     app.addHook('onClose', () => devServer.close());
     // Vite answers its own module and HMR URLs on the raw request; Fastify routes everything else.
-    app.addHook('onRequest', (request, reply, done) => {
-      const path = request.url;
-      if (!VITE_PREFIXES.some((prefix) => path.startsWith(prefix))) return done();
+    const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
       devServer.middlewares(request.raw, reply.raw, () => {
         reply.raw.statusCode = 404;
         reply.raw.end();
       });
-    });
+    };
+    for (const prefix of VITE_PREFIXES) {
+      app.get(prefix.endsWith('/') ? `${prefix}*` : prefix, { schema: { hide: true } }, viaVite);
+    }
     // No CSP in development: React's refresh preamble is an inline script.
     page = async (request, reply) => sendPage(reply, await devServer.html(request.url), false);
   } else {
