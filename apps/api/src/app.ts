@@ -16,6 +16,7 @@ import cookiePlugin from './plugins/external/cookie.js';
 import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
+import appNotificationRoutes from './routes/app-notifications/index.js';
 import appRoutes from './routes/apps/index.js';
 import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
@@ -24,9 +25,12 @@ import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
 import metricsRoutes from './routes/metrics.js';
 import notificationRoutes from './routes/notifications/index.js';
+import planRoutes from './routes/plans/index.js';
 import sdkRoutes from './routes/sdk/index.js';
+import subscriberRoutes from './routes/subscribers/index.js';
 import subscriptionRoutes from './routes/subscriptions/index.js';
 import testNotificationRoutes from './routes/test-notification/index.js';
+import usageRoutes from './routes/usage/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -102,6 +106,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(subscriptionRoutes);
       await api.register(testNotificationRoutes);
       await api.register(notificationRoutes);
+      await api.register(appNotificationRoutes, { prefix: '/apps/:appId/notifications' });
+      await api.register(subscriberRoutes, { prefix: '/apps/:appId/subscribers' });
+      await api.register(usageRoutes);
+      await api.register(planRoutes);
     },
     { prefix: '/api/v1' },
   );

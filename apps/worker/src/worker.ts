@@ -10,6 +10,7 @@ import {
   queueNames,
 } from '@webpush/queue';
 import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import type { WorkerContext } from './context.js';
@@ -100,6 +101,9 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound the database check too.
+      // Right after start (or a first connect on a loaded machine) the connection is still being set
+      // up: give it a moment instead of answering 503 for a Redis that is about to be ready.
+      if (CONNECTING.has(redis.status)) await waitForReady(redis, 1_000);
       if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
       await withTimeout(Promise.all([database.sql`select 1`, redis.ping()]), 2_000, 'readiness check timed out');
     },
@@ -116,6 +120,21 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       await database.close();
     },
   };
+}
+
+/** ioredis states of a connection that has not been ready yet (not one that lost Redis: `reconnecting`). */
+const CONNECTING = new Set(['wait', 'connecting', 'connect']);
+
+function waitForReady(redis: Redis, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+  });
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

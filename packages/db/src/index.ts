@@ -4,6 +4,7 @@ export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/deliveries.js';
 export * from './repositories/notifications.js';
+export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';

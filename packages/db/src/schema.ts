@@ -105,6 +105,19 @@ export const subscriptions = pgTable(
     uniqueIndex('subscriptions_app_endpoint_key').on(table.appId, table.endpoint),
     // Keyset pagination of an app's active subscribers during fan-out.
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
+    // The dashboard's subscriber list, newest first, keyset-paginated on (created_at, id): one index
+    // for "every status", one for a status filter, so any page is an index range scan without a sort.
+    index('subscriptions_app_created_idx').on(
+      table.appId,
+      table.createdAt.desc().nullsFirst(),
+      table.id.desc().nullsFirst(),
+    ),
+    index('subscriptions_app_status_created_idx').on(
+      table.appId,
+      table.status,
+      table.createdAt.desc().nullsFirst(),
+      table.id.desc().nullsFirst(),
+    ),
   ],
 );
 
@@ -167,7 +180,13 @@ export const notifications = pgTable(
   },
   (table) => [
     uniqueIndex('notifications_app_idempotency_key').on(table.appId, table.idempotencyKey),
-    index('notifications_app_created_idx').on(table.appId, table.createdAt),
+    // The dashboard's history (newest first, keyset on (created_at, id)), daily usage and this month's
+    // sends of an app: all range scans on this one index.
+    index('notifications_app_created_idx').on(
+      table.appId,
+      table.createdAt.desc().nullsFirst(),
+      table.id.desc().nullsFirst(),
+    ),
     index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
   ],
 );

@@ -17,6 +17,13 @@ export const plans: Readonly<Record<PlanName, PlanLimits>> = {
   enterprise: { apps: null, activeSubscribers: null, sendsPerMonth: null },
 };
 
+/** What people read: the pricing page and the dashboard show plans by these names. */
+export const planDisplayNames: Readonly<Record<PlanName, string>> = {
+  free: 'Free',
+  pro: 'Pro',
+  enterprise: 'Enterprise',
+};
+
 export const isPlanName = (value: string): value is PlanName => (planNames as readonly string[]).includes(value);
 
 export function limitsFor(plan: string): PlanLimits {

@@ -21,3 +21,9 @@ export const SessionResponse = Type.Object({
 });
 
 export const MeResponse = Type.Object({ user: UserSchema });
+
+export const ProvidersResponse = Type.Object({
+  github: Type.Boolean({
+    description: 'Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET)',
+  }),
+});

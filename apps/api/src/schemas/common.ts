@@ -59,3 +59,32 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
 }
 
 export const AppIdParams = Type.Object({ appId: Type.String({ description: 'App id (uuid)' }) });
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * `limit` and `cursor` of a keyset-paginated list. Query values arrive as strings: the route's
+ * `integerQuery` hook turns digit strings into numbers before validation, so `limit=abc`, `limit=0`
+ * and `limit=101` are all INVALID_INPUT.
+ */
+export const PageQueryFields = {
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+      description: `Page size, 1 to ${MAX_PAGE_SIZE}`,
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description: 'The `nextCursor` of the previous page (opaque); absent for the first page',
+    }),
+  ),
+};
+
+export const NextCursor = Type.Union([Type.String(), Type.Null()], {
+  description: 'Pass as `cursor` for the next page; null on the last page',
+});

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { PushEndpoint, RequiredString } from './common.js';
+import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
 
 export const MAX_PAYLOAD_BYTES = 3_072;
 export const MAX_BATCH_ENDPOINTS = 100;
@@ -87,8 +87,8 @@ export const NotifyBatchResponse = Type.Object({
 
 export const NotificationIdParams = Type.Object({ id: Type.String({ description: 'Notification id (uuid)' }) });
 
-export const NotificationResponse = Type.Object({
-  notification: Type.Object({
+export const NotificationSchema = Type.Object(
+  {
     id: Type.String({ format: 'uuid' }),
     status: Type.Union([
       Type.Literal('queued'),
@@ -96,11 +96,26 @@ export const NotificationResponse = Type.Object({
       Type.Literal('completed'),
       Type.Literal('failed'),
     ]),
-    targets: Type.Integer(),
+    targets: Type.Integer({ description: 'Subscriptions the send goes to' }),
     sent: Type.Integer(),
     failed: Type.Integer(),
-    expired: Type.Integer(),
+    expired: Type.Integer({ description: 'Subscriptions found expired (404/410) while sending' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  }),
+    title: Type.String({ description: 'What was sent: the payload title' }),
+    body: Type.String({ description: 'What was sent: the payload body' }),
+    url: Type.Optional(Type.String({ description: 'The payload url, when it had one' })),
+    icon: Type.Optional(Type.String({ description: 'The payload icon, when it had one' })),
+    badge: Type.Optional(Type.String({ description: 'The payload badge, when it had one' })),
+  },
+  { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
+);
+
+export const NotificationResponse = Type.Object({ notification: NotificationSchema });
+
+export const NotificationListQuery = Type.Object(PageQueryFields);
+
+export const NotificationListResponse = Type.Object({
+  notifications: Type.Array(NotificationSchema, { description: 'Newest first' }),
+  nextCursor: NextCursor,
 });

@@ -285,6 +285,8 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       expired: 0,
       createdAt: body.notification.createdAt,
       completedAt: null,
+      title: 'Status',
+      body: 'Check',
     },
   });
   t.ok(Math.abs(Date.parse(body.notification.createdAt) - Date.now()) < 60_000);

@@ -1,6 +1,7 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { apps, subscriptions, users } from '../schema.js';
+import { apps, type SubscriptionStatus, subscriptions, users } from '../schema.js';
+import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 
 export interface SubscriptionKeys {
   endpoint: string;
@@ -68,6 +69,53 @@ export async function deleteSubscription(db: Database, appId: string, endpoint: 
   const deleted = await db
     .delete(subscriptions)
     .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, endpoint)))
+    .returning({ id: subscriptions.id });
+  return deleted.length > 0;
+}
+
+export interface SubscriptionSummary {
+  id: string;
+  endpoint: string;
+  status: SubscriptionStatus;
+  createdAt: Date;
+}
+
+/**
+ * One page of the app's subscriptions, newest first, of one status or both. Served by
+ * `subscriptions_app_status_created_idx` with a status, `subscriptions_app_created_idx` without:
+ * an Index Scan with the row comparison as an index condition under a Limit, no Sort.
+ */
+export async function listSubscriptions(
+  db: Database,
+  appId: string,
+  page: { limit: number; after: KeysetPosition | null; status: SubscriptionStatus | null },
+): Promise<Page<SubscriptionSummary>> {
+  const rows = await db
+    .select({
+      id: subscriptions.id,
+      endpoint: subscriptions.endpoint,
+      status: subscriptions.status,
+      createdAt: subscriptions.createdAt,
+      cursorAt: cursorTimestamp(subscriptions.createdAt),
+    })
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.appId, appId),
+        page.status ? eq(subscriptions.status, page.status) : undefined,
+        page.after ? beforePosition(subscriptions.createdAt, subscriptions.id, page.after) : undefined,
+      ),
+    )
+    .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit);
+}
+
+/** Deletes one subscription of `appId` by id; false when the app has no such subscription. */
+export async function deleteSubscriptionById(db: Database, appId: string, id: string): Promise<boolean> {
+  const deleted = await db
+    .delete(subscriptions)
+    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.id, id)))
     .returning({ id: subscriptions.id });
   return deleted.length > 0;
 }

@@ -1,6 +1,7 @@
 import { isAllowedPushHost, type PushHostRule } from '@webpush/config';
 import type { ErrorCode } from '@webpush/errors';
 import type { Ajv } from 'ajv';
+import type { preValidationAsyncHookHandler } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { PUSH_ENDPOINT_KEYWORD } from '../../schemas/common.js';
 
@@ -48,4 +49,22 @@ export function codeForValidation(errors: readonly FastifySchemaValidationError[
   if (has((e) => e.keyword === 'pattern' && e.params.pattern === '^https://')) return 'INVALID_URL';
   if (has((e) => e.keyword === PUSH_ENDPOINT_KEYWORD)) return 'INVALID_ENDPOINT';
   return 'INVALID_INPUT';
+}
+
+const DIGITS = /^\d{1,15}$/;
+
+/**
+ * A preValidation hook for integer query parameters: query values are strings and AJV does not
+ * coerce (see app.ts), so a digit string becomes a number here and the schema's integer bounds
+ * apply; anything else (`abc`, `1.5`, `-1`, a repeated parameter) stays as sent and fails as
+ * INVALID_INPUT.
+ */
+export function integerQuery(...names: string[]): preValidationAsyncHookHandler {
+  return async (request) => {
+    const query = request.query as Record<string, unknown>;
+    for (const name of names) {
+      const value = query[name];
+      if (typeof value === 'string' && DIGITS.test(value)) query[name] = Number(value);
+    }
+  };
 }

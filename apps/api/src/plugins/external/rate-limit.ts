@@ -10,6 +10,8 @@ declare module 'fastify' {
       apiKey: onRequestAsyncHookHandler;
       login: onRequestAsyncHookHandler;
       register: onRequestAsyncHookHandler;
+      /** Sends from a session (the dashboard): per signed-in user; attach it after `authenticate`. */
+      sessionSend: onRequestAsyncHookHandler;
     };
   }
 }
@@ -46,10 +48,22 @@ export default fp(
         keyGenerator: (request: FastifyRequest) => `${name}:${request.ip}`,
       }) as onRequestAsyncHookHandler;
 
+    // The API-key routes' budget, counted per user rather than per IP: a session names its user, and
+    // the people behind one office IP should not share one dashboard's sends.
+    const sessionSend = app.rateLimit({
+      max: limits.apiKeyMax,
+      timeWindow: windowMs,
+      keyGenerator: (request: FastifyRequest) =>
+        request.principal?.kind === 'session'
+          ? `session-send:${request.principal.user.id}`
+          : `session-send:${request.ip}`,
+    }) as onRequestAsyncHookHandler;
+
     app.decorate('limiters', {
       apiKey: limiter('api-key', limits.apiKeyMax),
       login: limiter('login', limits.loginMax),
       register: limiter('register', limits.registerMax),
+      sessionSend,
     });
   },
   { name: 'limiters', dependencies: ['config', 'redis'] },

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, appStats, createAppWithinLimit, deleteApp, findApp, isUuid, listApps } from '@webpush/db';
+import { type App, appStats, createAppWithinLimit, deleteApp, isUuid, listApps } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
@@ -7,6 +7,7 @@ import webpush from 'web-push';
 import { sessionUser } from '../../plugins/app/auth.js';
 import { AppListResponse, AppResponse, AppWithStatsResponse, CreateAppBody } from '../../schemas/apps.js';
 import { AppIdParams, errorResponses } from '../../schemas/common.js';
+import { ownedApp } from './owned-app.js';
 
 export const publicApp = (app: App) => ({
   id: app.id,
@@ -21,13 +22,6 @@ const authErrors = ['UNAUTHORIZED', 'INVALID_SESSION'] as const;
 export default async function appRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', app.authenticate({ session: true }));
-
-  /** The caller's app, or 404 — also for another user's app, so tenants never learn of each other. */
-  const ownedApp = async (userId: string, appId: string): Promise<App> => {
-    const found = isUuid(appId) ? await findApp(app.db, userId, appId) : null;
-    if (!found) throw new AppError('NOT_FOUND');
-    return found;
-  };
 
   app.post(
     '/',
@@ -87,7 +81,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const found = await ownedApp(sessionUser(request).id, request.params.appId);
+      const found = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
       return { app: { ...publicApp(found), stats: await appStats(app.db, found.id) } };
     },
   );

@@ -2,7 +2,7 @@ import { createUser, deleteSession, findUserByEmail } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { CredentialsBody, MeResponse, SessionResponse } from '../../schemas/auth.js';
+import { CredentialsBody, MeResponse, ProvidersResponse, SessionResponse } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { clearSessionCookie, publicUser, startSession } from './session-cookie.js';
 
@@ -119,5 +119,18 @@ export default async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request) => ({ user: publicUser(sessionUser(request)) }),
+  );
+
+  app.get(
+    '/providers',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'The sign-in methods this server offers besides e-mail and password',
+        security: [],
+        response: { 200: ProvidersResponse },
+      },
+    },
+    async () => ({ github: app.config.github.clientId !== null && app.config.github.clientSecret !== null }),
   );
 }

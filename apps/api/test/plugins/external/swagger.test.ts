@@ -97,6 +97,13 @@ t.test('every control-plane route is documented with its success and error statu
     ['post', '/api/v1/subscribe', ['200', '201'], ['400', '401', '429']],
     ['delete', '/api/v1/subscribe', ['204'], ['400', '401', '404', '429']],
     ['get', '/api/v1/vapid-public-key', ['200'], ['401', '429']],
+    ['get', '/api/v1/plans', ['200'], []],
+    ['get', '/api/v1/auth/providers', ['200'], []],
+    ['get', '/api/v1/apps/{appId}/notifications', ['200'], ['400', '401', '404']],
+    ['post', '/api/v1/apps/{appId}/notifications', ['202'], ['400', '401', '404', '410', '413', '429', '503']],
+    ['get', '/api/v1/apps/{appId}/subscribers', ['200'], ['400', '401', '404']],
+    ['delete', '/api/v1/apps/{appId}/subscribers/{subscriberId}', ['204'], ['401', '404']],
+    ['get', '/api/v1/apps/{appId}/usage', ['200'], ['400', '401', '404']],
   ];
   for (const [method, path, success, errors] of expected) {
     const operation = document.paths[path]?.[method];
@@ -117,6 +124,28 @@ t.test('every control-plane route is documented with its success and error statu
   t.match(codesOf('post', '/api/v1/apps/{appId}/keys', '400'), /INVALID_SCOPE/);
   t.match(codesOf('post', '/api/v1/auth/register', '409'), /EMAIL_IN_USE/);
   t.match(codesOf('post', '/api/v1/auth/login', '401'), /INVALID_CREDENTIALS/);
+  t.match(codesOf('post', '/api/v1/apps/{appId}/notifications', '429'), /MONTHLY_LIMIT_EXCEEDED/);
+  t.match(codesOf('post', '/api/v1/apps/{appId}/notifications', '429'), /RATE_LIMITED/);
+  t.match(codesOf('post', '/api/v1/apps/{appId}/notifications', '410'), /SUBSCRIPTION_EXPIRED/);
+  t.match(codesOf('get', '/api/v1/apps/{appId}/subscribers', '400'), /INVALID_INPUT/);
+});
+
+t.test('the dashboard lists document their query parameters with types and bounds', async (t) => {
+  type Parameter = { name: string; in: string; schema?: Record<string, unknown> };
+  const query = (path: string) =>
+    Object.fromEntries(
+      ((document.paths[path]?.get?.parameters ?? []) as Parameter[])
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) => [parameter.name, parameter.schema ?? {}]),
+    );
+  for (const path of ['/api/v1/apps/{appId}/notifications', '/api/v1/apps/{appId}/subscribers']) {
+    const parameters = query(path);
+    t.match(parameters.limit, { type: 'integer', minimum: 1, maximum: 100, default: 20 }, `${path} limit`);
+    t.match(parameters.cursor, { type: 'string' }, `${path} cursor`);
+  }
+  t.match(JSON.stringify(query('/api/v1/apps/{appId}/subscribers').status), /"active".*"expired"/, 'status values');
+  t.match(query('/api/v1/apps/{appId}/usage').days, { type: 'integer', minimum: 1, maximum: 90, default: 30 });
+  t.strictSame(document.paths['/api/v1/plans']?.get?.security, [], 'GET /plans needs no auth');
 });
 
 t.test('documented paths are served', async (t) => {
@@ -144,6 +173,7 @@ t.test('every operation describes its success and lists the errors any route can
     'post /api/v1/apps',
     'post /api/v1/subscribe',
     'post /api/v1/notify',
+    'post /api/v1/apps/{appId}/notifications',
   ]);
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

@@ -1,0 +1,95 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { decodeCursor, listNotifications } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sessionUser } from '../../plugins/app/auth.js';
+import { integerQuery } from '../../plugins/app/validation.js';
+import { AppIdParams, DEFAULT_PAGE_SIZE, errorResponses } from '../../schemas/common.js';
+import {
+  IdempotencyHeaders,
+  NotificationListQuery,
+  NotificationListResponse,
+  NotifyBody,
+  NotifyResponse,
+} from '../../schemas/notifications.js';
+import { ownedApp } from '../apps/owned-app.js';
+import { countRefusedSends, notificationAcceptor, type Sender } from '../notifications/accept.js';
+import { sendErrors } from '../notifications/index.js';
+import { publicNotification } from '../notifications/public-notification.js';
+
+const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
+const authErrors = ['UNAUTHORIZED', 'INVALID_SESSION'] as const;
+
+/** A malformed cursor is INVALID_INPUT (CONTRACT "Listing and sending from a session"). */
+export function positionOf(cursor: string | undefined) {
+  if (cursor === undefined) return null;
+  const position = decodeCursor(cursor);
+  if (!position) throw new AppError('INVALID_INPUT');
+  return position;
+}
+
+/** The notifications of one app, for its owner's session (the dashboard): history and sending. */
+export default async function appNotificationRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const authenticate = app.authenticate({ session: true });
+  const sending = notificationAcceptor(app);
+  countRefusedSends(app);
+
+  /** The session user's app, its owner and the owner's plan. */
+  const sessionSender = async (request: FastifyRequest, appId: string): Promise<Sender> => {
+    const user = sessionUser(request);
+    const owned = await ownedApp(app.db, user.id, appId);
+    return { appId: owned.id, userId: user.id, plan: user.plan };
+  };
+
+  app.get(
+    '/',
+    {
+      onRequest: [authenticate],
+      preValidation: integerQuery('limit'),
+      schema: {
+        tags: ['notifications'],
+        summary: "The app's notifications, newest first, a page at a time (keyset pagination)",
+        security: sessionSecurity,
+        params: AppIdParams,
+        querystring: NotificationListQuery,
+        response: {
+          200: NotificationListResponse,
+          ...errorResponses('INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const owned = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
+      const after = positionOf(request.query.cursor);
+      const page = await listNotifications(app.db, owned.id, {
+        limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
+        after,
+      });
+      return { notifications: page.items.map(publicNotification), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.post(
+    '/',
+    {
+      onRequest: [authenticate, app.limiters.sessionSend],
+      schema: {
+        tags: ['notifications'],
+        summary: 'Send from the dashboard: exactly POST /notify for this app',
+        description:
+          'Same body, checks, targeting, monthly limit, usage and `Idempotency-Key` (shared with the app’s API-key sends) as POST /notify.',
+        security: sessionSecurity,
+        params: AppIdParams,
+        headers: IdempotencyHeaders,
+        body: NotifyBody,
+        response: {
+          202: NotifyResponse,
+          ...errorResponses(...sendErrors, ...authErrors, 'RATE_LIMITED', 'NOT_FOUND', 'SUBSCRIPTION_EXPIRED'),
+        },
+      },
+    },
+    async (request, reply) =>
+      sending.sendNotify(request, reply, await sessionSender(request, request.params.appId), request.body),
+  );
+}

@@ -1,0 +1,171 @@
+import {
+  acceptNotification,
+  findIdempotentResponse,
+  findSubscriptionsByEndpoints,
+  type NotificationPayload,
+  type NotificationTarget,
+} from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import { limitsFor } from '@webpush/plans';
+import { fanOutJobId, jobNames } from '@webpush/queue';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toAppError } from '../../plugins/app/error-handler.js';
+import {
+  DEFAULT_TTL_SECONDS,
+  MAX_PAYLOAD_BYTES,
+  type NotifyBatchBody,
+  NotifyBatchResponse,
+  type NotifyBody,
+  NotifyResponse,
+} from '../../schemas/notifications.js';
+
+/**
+ * The one accept path of every sending route: `/notify` and `/notify/batch` (the app and owner come
+ * from the API key) and `POST /apps/:appId/notifications` (from the session and the owned app).
+ */
+export interface Sender {
+  appId: string;
+  /** The app's owner: monthly usage is theirs, across their apps. */
+  userId: string;
+  /** The owner's plan: it decides the monthly limit. */
+  plan: string;
+}
+
+/** Which route accepted a notification, for the metrics. */
+export type SendRoute = 'notify' | 'batch' | 'session';
+
+/** What the browser receives: the present fields among title, body, url, icon, badge, in that order. */
+export function payloadOf(body: NotifyBody | NotifyBatchBody): NotificationPayload {
+  const payload: NotificationPayload = { title: body.title, body: body.body };
+  if (body.url !== undefined) payload.url = body.url;
+  if (body.icon !== undefined) payload.icon = body.icon;
+  if (body.badge !== undefined) payload.badge = body.badge;
+  return payload;
+}
+
+/** CONTRACT "Sending": UTF-8 bytes of `JSON.stringify` of the payload fields, escapes included. */
+export function assertPayloadSize(payload: NotificationPayload): void {
+  if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+}
+
+// Plain-object views of the schemas for `serializeInput`, made once so Fastify's compile cache holds.
+const notifyAnswer: Record<string, unknown> = { ...NotifyResponse };
+const batchAnswer: Record<string, unknown> = { ...NotifyBatchResponse };
+
+/**
+ * The first answer to an `Idempotency-Key`, byte for byte: serialized with the schema of the route
+ * that gave it, so a key first used on another sending route replays that answer instead of failing
+ * (or trimming it to) this route's response schema.
+ */
+const sendReplay = (reply: FastifyReply, response: Record<string, unknown>) =>
+  reply
+    .code(202)
+    .header('idempotent-replayed', 'true')
+    .type('application/json; charset=utf-8')
+    .send(reply.serializeInput(response, 'unknownEndpoints' in response ? batchAnswer : notifyAnswer));
+
+/** Counts refused sends by code, in the encapsulated scope of a sending routes plugin. */
+export function countRefusedSends(app: FastifyInstance): void {
+  app.addHook('onError', async (request, _reply, error) => {
+    if (request.method !== 'POST') return;
+    app.metrics.notificationsRefused.inc({ code: toAppError(error, request)?.code ?? 'INTERNAL_ERROR' });
+  });
+}
+
+export function notificationAcceptor(app: FastifyInstance) {
+  /** Queues the fan-out after the notification is committed; if Redis fails now, the reconciler re-queues it. */
+  async function queueFanOut(notificationId: string, request: FastifyRequest) {
+    try {
+      await app.queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
+    } catch (error) {
+      request.log.error(
+        { err: error, notificationId },
+        'could not queue the fan-out; the worker reconciler will pick it up',
+      );
+    }
+  }
+
+  const idempotencyKeyOf = (request: FastifyRequest): string | null => {
+    const key = request.headers['idempotency-key'];
+    return typeof key === 'string' ? key : null;
+  };
+
+  /** Answers a request with an `Idempotency-Key` the app used before (within 24 h), or returns false. */
+  async function replayed(request: FastifyRequest, reply: FastifyReply, sender: Sender): Promise<boolean> {
+    const key = idempotencyKeyOf(request);
+    if (key === null) return false;
+    const response = await findIdempotentResponse(app.db, sender.appId, key);
+    if (response === null) return false;
+    await sendReplay(reply, response);
+    return true;
+  }
+
+  /** The VAPID keys are sealed under ENCRYPTION_KEY: without it nothing can be sent. */
+  function requireEncryptionKey(): void {
+    if (!app.config.encryptionKey) throw new AppError('CONFIG_ERROR');
+  }
+
+  /** Reserves the month's sends, stores the notification, queues its fan-out, answers 202. */
+  async function accept<R extends Record<string, unknown>>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sender: Sender,
+    route: SendRoute,
+    body: NotifyBody | NotifyBatchBody,
+    target: NotificationTarget,
+    respond: (accepted: { id: string; targets: number }) => R,
+  ) {
+    const result = await acceptNotification(
+      app.db,
+      sender.userId,
+      sender.appId,
+      {
+        payload: payloadOf(body),
+        ttl: body.ttl ?? DEFAULT_TTL_SECONDS,
+        urgency: body.urgency ?? 'normal',
+        topic: body.topic ?? null,
+        target,
+        idempotencyKey: idempotencyKeyOf(request),
+      },
+      limitsFor(sender.plan).sendsPerMonth,
+      respond,
+    );
+    if (result.kind === 'limit') throw new AppError('MONTHLY_LIMIT_EXCEEDED');
+    if (result.kind === 'replay') return sendReplay(reply, result.response);
+
+    const { notification } = result;
+    if (notification.status === 'queued') await queueFanOut(notification.id, request);
+    app.metrics.notificationsAccepted.inc({ route });
+    app.metrics.sendsAccepted.inc(notification.targets);
+    request.log.info(
+      { notificationId: notification.id, appId: sender.appId, targets: notification.targets, route },
+      'notification accepted',
+    );
+    return reply.code(202).send(result.response);
+  }
+
+  /**
+   * `POST /notify` for `sender`'s app: to every active subscriber, or to one endpoint (404 when the
+   * app does not have it, 410 when it has expired). Replays first, then the checks in the contract's order.
+   */
+  async function sendNotify(request: FastifyRequest, reply: FastifyReply, sender: Sender, body: NotifyBody) {
+    if (await replayed(request, reply, sender)) return reply;
+    requireEncryptionKey();
+    assertPayloadSize(payloadOf(body));
+
+    let target: NotificationTarget = { kind: 'all' };
+    if (body.endpoint !== undefined) {
+      const [match] = await findSubscriptionsByEndpoints(app.db, sender.appId, [body.endpoint]);
+      if (!match) throw new AppError('NOT_FOUND');
+      if (match.status !== 'active') throw new AppError('SUBSCRIPTION_EXPIRED');
+      target = { kind: 'endpoint', subscriptionIds: [match.id] };
+    }
+    return accept(request, reply, sender, route(request), body, target, ({ id, targets }) => ({
+      notification: { id, status: 'queued' as const, targets },
+    }));
+  }
+
+  const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'session' ? 'session' : 'notify');
+
+  return { replayed, requireEncryptionKey, accept, sendNotify };
+}
