@@ -1,14 +1,15 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
-import { planNames, plans } from '@webpush/plans';
+// (The pragmas: tsx runs this file for the build and does not apply tsconfig's `jsx` setting to it.)
+import { planDisplayNames, planNames, plans } from '@webpush/plans';
 import { renderToString } from 'react-dom/server';
 import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from '../src/pages/pricing-table.js';
 
-/** The plans as GET /api/v1/plans answers them, straight from the plans package. */
+/** The plans as GET /api/v1/plans answers them (apps/api/src/routes/plans), from the plans package. */
 export function planList(): Plan[] {
   return planNames.map((id) => ({
     id,
-    name: id.charAt(0).toUpperCase() + id.slice(1),
+    name: planDisplayNames[id],
     limits: {
       apps: plans[id].apps,
       subscribers: plans[id].activeSubscribers,

@@ -1,6 +1,5 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './openapi.js';
-import type { PendingPaths } from './pending-paths.js';
 
 /**
  * The typed API client: paths, parameters and bodies come from the API's OpenAPI document
@@ -8,7 +7,7 @@ import type { PendingPaths } from './pending-paths.js';
  * type-checking. Same origin: the HttpOnly `wp_session` cookie authenticates every call; no token
  * is ever kept in script-readable storage.
  */
-export const api = createClient<paths & PendingPaths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 
 /** An error answer of the API: its Japanese `error` message is shown as it comes. */
 export class ApiError extends Error {

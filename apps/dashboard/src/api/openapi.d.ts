@@ -417,6 +417,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in methods this server offers besides e-mail and password */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
+                            github: boolean;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/github": {
         parameters: {
             query?: never;
@@ -1976,7 +2028,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMITED, MONTHLY_LIMIT_EXCEEDED */
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1984,7 +2036,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "RATE_LIMITED" | "MONTHLY_LIMIT_EXCEEDED";
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -2170,7 +2222,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMITED, MONTHLY_LIMIT_EXCEEDED */
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2178,7 +2230,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "RATE_LIMITED" | "MONTHLY_LIMIT_EXCEEDED";
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -2244,18 +2296,31 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
                                 status: "queued" | "sending" | "completed" | "failed";
+                                /** @description Subscriptions the send goes to */
                                 targets: number;
                                 sent: number;
                                 failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
                                 completedAt: string | null;
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
                             };
                         };
                     };
@@ -2309,6 +2374,704 @@ export interface paths {
                             error: string;
                             code: "RATE_LIMITED";
                             upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's notifications, newest first, a page at a time (keyset pagination) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            notifications: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "queued" | "sending" | "completed" | "failed";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Send from the dashboard: exactly POST /notify for this app
+         * @description Same body, checks, targeting, monthly limit, usage and `Idempotency-Key` (shared with the app’s API-key sends) as POST /notify.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Notification title */
+                        title: string;
+                        /** @description Notification body */
+                        body: string;
+                        /**
+                         * @description Opened when the notification is clicked
+                         * @example https://example.com/
+                         */
+                        url?: string;
+                        /**
+                         * @description Icon image
+                         * @example https://example.com/
+                         */
+                        icon?: string;
+                        /**
+                         * @description Badge image
+                         * @example https://example.com/
+                         */
+                        badge?: string;
+                        /**
+                         * @description Seconds the push service keeps the message for an offline browser
+                         * @default 86400
+                         */
+                        ttl?: number;
+                        /**
+                         * @description Push `Urgency` header
+                         * @default normal
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
+                        topic?: string;
+                        /**
+                         * @description Send only to this subscription of the app; without it, to every active subscriber
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: queued for delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                status: "queued";
+                                /** @description Subscriptions this send goes to; counted in monthly usage */
+                                targets: number;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description SUBSCRIPTION_EXPIRED */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "SUBSCRIPTION_EXPIRED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's subscribers, newest first, a page at a time (keyset pagination) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only subscribers of this status; absent: both */
+                    status?: "active" | "expired";
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            subscribers: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description Push endpoint; its host tells the push service (FCM, Mozilla, Apple, WNS) */
+                                endpoint: string;
+                                status: "active" | "expired";
+                                /** @description Your user id for this subscriber (not set yet: null) */
+                                uid: string | null;
+                                /** @description Your tags for this subscriber (none yet: {}) */
+                                tags: {
+                                    [key: string]: string;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/subscribers/{subscriberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a subscriber: it is no longer a target of any send */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Subscriber id (uuid) */
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This month's sends against the plan's limit, and the app's sends per UTC day */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Days to report, ending today (UTC): 1 to 90 */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Monthly usage of the app owner (per user, not per app) */
+                            month: {
+                                /** @description The owner's sends this calendar month (UTC) across all of their apps: what counts against the plan's limit */
+                                sends: number;
+                                /** @description The plan's sends per month; null: no limit */
+                                limit: number | null;
+                            };
+                            /** @description One entry per day, oldest first, days without sends included with 0 */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, YYYY-MM-DD
+                                 */
+                                date: string;
+                                /** @description This app's sends accepted that day (targets of its notifications) */
+                                sends: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            plans: {
+                                /**
+                                 * @description What `user.plan` says: `free`, `pro` or `enterprise`
+                                 * @example free
+                                 */
+                                id: string;
+                                /**
+                                 * @description Display name
+                                 * @example Free
+                                 */
+                                name: string;
+                                limits: {
+                                    /** @description Apps per user; null: no limit */
+                                    apps: number | null;
+                                    /** @description Active subscribers per user, across their apps; null: no limit */
+                                    subscribers: number | null;
+                                    /** @description Sends per calendar month (UTC) per user, across their apps; null: no limit */
+                                    sendsPerMonth: number | null;
+                                };
+                            }[];
                         };
                     };
                 };

@@ -26,35 +26,21 @@ export type Notification = Awaited<
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 const formatDate = (value: string | null | undefined) => (value ? dateFormat.format(new Date(value)) : '—');
 
-/** Fields the list may carry beyond the pinned ones (what was sent). */
-function contentOf(notification: Notification): { title?: string; body?: string; url?: string } {
-  return notification as unknown as { title?: string; body?: string; url?: string };
-}
-
 function Details({ notification }: { notification: Notification }) {
-  const content = contentOf(notification);
   return (
     <dl className="facts">
       <dt>Id</dt>
       <dd>
         <code>{notification.id}</code>
       </dd>
-      {content.title !== undefined && (
-        <>
-          <dt>Title</dt>
-          <dd>{content.title}</dd>
-        </>
-      )}
-      {content.body !== undefined && (
-        <>
-          <dt>Body</dt>
-          <dd>{content.body}</dd>
-        </>
-      )}
-      {content.url && (
+      <dt>Title</dt>
+      <dd>{notification.title}</dd>
+      <dt>Body</dt>
+      <dd>{notification.body}</dd>
+      {notification.url && (
         <>
           <dt>Link</dt>
-          <dd className="break-all">{content.url}</dd>
+          <dd className="break-all">{notification.url}</dd>
         </>
       )}
       <dt>Created</dt>
@@ -130,7 +116,7 @@ export function NotificationsPage() {
                           {formatDate(notification.createdAt)}
                         </button>
                       </td>
-                      <td>{contentOf(notification).title ?? <span className="muted">—</span>}</td>
+                      <td>{notification.title}</td>
                       <td>
                         <span className={`status status-${notification.status}`}>{notification.status}</span>
                       </td>

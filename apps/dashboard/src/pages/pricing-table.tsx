@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
+// (The pragmas: the build prerenders this file under tsx, which does not apply tsconfig's `jsx` to it.)
 /**
  * The plans table. Pure markup without the router or data hooks: the build prerenders it into
  * dist/pricing.html (readable without JavaScript), and the live pricing page renders the same.
