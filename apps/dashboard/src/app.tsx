@@ -36,6 +36,7 @@ export function App() {
             <Route path="subscribers" element={<SubscribersPage />} />
             <Route path="keys" element={<KeysPage />} />
             <Route path="try" element={<TryItPage />} />
+            <Route path="*" element={<NotFoundPage />} />
           </Route>
           <Route path="/account" element={<AccountPage />} />
         </Route>

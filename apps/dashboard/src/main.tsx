@@ -1,12 +1,21 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
-import { NetworkError } from './api/client.js';
+import { ApiError, NetworkError } from './api/client.js';
 import { App } from './app.js';
 import './styles.css';
 
-const queryClient = new QueryClient({
+/** A session that ended elsewhere (signed out, expired): back to sign-in instead of an error on every page. */
+const onError = (error: unknown) => {
+  if (error instanceof ApiError && (error.code === 'INVALID_SESSION' || error.code === 'UNAUTHORIZED')) {
+    queryClient.setQueryData(['me'], null);
+  }
+};
+
+const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
       // One quiet retry for a dropped connection; an API error is shown at once.

@@ -5,8 +5,8 @@ interface Day {
 
 const WIDTH = 600;
 const HEIGHT = 160;
-const TOP = 16;
-const BOTTOM = 24;
+const TOP = 4;
+const BOTTOM = 1;
 const numbers = new Intl.NumberFormat('en');
 
 /** Daily sends as plain SVG bars (no chart library): one bar per UTC day, oldest on the left. */
@@ -38,18 +38,14 @@ export function SendsChart({ days }: { days: Day[] }) {
             </rect>
           );
         })}
-        <text x="0" y={HEIGHT - 6} className="chart-label">
-          {first}
-        </text>
-        <text x={WIDTH} y={HEIGHT - 6} className="chart-label" textAnchor="end">
-          {last}
-        </text>
-        <text x="0" y="11" className="chart-label">
-          {numbers.format(total === 0 ? 0 : max)} / day
-        </text>
       </svg>
+      <div className="chart-axis-labels muted" aria-hidden="true">
+        <span>{first}</span>
+        <span>peak {numbers.format(total === 0 ? 0 : max)} / day</span>
+        <span>{last}</span>
+      </div>
       <figcaption className="muted">
-        {numbers.format(total)} sends in the last {days.length} days (UTC).
+        {numbers.format(total)} {total === 1 ? 'send' : 'sends'} in the last {days.length} days (UTC).
       </figcaption>
     </figure>
   );

@@ -22,16 +22,24 @@ export interface RunningDashboard {
 }
 
 /** The API (serving the built dashboard) on a port chosen up front, so PUBLIC_URL can name it. */
-export async function startDashboard(t: Test, env: Record<string, string> = {}): Promise<RunningDashboard> {
+export async function startDashboard(
+  t: Test,
+  env: Record<string, string> = {},
+  options: { pushExtraCa?: string } = {},
+): Promise<RunningDashboard> {
   const port = await unusedPort();
   const url = `http://127.0.0.1:${port}`;
-  const ctx = await buildTestApp(t, {
-    PUBLIC_URL: url,
-    RATE_LIMIT_REGISTER_MAX: '1000',
-    RATE_LIMIT_LOGIN_MAX: '1000',
-    RATE_LIMIT_API_KEY_MAX: '1000',
-    ...env,
-  });
+  const ctx = await buildTestApp(
+    t,
+    {
+      PUBLIC_URL: url,
+      RATE_LIMIT_REGISTER_MAX: '1000',
+      RATE_LIMIT_LOGIN_MAX: '1000',
+      RATE_LIMIT_API_KEY_MAX: '1000',
+      ...env,
+    },
+    options,
+  );
   await ctx.app.listen({ port, host: '127.0.0.1' });
   return { ctx, url };
 }

@@ -86,7 +86,7 @@ if (browser) {
     t.match(await alert.textContent(), 'ご利用のプランで作成できるアプリの上限に達しました');
     t.match(await alert.textContent(), 'PLAN_LIMIT_EXCEEDED');
     await alert.getByRole('link', { name: /plans/ }).click();
-    await page.getByRole('heading', { name: 'Plans' }).waitFor();
+    await page.getByRole('heading', { name: 'Plans', exact: true }).waitFor();
     t.equal(new URL(page.url()).pathname, '/pricing');
     const current = page.locator('.plan-current');
     await current.getByText('Your plan').waitFor();
@@ -217,9 +217,17 @@ if (browser) {
     await fresh.getByRole('heading', { name: 'Your apps' }).waitFor();
     t.equal(fresh.url(), `${url}/`, 'the callback redirected to the dashboard');
     await fresh.getByRole('link', { name: 'Account' }).click();
-    await fresh.getByText('octo@example.com').waitFor();
+    await fresh.getByText('octo@example.com', { exact: true }).waitFor();
     const rows = await ctx.database.sql`select github_id from users where email = 'octo@example.com'`;
     t.equal(Number(rows[0]?.github_id), 7_001, 'the account is linked to the GitHub user');
+
+    // The session ends elsewhere: the next request's INVALID_SESSION leads back to sign-in.
+    await ctx.database.sql`delete from sessions`;
+    await fresh.getByRole('link', { name: 'Apps', exact: true }).click();
+    await fresh.getByLabel('Name').fill('Too late');
+    await fresh.getByRole('button', { name: 'Create app' }).click();
+    await fresh.getByRole('heading', { name: 'Sign in' }).waitFor();
+    t.pass('an ended session goes back to sign-in');
   });
 
   t.test('no Content-Security-Policy violation and no page error anywhere', async (t) => {
