@@ -4,7 +4,9 @@ import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
 import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
+import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
+import newSubscriptionCapPlugin from './plugins/app/new-subscription-cap.js';
 import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
@@ -18,8 +20,11 @@ import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
 import appNotificationRoutes from './routes/app-notifications/index.js';
 import appRoutes from './routes/apps/index.js';
+import emailVerificationRoutes from './routes/auth/email-verification.js';
 import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
+import passwordResetRoutes from './routes/auth/password-reset.js';
+import sessionRoutes from './routes/auth/sessions.js';
 import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
 import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
@@ -82,6 +87,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(metricsPlugin);
   await app.register(secretsPlugin);
   await app.register(passwordsPlugin);
+  await app.register(mailerPlugin);
+  await app.register(newSubscriptionCapPlugin);
   await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
@@ -100,6 +107,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(
     async (api) => {
       await api.register(authRoutes, { prefix: '/auth' });
+      await api.register(emailVerificationRoutes, { prefix: '/auth' });
+      await api.register(passwordResetRoutes, { prefix: '/auth' });
+      await api.register(sessionRoutes, { prefix: '/auth/sessions' });
       await api.register(githubRoutes, { prefix: '/auth/github' });
       await api.register(appRoutes, { prefix: '/apps' });
       await api.register(keyRoutes, { prefix: '/apps/:appId/keys' });

@@ -44,7 +44,10 @@ export const uniqueEmail = (label = 'user') => `${label}-${process.pid}-${++emai
 export async function registerUser(app: FastifyInstance, email = uniqueEmail(), password = 'correct horse battery') {
   const response = await app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { email, password } });
   if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
-  const body = response.json() as { user: { id: string; email: string; plan: string }; token: string };
+  const body = response.json() as {
+    user: { id: string; email: string; plan: string; emailVerified: boolean };
+    token: string;
+  };
   return { ...body, email, password };
 }
 
@@ -56,7 +59,11 @@ export async function createApp(app: FastifyInstance, token: string, name = 'Tes
     payload: { name },
   });
   if (response.statusCode !== 201) throw new Error(`create app failed: ${response.statusCode} ${response.body}`);
-  return (response.json() as { app: { id: string; name: string; vapidPublicKey: string; createdAt: string } }).app;
+  return (
+    response.json() as {
+      app: { id: string; name: string; vapidPublicKey: string; createdAt: string; allowedOrigins: string[] };
+    }
+  ).app;
 }
 
 export async function createKey(app: FastifyInstance, token: string, appId: string, scope = 'full') {

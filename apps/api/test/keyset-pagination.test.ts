@@ -32,7 +32,7 @@ async function planOf(run: () => Promise<unknown>) {
   const statement = sent.at(-1);
   if (!statement) throw new Error('no statement was recorded');
   const [row] = await sql.unsafe(`explain (format json) ${statement.query}`, statement.params as never[]);
-  const plan = (row?.['QUERY PLAN'] as { Plan: PlanNode }[])[0]?.Plan;
+  const plan = (row?.['QUERY PLAN'] as { Plan: PlanNode }[] | undefined)?.[0]?.Plan;
   if (!plan) throw new Error('no plan');
   return nodes(plan);
 }
@@ -44,7 +44,7 @@ for (const name of ['A', 'B']) {
     values (${user?.id}, ${name}, 'k', 's') returning id`;
   appIds.push(row?.id as string);
 }
-const [appId] = appIds;
+const appId: string = appIds[0] ?? '';
 if (!appId) throw new Error('no app');
 for (const id of appIds) {
   await sql`insert into notifications (app_id, payload, ttl, urgency, target_kind, status, targets, created_at)

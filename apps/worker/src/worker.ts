@@ -13,6 +13,7 @@ import { type Job, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
+import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
 import { createWorkerMetrics } from './metrics.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
@@ -29,6 +30,8 @@ export interface WorkerDeps {
 export interface RunningWorker {
   readonly metrics: Registry;
   readonly reconciler: Reconciler;
+  /** Removes expired sessions and spent account tokens periodically. */
+  readonly authCleanup: AuthCleanup;
   /** PostgreSQL and Redis answer. */
   ready(): Promise<void>;
   /** Stops taking jobs, lets the active ones finish, and closes every connection. */
@@ -36,7 +39,8 @@ export interface RunningWorker {
 }
 
 /**
- * The delivery worker: BullMQ workers for fan-out and delivery chunks, plus the reconciler. `main.ts`
+ * The delivery worker: BullMQ workers for fan-out and delivery chunks, plus the reconciler and the
+ * periodic removal of expired sessions and account tokens. `main.ts`
  * runs it as a process; tests run it in-process against their own database and key prefix.
  */
 export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
@@ -94,10 +98,12 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   }
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
+  const authCleanup = startAuthCleanup(context);
 
   return {
     metrics: metrics.registry,
     reconciler,
+    authCleanup,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound the database check too.
@@ -109,6 +115,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     },
     async close() {
       await reconciler.stop();
+      await authCleanup.stop();
       // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
       const force = redis.status !== 'ready';
       await Promise.all(workers.map((worker) => worker.close(force)));

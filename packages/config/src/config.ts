@@ -33,7 +33,16 @@ export interface Config {
     readonly apiKeyMax: number;
     readonly loginMax: number;
     readonly registerMax: number;
+    /** New subscriptions one app may gain per window (all instances together). */
+    readonly subscribePerAppMax: number;
   };
+  readonly mail: {
+    /** `smtp://…` / `smtps://…`; null: messages are written to the log instead (development). */
+    readonly smtpUrl: string | null;
+    readonly from: string;
+  };
+  /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
+  readonly cleanupIntervalMs: number;
   readonly sessionTtlDays: number;
   /** Development: the dashboard through Vite's dev server (hot reload), /sdk/* re-read on each request. */
   readonly dashboardDevServer: boolean;
@@ -110,6 +119,11 @@ function defaultVapidSubject(publicUrl: string): string {
   return `mailto:admin@${hostname || 'localhost'}`;
 }
 
+function defaultMailFrom(publicUrl: string): string {
+  const hostname = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : '';
+  return `no-reply@${hostname || 'localhost'}`;
+}
+
 /** Reads and validates the configuration once, at boot. Throws only for malformed values. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
@@ -119,6 +133,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     problems.push('API_KEY_PEPPER is not set: every request that needs a key or session answers 503 CONFIG_ERROR');
   }
   const publicUrl = env.PUBLIC_URL.replace(/\/+$/, '');
+  if (env.SMTP_URL === undefined && env.NODE_ENV === 'production') {
+    problems.push('SMTP_URL is not set: verification and password-reset e-mails are written to the log, not sent');
+  }
   return {
     env: env.NODE_ENV,
     port: env.PORT,
@@ -146,7 +163,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
       loginMax: env.RATE_LIMIT_LOGIN_MAX,
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
+      subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
+    mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
+    cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,

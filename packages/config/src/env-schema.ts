@@ -30,6 +30,8 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),
   RATE_LIMIT_LOGIN_MAX: Type.Integer({ minimum: 1, default: 10 }),
   RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
+  /** New subscriptions per app per window, across every API instance (Redis), on top of the per-IP limit. */
+  RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: Type.Integer({ minimum: 1, default: 600 }),
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
   // Delivery pipeline (the worker).
@@ -44,6 +46,11 @@ export const EnvSchema = Type.Object({
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 30_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 30_000 }),
+  // Mail (verification and password-reset links). Without SMTP_URL messages are logged, not sent.
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  /** How often each worker deletes expired sessions and expired or used account tokens. */
+  CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),

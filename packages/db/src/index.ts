@@ -1,5 +1,6 @@
 export { createDatabase, type Database, type DatabaseHandle, type Transaction } from './client.js';
 export { isUuid } from './ids.js';
+export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/deliveries.js';
@@ -11,6 +12,7 @@ export * from './repositories/usage.js';
 export * from './repositories/users.js';
 export * as schema from './schema.js';
 export {
+  type AccountTokenPurpose,
   type ApiKeyScope,
   apiKeyScopes,
   type NotificationPayload,

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   date,
   index,
   integer,
@@ -25,6 +26,11 @@ export const users = pgTable(
     passwordHash: text('password_hash'),
     githubId: bigint('github_id', { mode: 'number' }),
     plan: text('plan').notNull().default('free'),
+    /**
+     * The owner proved control of `email`: by the link of our verification e-mail, or because GitHub
+     * verified it (accounts created or linked through GitHub sign-in). GitHub links only to verified accounts.
+     */
+    emailVerified: boolean('email_verified').notNull().default(false),
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email), uniqueIndex('users_github_id_key').on(table.githubId)],
@@ -40,11 +46,44 @@ export const sessions = pgTable(
     /** HMAC-SHA-256 of the `wps_…` token under API_KEY_PEPPER; the token itself is never stored. */
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
+    /** Updated at most once a minute per session (the auth plugin's conditional UPDATE). */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The `User-Agent` of the request that last used it (truncated), for the sessions list. */
+    userAgent: text('user_agent'),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
   (table) => [
     uniqueIndex('sessions_token_hash_key').on(table.tokenHash),
     index('sessions_user_id_idx').on(table.userId),
+    index('sessions_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+export const accountTokenPurposes = ['verify_email', 'reset_password'] as const;
+export type AccountTokenPurpose = (typeof accountTokenPurposes)[number];
+
+/**
+ * Single-use tokens sent by e-mail (verification links, password resets). Only the keyed hash of the
+ * token is stored; `used_at` is set by the one UPDATE that redeems it.
+ */
+export const accountTokens = pgTable(
+  'account_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose').$type<AccountTokenPurpose>().notNull(),
+    /** HMAC-SHA-256 of the token under API_KEY_PEPPER. */
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('account_tokens_token_hash_key').on(table.tokenHash),
+    index('account_tokens_user_id_idx').on(table.userId),
+    index('account_tokens_expires_at_idx').on(table.expiresAt),
   ],
 );
 
@@ -59,6 +98,8 @@ export const apps = pgTable(
     vapidPublicKey: text('vapid_public_key').notNull(),
     /** AES-256-GCM under ENCRYPTION_KEY (`v1.iv.tag.ciphertext`); never returned by the API. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
+    /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
+    allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],

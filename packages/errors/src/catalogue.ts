@@ -25,6 +25,7 @@ export const errorCatalogue = {
   INVALID_INPUT: define(400, '入力内容が正しくありません'),
   INVALID_SCOPE: define(400, 'スコープが正しくありません'),
   MISSING_CODE: define(400, '認可コードがありません'),
+  INVALID_TOKEN: define(400, 'トークンが無効か、使用済みか、有効期限が切れています'),
 
   // 401 — who are you?
   UNAUTHORIZED: define(401, '認証ヘッダーがないか、形式が正しくありません'),
@@ -37,6 +38,7 @@ export const errorCatalogue = {
   APP_MISMATCH: define(403, 'API キーはこのアプリのものではありません'),
   PLAN_LIMIT_EXCEEDED: define(403, 'ご利用のプランで作成できるアプリの上限に達しました', true),
   INVALID_STATE: define(403, 'OAuth の state が一致しません'),
+  ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからはこの API キーを使用できません'),
 
   // 404 / 409 / 410 / 413
   NOT_FOUND: define(404, 'リソースが見つかりません'),

@@ -31,5 +31,6 @@ export {
   type IsolatedResources,
   testRedisUrl,
 } from './isolation.js';
+export { type MailServer, type ReceivedMail, startMailServer } from './mail-server.js';
 export { unusedPort } from './ports.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';

@@ -8,6 +8,10 @@ export const AppSchema = Type.Object({
     description: "VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey",
   }),
   createdAt: Type.String({ format: 'date-time' }),
+  allowedOrigins: Type.Array(Type.String(), {
+    description:
+      'Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin',
+  }),
 });
 
 export const AppStatsSchema = Type.Object({
@@ -18,6 +22,23 @@ export const AppStatsSchema = Type.Object({
 
 export const CreateAppBody = Type.Object({
   name: RequiredString('Display name', { maxLength: 200, examples: ['My blog'] }),
+});
+export const UpdateAppBody = Type.Object({
+  name: Type.Optional(RequiredString('Display name', { maxLength: 200 })),
+  allowedOrigins: Type.Optional(
+    Type.Array(
+      Type.String({
+        maxLength: 300,
+        description: '`https://host[:port]` or `http://localhost[:port]`, no path or trailing slash',
+        examples: ['https://www.example.com'],
+      }),
+      {
+        maxItems: 20,
+        description:
+          'At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again.',
+      },
+    ),
+  ),
 });
 export const AppResponse = Type.Object({ app: AppSchema });
 export const AppWithStatsResponse = Type.Object({

@@ -6,6 +6,9 @@ export const UserSchema = Type.Object(
     id: Type.String(),
     email: Type.String(),
     plan: Type.String({ description: 'free, pro or enterprise' }),
+    emailVerified: Type.Boolean({
+      description: 'The owner proved control of the e-mail (our verification link, or GitHub verified it)',
+    }),
   },
   { $id: 'User' },
 );
@@ -27,3 +30,28 @@ export const ProvidersResponse = Type.Object({
     description: 'Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET)',
   }),
 });
+
+export const TokenBody = Type.Object({
+  token: RequiredString('The token from the link in the e-mail'),
+});
+
+export const PasswordResetBody = Type.Object({
+  email: RequiredString('E-mail address of the account', { examples: ['owner@example.com'] }),
+});
+
+export const PasswordResetConfirmBody = Type.Object({
+  token: RequiredString('The token from the link in the e-mail'),
+  password: RequiredString('The new password: 8 to 128 characters'),
+});
+
+export const SessionSchema = Type.Object({
+  id: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.String({ format: 'date-time', description: 'Recorded at most once a minute' }),
+  userAgent: Type.Union([Type.String(), Type.Null()], { description: 'User-Agent of the last recorded use' }),
+  current: Type.Boolean({ description: 'The session making this request' }),
+});
+
+export const SessionListResponse = Type.Object({ sessions: Type.Array(SessionSchema) });
+
+export const SessionIdParams = Type.Object({ id: Type.String({ description: 'Session id (uuid)' }) });

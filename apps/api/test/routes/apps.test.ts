@@ -12,6 +12,7 @@ interface PublicApp {
   name: string;
   vapidPublicKey: string;
   createdAt: string;
+  allowedOrigins: string[];
 }
 
 const postApp = (token: string, payload: unknown) =>
@@ -32,7 +33,8 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
   t.equal(response.statusCode, 201);
   const body = response.json() as { app: PublicApp };
   t.strictSame(Object.keys(body), ['app']);
-  t.strictSame(Object.keys(body.app).sort(), ['createdAt', 'id', 'name', 'vapidPublicKey']);
+  t.strictSame(Object.keys(body.app).sort(), ['allowedOrigins', 'createdAt', 'id', 'name', 'vapidPublicKey']);
+  t.strictSame(body.app.allowedOrigins, [], 'no origin restriction by default');
   t.match(body.app.id, UUID);
   t.equal(body.app.name, 'My blog');
   const created = Date.parse(body.app.createdAt);

@@ -145,9 +145,38 @@ t.test('GitHub sign-in against a local fake GitHub', async (t) => {
     t.equal(third.id, first.id, 'linked by GitHub id, not by e-mail');
   });
 
-  t.test('a verified primary e-mail matching a password account signs into that account', async (t) => {
+  t.test('a password account that has not verified its e-mail is never linked: 409 EMAIL_IN_USE', async (t) => {
+    // The pre-hijack: someone registers the victim's address first, with a password of their own.
+    const squatter = await registerUser(app, uniqueEmail('victim'));
+    t.equal(squatter.user.emailVerified, false);
+    const victim = addGithubUser(github, [{ email: squatter.email }]);
+    const [{ count: usersBefore } = { count: 0 }] = await database.sql<{ count: number }[]>`
+      select count(*)::int as count from users`;
+
+    expectError(t, await signIn(app, github, victim.id), 409, 'EMAIL_IN_USE');
+    t.strictSame(await githubIdOf(squatter.email), [null], 'the account stays unlinked');
+    const [{ count: usersAfter } = { count: -1 }] = await database.sql<{ count: number }[]>`
+      select count(*)::int as count from users`;
+    t.equal(usersAfter, usersBefore, 'no second account with the same e-mail');
+    const [{ sessions = -1 } = {}] = await database.sql<{ sessions: number }[]>`
+      select count(*)::int as sessions from sessions where user_id = ${squatter.user.id}`;
+    t.equal(sessions, 1, 'no session was opened for the account (only its own registration session)');
+
+    expectError(t, await signIn(app, github, victim.id), 409, 'EMAIL_IN_USE');
+    t.strictSame(await githubIdOf(squatter.email), [null], 'not on a retry either');
+  });
+
+  t.test('a GitHub sign-in that creates an account creates it verified', async (t) => {
+    const user = addGithubUser(github, [{ email: uniqueEmail('fresh') }]);
+    const signedIn = await me(app, await signIn(app, github, user.id));
+    t.equal((signedIn as { emailVerified?: boolean }).emailVerified, true, 'GitHub verified the address');
+  });
+
+  t.test('a verified primary e-mail matching a verified password account signs into that account', async (t) => {
     const owner = await registerUser(app, uniqueEmail('owner'));
     t.strictSame(await githubIdOf(owner.email), [null], 'not linked before');
+    // Verified the way a user does it: the link of the verification e-mail (its flow is in auth-email.test.ts).
+    await database.sql`update users set email_verified = true where id = ${owner.user.id}`;
     const user = addGithubUser(github, [{ email: owner.email.toUpperCase() }]);
 
     const signedIn = await me(app, await signIn(app, github, user.id));

@@ -16,7 +16,7 @@ const me = (headers: Record<string, string> = {}, cookies: Record<string, string
   app.inject({ method: 'GET', url: '/api/v1/auth/me', headers, cookies });
 
 interface SessionBody {
-  user: { id: string; email: string; plan: string };
+  user: { id: string; email: string; plan: string; emailVerified: boolean };
   token: string;
 }
 
@@ -27,7 +27,7 @@ t.test('register answers 201 with the user, a session token and an HttpOnly sess
   t.match(response.headers['content-type'], /^application\/json/);
   const body = response.json() as SessionBody;
   t.strictSame(Object.keys(body).sort(), ['token', 'user']);
-  t.strictSame(body.user, { id: body.user.id, email, plan: 'free' });
+  t.strictSame(body.user, { id: body.user.id, email, plan: 'free', emailVerified: false });
   t.match(body.user.id, UUID);
   t.match(body.token, /^wps_[A-Za-z0-9_-]{43,}$/);
 

@@ -10,7 +10,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register with e-mail and password */
+        /** Register with e-mail and password; sends a verification e-mail */
         post: {
             parameters: {
                 query?: never;
@@ -469,6 +469,650 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: the e-mail is on its way */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description E-mail address of the account
+                         * @example owner@example.com
+                         */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: a known address gets a link valid for one hour */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the token from the reset e-mail; ends every session of the user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                        /** @description The new password: 8 to 128 characters */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your live sessions, most recently used first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sessions: {
+                                id: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Recorded at most once a minute
+                                 */
+                                lastUsedAt: string;
+                                /** @description User-Agent of the last recorded use */
+                                userAgent: string | null;
+                                /** @description The session making this request */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** End every session but the current one */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The other sessions ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sessions (the current one too: that signs you out) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/github": {
         parameters: {
             query?: never;
@@ -595,6 +1239,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description EMAIL_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description INTERNAL_ERROR */
                 500: {
                     headers: {
@@ -675,6 +1332,8 @@ export interface paths {
                                 vapidPublicKey: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
                             }[];
                         };
                     };
@@ -742,6 +1401,8 @@ export interface paths {
                                 vapidPublicKey: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
                             };
                         };
                     };
@@ -879,6 +1540,8 @@ export interface paths {
                                 vapidPublicKey: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
                             } & {
                                 stats: {
                                     activeSubscribers: number;
@@ -996,7 +1659,128 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename an app and/or set the origins its subscribe_only keys work from */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Display name */
+                        name?: string;
+                        /** @description At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again. */
+                        allowedOrigins?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app: {
+                                id: string;
+                                name: string;
+                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
+                                vapidPublicKey: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/apps/{appId}/keys": {
@@ -1308,7 +2092,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored) */
+        /** Store a browser push subscription (201 new, 200 already stored); new ones are capped per app and minute */
         post: {
             parameters: {
                 query?: never;
@@ -1387,6 +2171,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1494,6 +2291,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1608,6 +2418,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3108,6 +3931,8 @@ export interface components {
             email: string;
             /** @description free, pro or enterprise */
             plan: string;
+            /** @description The owner proved control of the e-mail (our verification link, or GitHub verified it) */
+            emailVerified: boolean;
         };
     };
     responses: never;

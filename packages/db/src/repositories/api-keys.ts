@@ -11,6 +11,8 @@ export interface ApiKeyPrincipal {
   userId: string;
   plan: string;
   vapidPublicKey: string;
+  /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
+  allowedOrigins: string[];
 }
 
 const ownedApp = (db: Database, userId: string, appId: string) =>
@@ -53,12 +55,25 @@ export async function deleteApiKey(db: Database, userId: string, appId: string, 
 
 export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
   const [row] = await db
-    .select({ key: apiKeys, userId: apps.userId, plan: users.plan, vapidPublicKey: apps.vapidPublicKey })
+    .select({
+      key: apiKeys,
+      userId: apps.userId,
+      plan: users.plan,
+      vapidPublicKey: apps.vapidPublicKey,
+      allowedOrigins: apps.allowedOrigins,
+    })
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
     .innerJoin(users, eq(users.id, apps.userId))
     .where(eq(apiKeys.keyHash, keyHash))
     .limit(1);
   if (!row) return null;
-  return { key: row.key, appId: row.key.appId, userId: row.userId, plan: row.plan, vapidPublicKey: row.vapidPublicKey };
+  return {
+    key: row.key,
+    appId: row.key.appId,
+    userId: row.userId,
+    plan: row.plan,
+    vapidPublicKey: row.vapidPublicKey,
+    allowedOrigins: row.allowedOrigins,
+  };
 }

@@ -55,6 +55,22 @@ export async function findApp(db: Database, userId: string, appId: string): Prom
   return app ?? null;
 }
 
+/** Changes the name and/or allowed origins of an app of `userId`; null when it is not theirs. */
+export async function updateApp(
+  db: Database,
+  userId: string,
+  appId: string,
+  changes: { name?: string; allowedOrigins?: string[] },
+): Promise<App | null> {
+  if (changes.name === undefined && changes.allowedOrigins === undefined) return findApp(db, userId, appId);
+  const [app] = await db
+    .update(apps)
+    .set(changes)
+    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+    .returning();
+  return app ?? null;
+}
+
 /** Deletes the app and, through foreign keys, its keys and subscriptions. */
 export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
   const deleted = await db

@@ -1,26 +1,120 @@
-import { and, eq, gt } from 'drizzle-orm';
+import { and, desc, eq, gt, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { sessions, users } from '../schema.js';
+import { accountTokens, sessions, users } from '../schema.js';
 import type { User } from './users.js';
+
+export type Session = typeof sessions.$inferSelect;
+
+/** Longest `User-Agent` kept; browsers send 100–300 characters, the rest is noise or abuse. */
+export const MAX_USER_AGENT = 512;
+/** `last_used_at` is written at most once per this many seconds per session. */
+export const SESSION_TOUCH_SECONDS = 60;
+
+const clipUserAgent = (userAgent: string | null | undefined): string | null =>
+  userAgent ? userAgent.slice(0, MAX_USER_AGENT) : null;
 
 export async function createSession(
   db: Database,
-  input: { userId: string; tokenHash: string; expiresAt: Date },
+  input: { userId: string; tokenHash: string; expiresAt: Date; userAgent?: string | null },
 ): Promise<void> {
-  await db.insert(sessions).values(input);
+  await db.insert(sessions).values({ ...input, userAgent: clipUserAgent(input.userAgent) });
 }
 
-/** The user of a live (unexpired) session, or null. */
-export async function findSessionUser(db: Database, tokenHash: string): Promise<User | null> {
+/** A live (unexpired) session and its user. */
+export interface LiveSession {
+  user: User;
+  sessionId: string;
+  lastUsedAt: Date;
+}
+
+export async function findLiveSession(db: Database, tokenHash: string): Promise<LiveSession | null> {
   const [row] = await db
-    .select({ user: users })
+    .select({ user: users, sessionId: sessions.id, lastUsedAt: sessions.lastUsedAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, new Date())))
     .limit(1);
-  return row?.user ?? null;
+  return row ?? null;
+}
+
+/** The user of a live (unexpired) session, or null. */
+export async function findSessionUser(db: Database, tokenHash: string): Promise<User | null> {
+  return (await findLiveSession(db, tokenHash))?.user ?? null;
+}
+
+/**
+ * Records that a session was used, at most once per SESSION_TOUCH_SECONDS: the condition is in SQL,
+ * so concurrent requests of one session write once. Callers skip the call when the `lastUsedAt`
+ * they already read is recent, which keeps the hot path at zero extra queries.
+ */
+export async function touchSession(db: Database, sessionId: string, userAgent: string | null | undefined) {
+  await db
+    .update(sessions)
+    .set({ lastUsedAt: sql`now()`, userAgent: clipUserAgent(userAgent) })
+    .where(
+      and(
+        eq(sessions.id, sessionId),
+        lt(sessions.lastUsedAt, sql`now() - make_interval(secs => ${SESSION_TOUCH_SECONDS})`),
+      ),
+    );
+}
+
+export async function listLiveSessions(db: Database, userId: string): Promise<Session[]> {
+  return db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date())))
+    .orderBy(desc(sessions.lastUsedAt), desc(sessions.createdAt));
 }
 
 export async function deleteSession(db: Database, tokenHash: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+}
+
+/** Ends one session of `userId`; false when it is not theirs (or does not exist). */
+export async function deleteUserSession(db: Database, userId: string, sessionId: string): Promise<boolean> {
+  const deleted = await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), eq(sessions.id, sessionId)))
+    .returning({ id: sessions.id });
+  return deleted.length > 0;
+}
+
+/** Ends every session of `userId` except `keepSessionId`; the number ended. */
+export async function deleteOtherSessions(db: Database, userId: string, keepSessionId: string): Promise<number> {
+  const deleted = await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+    .returning({ id: sessions.id });
+  return deleted.length;
+}
+
+/**
+ * Removes expired sessions and account tokens that are expired or used, at most `batchSize` rows
+ * per statement and table, until none is left. Idempotent: several workers doing it at once only
+ * find less to delete.
+ */
+export async function deleteExpiredAuthRows(
+  db: Database,
+  batchSize = 1_000,
+): Promise<{ sessions: number; accountTokens: number }> {
+  const removed = { sessions: 0, accountTokens: 0 };
+  for (;;) {
+    const rows = await db.execute<{ id: string }>(sql`
+      delete from ${sessions} where ${sessions.id} in (
+        select ${sessions.id} from ${sessions} where ${sessions.expiresAt} < now() limit ${batchSize}
+      ) returning ${sessions.id}`);
+    removed.sessions += rows.length;
+    if (rows.length < batchSize) break;
+  }
+  for (;;) {
+    const rows = await db.execute<{ id: string }>(sql`
+      delete from ${accountTokens} where ${accountTokens.id} in (
+        select ${accountTokens.id} from ${accountTokens}
+        where ${accountTokens.expiresAt} < now() or ${accountTokens.usedAt} is not null limit ${batchSize}
+      ) returning ${accountTokens.id}`);
+    removed.accountTokens += rows.length;
+    if (rows.length < batchSize) break;
+  }
+  return removed;
 }

@@ -9,7 +9,15 @@ export interface SubscriptionKeys {
   auth: string;
 }
 
-export type UpsertResult = { id: string; created: boolean } | 'limit';
+export type UpsertResult = { id: string; created: boolean } | 'limit' | 'rate_limited';
+
+export interface UpsertOptions {
+  /**
+   * Asked once, only when the endpoint is new to the app, before it is inserted: false refuses the
+   * subscription (`rate_limited`). The per-app cap on new subscriptions lives here.
+   */
+  admitNew?: () => Promise<boolean>;
+}
 
 /**
  * Stores a browser subscription for `appId` (owned by `ownerId`): new → created; already stored →
@@ -23,6 +31,7 @@ export async function upsertSubscription(
   appId: string,
   keys: SubscriptionKeys,
   maxActive: number | null,
+  options: UpsertOptions = {},
 ): Promise<UpsertResult> {
   return db.transaction(async (tx) => {
     if (maxActive !== null) {
@@ -33,6 +42,8 @@ export async function upsertSubscription(
       .from(subscriptions)
       .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, keys.endpoint)))
       .limit(1);
+
+    if (!existing && options.admitNew && !(await options.admitNew())) return 'rate_limited';
 
     if (existing?.status !== 'active' && maxActive !== null) {
       const [row] = await tx

@@ -31,26 +31,39 @@ export async function findUserById(db: Database, id: string): Promise<User | nul
   return user ?? null;
 }
 
+/** Why a GitHub sign-in could not take the account that has the GitHub user's e-mail. */
+export type GithubSignInRefusal = 'linked_to_other' | 'unverified';
+
 /**
  * GitHub sign-in: the account already linked to this GitHub id, else the account whose e-mail is
- * the GitHub user's *verified* primary e-mail (linked from now on), else a new account.
+ * the GitHub user's *verified* primary e-mail (linked from now on) when that account has verified
+ * its e-mail too, else a new account (verified: GitHub verified the address). An account with the
+ * e-mail that never proved it owns it is refused: linking it would hand whoever registered it first
+ * the GitHub user's future apps (account pre-hijack).
  */
-export async function signInGithubUser(db: Database, input: { githubId: number; email: string }): Promise<User | null> {
+export async function signInGithubUser(
+  db: Database,
+  input: { githubId: number; email: string },
+): Promise<User | GithubSignInRefusal> {
   return db.transaction(async (tx) => {
     const [linked] = await tx.select().from(users).where(eq(users.githubId, input.githubId)).limit(1);
     if (linked) return linked;
-    const [byEmail] = await tx
-      .update(users)
-      .set({ githubId: input.githubId })
+    const [byEmail] = await tx.select().from(users).where(eq(users.email, input.email)).limit(1).for('update');
+    if (byEmail) {
       // Never re-link an account already tied to another GitHub user.
-      .where(and(eq(users.email, input.email), isNull(users.githubId)))
-      .returning();
-    if (byEmail) return byEmail;
-    const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, input.email)).limit(1);
-    if (taken) return null;
+      if (byEmail.githubId !== null) return 'linked_to_other';
+      if (!byEmail.emailVerified) return 'unverified';
+      const [updated] = await tx
+        .update(users)
+        .set({ githubId: input.githubId })
+        .where(and(eq(users.id, byEmail.id), isNull(users.githubId)))
+        .returning();
+      if (!updated) throw new Error('linking the GitHub user returned no row');
+      return updated;
+    }
     const [created] = await tx
       .insert(users)
-      .values({ email: input.email, githubId: input.githubId, passwordHash: null })
+      .values({ email: input.email, githubId: input.githubId, passwordHash: null, emailVerified: true })
       .returning();
     if (!created) throw new Error('inserting the GitHub user returned no row');
     return created;

@@ -1,4 +1,12 @@
-import { type ApiKeyPrincipal, type ApiKeyScope, findApiKeyPrincipal, findSessionUser, type User } from '@webpush/db';
+import {
+  type ApiKeyPrincipal,
+  type ApiKeyScope,
+  findApiKeyPrincipal,
+  findLiveSession,
+  SESSION_TOUCH_SECONDS,
+  touchSession,
+  type User,
+} from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -9,7 +17,7 @@ export const SESSION_COOKIE = 'wp_session';
 const scopeRank: Record<ApiKeyScope, number> = { subscribe_only: 0, notify: 1, full: 2 };
 
 export type Principal =
-  | { kind: 'session'; user: User; tokenHash: string }
+  | { kind: 'session'; user: User; tokenHash: string; sessionId: string }
   | { kind: 'apiKey'; apiKey: ApiKeyPrincipal };
 
 /** What a route accepts. `apiKey` names the lowest scope allowed; omit it for session-only routes. */
@@ -54,9 +62,19 @@ export function apiKeyPrincipal(request: FastifyRequest): ApiKeyPrincipal {
 }
 
 /**
+ * A `subscribe_only` key of an app with allowed origins works only from those origins (the browser's
+ * `Origin` header; absent counts as not allowed). Keys of higher scopes are server-side secrets.
+ */
+function originAllowed(request: FastifyRequest, principal: ApiKeyPrincipal): boolean {
+  if (principal.key.scope !== 'subscribe_only' || principal.allowedOrigins.length === 0) return true;
+  const origin = request.headers.origin;
+  return typeof origin === 'string' && principal.allowedOrigins.includes(origin.toLowerCase());
+}
+
+/**
  * One decision for every route (CONTRACT "Conventions"): UNAUTHORIZED for a missing or malformed
  * header, INVALID_API_KEY / INVALID_SESSION for a token that does not authenticate, then
- * INSUFFICIENT_SCOPE and APP_MISMATCH. Tokens are told apart by prefix (`wpk_` / `wps_`).
+ * INSUFFICIENT_SCOPE, APP_MISMATCH and ORIGIN_NOT_ALLOWED. Tokens are told apart by prefix (`wpk_` / `wps_`).
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -80,15 +98,22 @@ export default fp(
           if (typeof params?.appId === 'string' && params.appId !== principal.appId) {
             throw new AppError('APP_MISMATCH');
           }
+          if (!originAllowed(request, principal)) throw new AppError('ORIGIN_NOT_ALLOWED');
           request.principal = { kind: 'apiKey', apiKey: principal };
           return;
         }
 
         if (token.startsWith(SESSION_TOKEN_PREFIX) && acceptsSession) {
           const tokenHash = app.secrets.hash(token);
-          const user = await findSessionUser(app.db, tokenHash);
-          if (!user) throw new AppError('INVALID_SESSION');
-          request.principal = { kind: 'session', user, tokenHash };
+          const session = await findLiveSession(app.db, tokenHash);
+          if (!session) throw new AppError('INVALID_SESSION');
+          // At most one write per session per minute: the lookup above already read last_used_at.
+          if (Date.now() - session.lastUsedAt.getTime() >= SESSION_TOUCH_SECONDS * 1000) {
+            await touchSession(app.db, session.sessionId, request.headers['user-agent']).catch((error: unknown) =>
+              request.log.warn({ err: error }, 'could not record session use'),
+            );
+          }
+          request.principal = { kind: 'session', user: session.user, tokenHash, sessionId: session.sessionId };
           return;
         }
 

@@ -1,5 +1,6 @@
 import { isAllowedPushHost, type PushHostRule } from '@webpush/config';
-import type { ErrorCode } from '@webpush/errors';
+import { decodeCursor, type KeysetPosition } from '@webpush/db';
+import { AppError, type ErrorCode } from '@webpush/errors';
 import type { Ajv } from 'ajv';
 import type { preValidationAsyncHookHandler } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
@@ -67,4 +68,12 @@ export function integerQuery(...names: string[]): preValidationAsyncHookHandler 
       if (typeof value === 'string' && DIGITS.test(value)) query[name] = Number(value);
     }
   };
+}
+
+/** The position a list's `cursor` query parameter stands for; a malformed cursor is INVALID_INPUT. */
+export function cursorPosition(cursor: string | undefined): KeysetPosition | null {
+  if (cursor === undefined) return null;
+  const position = decodeCursor(cursor);
+  if (!position) throw new AppError('INVALID_INPUT');
+  return position;
 }

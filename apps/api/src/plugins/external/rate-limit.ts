@@ -12,6 +12,8 @@ declare module 'fastify' {
       register: onRequestAsyncHookHandler;
       /** Sends from a session (the dashboard): per signed-in user; attach it after `authenticate`. */
       sessionSend: onRequestAsyncHookHandler;
+      /** Routes that send an e-mail on request (password reset, verification resend): one counter. */
+      mail: onRequestAsyncHookHandler;
     };
   }
 }
@@ -19,7 +21,8 @@ declare module 'fastify' {
 /**
  * SPEC §8 rate limits on the Redis store, so every API instance counts together. Each limiter is
  * made once and attached to routes explicitly: the login limiter serves both POST /auth/login and
- * GET /auth/github, which is how they share one counter.
+ * GET /auth/github, which is how they share one counter; it also guards the routes that redeem an
+ * e-mailed token (verify-email, password-reset/confirm).
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -64,6 +67,8 @@ export default fp(
       login: limiter('login', limits.loginMax),
       register: limiter('register', limits.registerMax),
       sessionSend,
+      // Each request can put a message in someone's mailbox: as strict as registering, its own counter.
+      mail: limiter('mail', limits.registerMax),
     });
   },
   { name: 'limiters', dependencies: ['config', 'redis'] },

@@ -1,9 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { decodeCursor, listNotifications } from '@webpush/db';
-import { AppError } from '@webpush/errors';
+import { listNotifications } from '@webpush/db';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { integerQuery } from '../../plugins/app/validation.js';
+import { cursorPosition, integerQuery } from '../../plugins/app/validation.js';
 import { AppIdParams, DEFAULT_PAGE_SIZE, errorResponses } from '../../schemas/common.js';
 import {
   IdempotencyHeaders,
@@ -13,20 +12,11 @@ import {
   NotifyResponse,
 } from '../../schemas/notifications.js';
 import { ownedApp } from '../apps/owned-app.js';
-import { countRefusedSends, notificationAcceptor, type Sender } from '../notifications/accept.js';
-import { sendErrors } from '../notifications/index.js';
+import { countRefusedSends, notificationAcceptor, type Sender, sendErrors } from '../notifications/accept.js';
 import { publicNotification } from '../notifications/public-notification.js';
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_SESSION'] as const;
-
-/** A malformed cursor is INVALID_INPUT (CONTRACT "Listing and sending from a session"). */
-export function positionOf(cursor: string | undefined) {
-  if (cursor === undefined) return null;
-  const position = decodeCursor(cursor);
-  if (!position) throw new AppError('INVALID_INPUT');
-  return position;
-}
 
 /** The notifications of one app, for its owner's session (the dashboard): history and sending. */
 export default async function appNotificationRoutes(fastify: FastifyInstance) {
@@ -61,7 +51,7 @@ export default async function appNotificationRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const owned = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
-      const after = positionOf(request.query.cursor);
+      const after = cursorPosition(request.query.cursor);
       const page = await listNotifications(app.db, owned.id, {
         limit: request.query.limit ?? DEFAULT_PAGE_SIZE,
         after,

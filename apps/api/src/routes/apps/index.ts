@@ -1,12 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, appStats, createAppWithinLimit, deleteApp, isUuid, listApps } from '@webpush/db';
+import { type App, appStats, createAppWithinLimit, deleteApp, isUuid, listApps, updateApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { AppListResponse, AppResponse, AppWithStatsResponse, CreateAppBody } from '../../schemas/apps.js';
+import {
+  AppListResponse,
+  AppResponse,
+  AppWithStatsResponse,
+  CreateAppBody,
+  UpdateAppBody,
+} from '../../schemas/apps.js';
 import { AppIdParams, errorResponses } from '../../schemas/common.js';
+import { normaliseAllowedOrigins } from './allowed-origins.js';
 import { ownedApp } from './owned-app.js';
 
 export const publicApp = (app: App) => ({
@@ -14,6 +21,7 @@ export const publicApp = (app: App) => ({
   name: app.name,
   vapidPublicKey: app.vapidPublicKey,
   createdAt: app.createdAt.toISOString(),
+  allowedOrigins: app.allowedOrigins,
 });
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
@@ -83,6 +91,37 @@ export default async function appRoutes(fastify: FastifyInstance) {
     async (request) => {
       const found = await ownedApp(app.db, sessionUser(request).id, request.params.appId);
       return { app: { ...publicApp(found), stats: await appStats(app.db, found.id) } };
+    },
+  );
+
+  app.patch(
+    '/:appId',
+    {
+      schema: {
+        tags: ['apps'],
+        summary: 'Rename an app and/or set the origins its subscribe_only keys work from',
+        security: sessionSecurity,
+        params: AppIdParams,
+        body: UpdateAppBody,
+        response: {
+          200: AppResponse,
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const user = sessionUser(request);
+      const { name, allowedOrigins } = request.body;
+      const changes = {
+        ...(name === undefined ? {} : { name: name.trim() || name }),
+        ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
+      };
+      const updated = isUuid(request.params.appId)
+        ? await updateApp(app.db, user.id, request.params.appId, changes)
+        : null;
+      if (!updated) throw new AppError('NOT_FOUND');
+      request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
+      return { app: publicApp(updated) };
     },
   );
 

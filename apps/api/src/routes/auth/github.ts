@@ -46,7 +46,9 @@ async function githubGet<T>(apiUrl: string, path: string, accessToken: string): 
 /**
  * GitHub sign-in (SPEC §5.6) with @fastify/oauth2. The state is bound to the browser by an HttpOnly
  * cookie and compared in constant time; accounts are created or linked only by a *verified*
- * primary e-mail, so a GitHub account cannot claim someone else's address.
+ * primary e-mail, so a GitHub account cannot claim someone else's address, and only to an account
+ * that verified its e-mail too (409 EMAIL_IN_USE otherwise), so a pre-registration cannot claim the
+ * GitHub user.
  */
 export default async function githubRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -116,7 +118,13 @@ export default async function githubRoutes(fastify: FastifyInstance) {
         querystring: CallbackQuery,
         response: {
           302: { type: 'null', description: 'Signed in; redirect to PUBLIC_URL' },
-          ...errorResponses('MISSING_CODE', 'INVALID_STATE', 'GITHUB_AUTH_FAILED', 'OAUTH_NOT_CONFIGURED'),
+          ...errorResponses(
+            'MISSING_CODE',
+            'INVALID_STATE',
+            'EMAIL_IN_USE',
+            'GITHUB_AUTH_FAILED',
+            'OAUTH_NOT_CONFIGURED',
+          ),
         },
       },
     },
@@ -151,11 +159,16 @@ export default async function githubRoutes(fastify: FastifyInstance) {
       }
 
       const user = await signInGithubUser(app.db, { githubId, email });
-      if (!user) {
+      if (user === 'linked_to_other') {
         request.log.warn({ githubId }, 'GitHub e-mail belongs to an account linked to another GitHub user');
         throw new AppError('GITHUB_AUTH_FAILED');
       }
-      await startSession(app, reply, user);
+      if (user === 'unverified') {
+        // The account with this e-mail never proved it owns it: it may be someone else's pre-registration.
+        request.log.warn({ githubId }, 'GitHub e-mail belongs to an unverified account; not linked');
+        throw new AppError('EMAIL_IN_USE');
+      }
+      await startSession(app, request, reply, user);
       request.log.info({ userId: user.id }, 'signed in with GitHub');
       return reply.redirect(`${publicUrl}/`, 302);
     },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
 import { CredentialsBody, MeResponse, ProvidersResponse, SessionResponse } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
+import { sendVerificationEmail } from './account-mail.js';
 import { clearSessionCookie, publicUser, startSession } from './session-cookie.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -19,7 +20,7 @@ function validEmail(raw: string): string {
   return email;
 }
 
-function validPassword(password: string): string {
+export function validPassword(password: string): string {
   const length = [...password].length; // characters, not UTF-16 units
   if (length < MIN_PASSWORD || length > MAX_PASSWORD) throw new AppError('INVALID_INPUT');
   return password;
@@ -32,7 +33,7 @@ export default async function authRoutes(app: FastifyInstance) {
       onRequest: [app.limiters.register],
       schema: {
         tags: ['auth'],
-        summary: 'Register with e-mail and password',
+        summary: 'Register with e-mail and password; sends a verification e-mail',
         body: CredentialsBody,
         response: {
           201: SessionResponse,
@@ -54,8 +55,9 @@ export default async function authRoutes(app: FastifyInstance) {
       app.secrets.hash(''); // fail with CONFIG_ERROR before creating a user who could not get a session
       const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password) });
       if (!user) throw new AppError('EMAIL_IN_USE');
-      const token = await startSession(app, reply, user);
+      const token = await startSession(app, request, reply, user);
       request.log.info({ userId: user.id }, 'user registered');
+      sendVerificationEmail(app, user);
       return reply.code(201).send({ user: publicUser(user), token });
     },
   );
@@ -81,7 +83,7 @@ export default async function authRoutes(app: FastifyInstance) {
       // Same answer, and about the same time, for an unknown e-mail and a wrong password.
       const ok = await app.passwords.verify(user?.passwordHash ?? null, password);
       if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
-      const token = await startSession(app, reply, user);
+      const token = await startSession(app, request, reply, user);
       return { user: publicUser(user), token };
     },
   );

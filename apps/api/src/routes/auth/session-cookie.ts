@@ -1,19 +1,30 @@
 import type { User } from '@webpush/db';
 import { createSession } from '@webpush/db';
 import { generateToken, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../plugins/app/auth.js';
 
-export const publicUser = (user: User) => ({ id: user.id, email: user.email, plan: user.plan });
+export const publicUser = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  plan: user.plan,
+  emailVerified: user.emailVerified,
+});
 
 /** Opens a session: stores only its keyed hash, sets the HttpOnly cookie, returns the token. */
-export async function startSession(app: FastifyInstance, reply: FastifyReply, user: User): Promise<string> {
+export async function startSession(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: User,
+): Promise<string> {
   const token = generateToken(SESSION_TOKEN_PREFIX);
   const ttlSeconds = app.config.sessionTtlDays * 86_400;
   await createSession(app.db, {
     userId: user.id,
     tokenHash: app.secrets.hash(token),
     expiresAt: new Date(Date.now() + ttlSeconds * 1000),
+    userAgent: request.headers['user-agent'],
   });
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,

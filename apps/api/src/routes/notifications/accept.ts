@@ -31,6 +31,17 @@ export interface Sender {
   plan: string;
 }
 
+/** What any sending route can answer besides its authentication errors. */
+export const sendErrors = [
+  'MISSING_FIELDS',
+  'INVALID_URL',
+  'INVALID_ENDPOINT',
+  'INVALID_INPUT',
+  'PAYLOAD_TOO_LARGE',
+  'MONTHLY_LIMIT_EXCEEDED',
+  'CONFIG_ERROR',
+] as const;
+
 /** Which route accepted a notification, for the metrics. */
 export type SendRoute = 'notify' | 'batch' | 'session';
 

@@ -14,20 +14,18 @@ import {
   NotifyBody,
   NotifyResponse,
 } from '../../schemas/notifications.js';
-import { assertPayloadSize, countRefusedSends, notificationAcceptor, payloadOf, type Sender } from './accept.js';
+import {
+  assertPayloadSize,
+  countRefusedSends,
+  notificationAcceptor,
+  payloadOf,
+  type Sender,
+  sendErrors,
+} from './accept.js';
 import { publicNotification } from './public-notification.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const;
-export const sendErrors = [
-  'MISSING_FIELDS',
-  'INVALID_URL',
-  'INVALID_ENDPOINT',
-  'INVALID_INPUT',
-  'PAYLOAD_TOO_LARGE',
-  'MONTHLY_LIMIT_EXCEEDED',
-  'CONFIG_ERROR',
-] as const;
 
 const isMissing = (value: unknown) => value === undefined || value === null || value === '';
 

@@ -3,10 +3,9 @@ import { deleteSubscriptionById, isUuid, listSubscriptions, type SubscriptionSum
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { integerQuery } from '../../plugins/app/validation.js';
+import { cursorPosition, integerQuery } from '../../plugins/app/validation.js';
 import { AppIdParams, DEFAULT_PAGE_SIZE, errorResponses } from '../../schemas/common.js';
 import { SubscriberListQuery, SubscriberListResponse, SubscriberParams } from '../../schemas/subscribers.js';
-import { positionOf } from '../app-notifications/index.js';
 import { ownedApp } from '../apps/owned-app.js';
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
@@ -45,7 +44,7 @@ export default async function subscriberRoutes(fastify: FastifyInstance) {
       const { status, limit, cursor } = request.query;
       const page = await listSubscriptions(app.db, owned.id, {
         limit: limit ?? DEFAULT_PAGE_SIZE,
-        after: positionOf(cursor),
+        after: cursorPosition(cursor),
         status: status ?? null,
       });
       return { subscribers: page.items.map(publicSubscriber), nextCursor: page.nextCursor };

@@ -8,7 +8,7 @@ import { errorResponses } from '../../schemas/common.js';
 import { SubscribeBody, SubscribeResponse, UnsubscribeBody, VapidKeyResponse } from '../../schemas/subscriptions.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
-const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'RATE_LIMITED'] as const;
+const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RATE_LIMITED'] as const;
 
 /** Lifts `keys.p256dh` / `keys.auth` of the toJSON() shape to the flat shape before validation. */
 async function flattenSubscriptionKeys(request: FastifyRequest) {
@@ -33,7 +33,8 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
       preValidation: flattenSubscriptionKeys,
       schema: {
         tags: ['subscriptions'],
-        summary: 'Store a browser push subscription (201 new, 200 already stored)',
+        summary:
+          'Store a browser push subscription (201 new, 200 already stored); new ones are capped per app and minute',
         security: keySecurity,
         body: SubscribeBody,
         response: {
@@ -53,14 +54,26 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const principal = apiKeyPrincipal(request);
       const { endpoint, p256dh, auth } = request.body;
+      let retryAfterSeconds = 0;
       const result = await upsertSubscription(
         app.db,
         principal.userId,
         principal.appId,
         { endpoint, p256dh, auth },
         limitsFor(principal.plan).activeSubscribers,
+        {
+          admitNew: async () => {
+            const decision = await app.newSubscriptionCap.admit(principal.appId);
+            retryAfterSeconds = decision.retryAfterSeconds;
+            return decision.admitted;
+          },
+        },
       );
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');
+      if (result === 'rate_limited') {
+        request.log.warn({ appId: principal.appId }, 'per-app cap on new subscriptions reached');
+        throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(retryAfterSeconds) } });
+      }
       return reply.code(result.created ? 201 : 200).send({ subscriber: { id: result.id } });
     },
   );

@@ -209,3 +209,49 @@ t.test('RATE_LIMIT_* settings override the limits and the window', async (t) => 
   for (let i = 0; i < 3; i++) t.equal((await tight.app.inject(vapid)).statusCode, 200);
   assertRateLimited(t, await tight.app.inject(vapid), '30');
 });
+
+t.test(
+  'the e-mail routes: password-reset and resend share a counter of 5; token routes use the login one',
+  async (t) => {
+    const remoteAddress = newAddress();
+    const user = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email: uniqueEmail('mail-limit'), password: 'correct horse battery' },
+      remoteAddress: newAddress(),
+    });
+    const token = (user.json() as { token: string }).token;
+    const reset = { method: 'POST', url: '/api/v1/auth/password-reset', payload: { email: uniqueEmail() } } as const;
+    const resend = { method: 'POST', url: '/api/v1/auth/verify-email/resend', headers: bearer(token) } as const;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await app.inject({ ...reset, remoteAddress })).statusCode);
+    for (let i = 0; i < 2; i++) statuses.push((await app.inject({ ...resend, remoteAddress })).statusCode);
+    t.strictSame(statuses, [202, 202, 202, 202, 202], 'five e-mail requests pass');
+    assertRateLimited(t, await app.inject({ ...reset, remoteAddress }));
+    assertRateLimited(t, await app.inject({ ...resend, remoteAddress }));
+    t.equal((await app.inject({ ...reset, remoteAddress: newAddress() })).statusCode, 202, 'per IP');
+    const registerHere = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email: uniqueEmail('own-counter'), password: 'correct horse battery' },
+      remoteAddress,
+    });
+    t.equal(registerHere.statusCode, 201, 'registering keeps its own counter');
+
+    const tokenAddress = newAddress();
+    const verify = { method: 'POST', url: '/api/v1/auth/verify-email', payload: { token: 'wpv_x' } } as const;
+    const confirm = {
+      method: 'POST',
+      url: '/api/v1/auth/password-reset/confirm',
+      payload: { token: 'wpr_x', password: 'long enough' },
+    } as const;
+    for (let i = 0; i < 5; i++) t.equal((await app.inject({ ...verify, remoteAddress: tokenAddress })).statusCode, 400);
+    for (let i = 0; i < 5; i++)
+      t.equal((await app.inject({ ...confirm, remoteAddress: tokenAddress })).statusCode, 400);
+    assertRateLimited(t, await app.inject({ ...verify, remoteAddress: tokenAddress }));
+    assertRateLimited(
+      t,
+      await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: {}, remoteAddress: tokenAddress }),
+    );
+  },
+);

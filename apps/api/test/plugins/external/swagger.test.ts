@@ -86,7 +86,15 @@ t.test('every control-plane route is documented with its success and error statu
     ['post', '/api/v1/auth/logout', ['204'], ['401']],
     ['get', '/api/v1/auth/me', ['200'], ['401']],
     ['get', '/api/v1/auth/github', ['302'], ['429', '503']],
-    ['get', '/api/v1/auth/github/callback', ['302'], ['400', '403', '502', '503']],
+    ['get', '/api/v1/auth/github/callback', ['302'], ['400', '403', '409', '502', '503']],
+    ['post', '/api/v1/auth/verify-email', ['200'], ['400', '429']],
+    ['post', '/api/v1/auth/verify-email/resend', ['202'], ['401', '429']],
+    ['post', '/api/v1/auth/password-reset', ['202'], ['400', '429']],
+    ['post', '/api/v1/auth/password-reset/confirm', ['200'], ['400', '429']],
+    ['get', '/api/v1/auth/sessions', ['200'], ['401']],
+    ['delete', '/api/v1/auth/sessions', ['204'], ['401']],
+    ['delete', '/api/v1/auth/sessions/{id}', ['204'], ['401', '404']],
+    ['patch', '/api/v1/apps/{appId}', ['200'], ['400', '401', '404']],
     ['post', '/api/v1/apps', ['201'], ['400', '401', '403', '503']],
     ['get', '/api/v1/apps', ['200'], ['401']],
     ['get', '/api/v1/apps/{appId}', ['200'], ['401', '404']],
@@ -94,9 +102,9 @@ t.test('every control-plane route is documented with its success and error statu
     ['post', '/api/v1/apps/{appId}/keys', ['201'], ['400', '401', '404']],
     ['get', '/api/v1/apps/{appId}/keys', ['200'], ['401', '404']],
     ['delete', '/api/v1/apps/{appId}/keys/{keyId}', ['204'], ['401', '404']],
-    ['post', '/api/v1/subscribe', ['200', '201'], ['400', '401', '429']],
-    ['delete', '/api/v1/subscribe', ['204'], ['400', '401', '404', '429']],
-    ['get', '/api/v1/vapid-public-key', ['200'], ['401', '429']],
+    ['post', '/api/v1/subscribe', ['200', '201'], ['400', '401', '403', '429']],
+    ['delete', '/api/v1/subscribe', ['204'], ['400', '401', '403', '404', '429']],
+    ['get', '/api/v1/vapid-public-key', ['200'], ['401', '403', '429']],
     ['get', '/api/v1/plans', ['200'], []],
     ['get', '/api/v1/auth/providers', ['200'], []],
     ['get', '/api/v1/apps/{appId}/notifications', ['200'], ['400', '401', '404']],
@@ -128,6 +136,19 @@ t.test('every control-plane route is documented with its success and error statu
   t.match(codesOf('post', '/api/v1/apps/{appId}/notifications', '429'), /RATE_LIMITED/);
   t.match(codesOf('post', '/api/v1/apps/{appId}/notifications', '410'), /SUBSCRIPTION_EXPIRED/);
   t.match(codesOf('get', '/api/v1/apps/{appId}/subscribers', '400'), /INVALID_INPUT/);
+  t.match(codesOf('post', '/api/v1/auth/verify-email', '400'), /INVALID_TOKEN/);
+  t.match(codesOf('post', '/api/v1/auth/password-reset/confirm', '400'), /INVALID_TOKEN/);
+  t.match(codesOf('get', '/api/v1/auth/github/callback', '409'), /EMAIL_IN_USE/);
+  for (const [method, path] of [
+    ['post', '/api/v1/subscribe'],
+    ['delete', '/api/v1/subscribe'],
+    ['get', '/api/v1/vapid-public-key'],
+  ] as const) {
+    t.match(codesOf(method, path, '403'), /ORIGIN_NOT_ALLOWED/, `${method} ${path} names ORIGIN_NOT_ALLOWED`);
+  }
+  const schemas = JSON.stringify(document);
+  t.match(schemas, /emailVerified/, 'the user object documents emailVerified');
+  t.match(schemas, /allowedOrigins/, 'the app object documents allowedOrigins');
 });
 
 t.test('the dashboard lists document their query parameters with types and bounds', async (t) => {
@@ -171,6 +192,10 @@ t.test('every operation describes its success and lists the errors any route can
   const bodyRoutes = new Set([
     'post /api/v1/auth/register',
     'post /api/v1/apps',
+    'patch /api/v1/apps/{appId}',
+    'post /api/v1/auth/password-reset',
+    'post /api/v1/auth/password-reset/confirm',
+    'post /api/v1/auth/verify-email',
     'post /api/v1/subscribe',
     'post /api/v1/notify',
     'post /api/v1/apps/{appId}/notifications',

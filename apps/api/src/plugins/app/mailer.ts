@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import nodemailer from 'nodemailer';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** A message, or the work that builds it (e.g. stores a token first); null: nothing to send. */
+export type MailJob = () => Promise<MailMessage | null>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    mailer: {
+      /**
+       * Builds and sends in the background, after the caller's answer: a slow or failing mail server
+       * never fails or slows the request. Failures are logged; the user can ask again (resend).
+       */
+      sendLater(job: MailJob): void;
+      /** Resolves when every send started so far has finished (tests, shutdown). */
+      settled(): Promise<void>;
+    };
+  }
+}
+
+/**
+ * E-mail through SMTP (`SMTP_URL`, `MAIL_FROM`) with nodemailer. Without `SMTP_URL` each message is
+ * written to the log instead (development), which is said once at boot.
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    const { smtpUrl, from } = app.config.mail;
+    const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
+    if (!transport) app.log.warn('SMTP_URL is not set: e-mails are written to the log instead of being sent');
+
+    const deliver = async (message: MailMessage): Promise<void> => {
+      if (!transport) {
+        app.log.info({ mail: message }, 'e-mail (not sent: no SMTP_URL)');
+        return;
+      }
+      await transport.sendMail({ from, ...message });
+    };
+
+    const pending = new Set<Promise<void>>();
+    const sendLater = (job: MailJob): void => {
+      const task = (async () => {
+        try {
+          const message = await job();
+          if (message) await deliver(message);
+        } catch (error) {
+          app.log.error({ err: error }, 'sending an e-mail failed');
+        }
+      })();
+      pending.add(task);
+      void task.finally(() => pending.delete(task));
+    };
+    const settled = async (): Promise<void> => {
+      while (pending.size > 0) await Promise.all([...pending]);
+    };
+
+    app.decorate('mailer', { sendLater, settled });
+    app.addHook('onClose', async () => {
+      await settled();
+      transport?.close();
+    });
+  },
+  { name: 'mailer', dependencies: ['config'] },
+);

@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+export interface CapDecision {
+  admitted: boolean;
+  /** Seconds until the current window ends (the `Retry-After` of a refusal). */
+  retryAfterSeconds: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    newSubscriptionCap: {
+      /** Counts one new subscription for `appId` in the current window; false once the window's cap is reached. */
+      admit(appId: string): Promise<CapDecision>;
+    };
+  }
+}
+
+/**
+ * A per-app cap on NEW subscriptions per window (`RATE_LIMIT_SUBSCRIBE_PER_APP_MAX` per
+ * `RATE_LIMIT_WINDOW_SECONDS`), on top of the per-IP limit, so one app's public key cannot flood its
+ * table from many addresses. A fixed-window counter in Redis: every API instance counts together.
+ * Like the other limiters it lets requests through when Redis does not answer.
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    const { rateLimit, redisKeyPrefix } = app.config;
+    const windowMs = rateLimit.windowSeconds * 1000;
+
+    const admit = async (appId: string): Promise<CapDecision> => {
+      const now = Date.now();
+      const window = Math.floor(now / windowMs);
+      const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
+      const key = `${redisKeyPrefix}:new-subscriptions:${appId}:${window}`;
+      try {
+        const results = await app.redis
+          .multi()
+          .incr(key)
+          .pexpire(key, windowMs * 2)
+          .exec();
+        const count = Number(results?.[0]?.[1] ?? 0);
+        return { admitted: count <= rateLimit.subscribePerAppMax, retryAfterSeconds };
+      } catch (error) {
+        app.log.warn({ err: error, appId }, 'new-subscription cap unavailable; admitting');
+        return { admitted: true, retryAfterSeconds };
+      }
+    };
+
+    app.decorate('newSubscriptionCap', { admit });
+  },
+  { name: 'new-subscription-cap', dependencies: ['config', 'redis'] },
+);

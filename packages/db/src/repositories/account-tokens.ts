@@ -1,0 +1,74 @@
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '../client.js';
+import { type AccountTokenPurpose, accountTokens, sessions, users } from '../schema.js';
+import type { User } from './users.js';
+
+export async function createAccountToken(
+  db: Database,
+  input: { userId: string; purpose: AccountTokenPurpose; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(accountTokens).values(input);
+}
+
+/**
+ * Marks a live token of `purpose` used and returns its user id, in the caller's transaction. One
+ * UPDATE with the conditions in SQL, so two redemptions of the same token cannot both succeed.
+ */
+async function redeem(tx: Transaction, purpose: AccountTokenPurpose, tokenHash: string): Promise<string | null> {
+  const [row] = await tx
+    .update(accountTokens)
+    .set({ usedAt: sql`now()` })
+    .where(
+      and(
+        eq(accountTokens.tokenHash, tokenHash),
+        eq(accountTokens.purpose, purpose),
+        isNull(accountTokens.usedAt),
+        gt(accountTokens.expiresAt, sql`now()`),
+      ),
+    )
+    .returning({ userId: accountTokens.userId });
+  return row?.userId ?? null;
+}
+
+/** Redeems a verification token: the user's e-mail is verified. Null for an unknown, used or expired token. */
+export async function verifyEmailWithToken(db: Database, tokenHash: string): Promise<User | null> {
+  return db.transaction(async (tx) => {
+    const userId = await redeem(tx, 'verify_email', tokenHash);
+    if (!userId) return null;
+    const [user] = await tx.update(users).set({ emailVerified: true }).where(eq(users.id, userId)).returning();
+    return user ?? null;
+  });
+}
+
+/**
+ * Redeems a password-reset token: the new password hash is stored, every session of the user ends,
+ * and the user's other unused reset tokens are spent. The link reached the mailbox, so the e-mail
+ * counts as verified too. Null for an unknown, used or expired token.
+ */
+export async function resetPasswordWithToken(
+  db: Database,
+  tokenHash: string,
+  passwordHash: string,
+): Promise<User | null> {
+  return db.transaction(async (tx) => {
+    const userId = await redeem(tx, 'reset_password', tokenHash);
+    if (!userId) return null;
+    const [user] = await tx
+      .update(users)
+      .set({ passwordHash, emailVerified: true })
+      .where(eq(users.id, userId))
+      .returning();
+    await tx.delete(sessions).where(eq(sessions.userId, userId));
+    await tx
+      .update(accountTokens)
+      .set({ usedAt: sql`now()` })
+      .where(
+        and(
+          eq(accountTokens.userId, userId),
+          eq(accountTokens.purpose, 'reset_password'),
+          isNull(accountTokens.usedAt),
+        ),
+      );
+    return user ?? null;
+  });
+}
