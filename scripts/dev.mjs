@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm dev`: dev secrets generated into .env on first run, database created and migrated, then the
-// API and the worker in watch mode from source (no build needed).
+// API and the worker in watch mode from source (no build needed), the dashboard through Vite inside
+// the API (hot reload, same origin), and the web SDK rebuilt on change so /sdk/* works at once.
 import { execFileSync } from 'node:child_process';
 import { ensureDevSecrets, readEnvFile } from './env-file.mjs';
 import { runTogether } from './processes.mjs';
@@ -14,11 +15,12 @@ execFileSync(process.execPath, [...tsx, 'packages/db/src/migrate-cli.ts'], { env
 
 const apiPort = Number(env.PORT ?? 3000);
 const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
-console.log(`API on http://localhost:${apiPort} (docs at /docs), worker health on :${workerPort}`);
+console.log(`dashboard and API on http://localhost:${apiPort} (docs at /docs), worker health on :${workerPort}`);
 runTogether(
   [
     { name: 'api', args: [...tsx, '--watch', 'apps/api/src/server.ts'], port: apiPort },
     { name: 'worker', args: [...tsx, '--watch', 'apps/worker/src/main.ts'], port: workerPort },
+    { name: 'sdk', args: ['packages/web-sdk/build.mjs', '--watch'], port: 0 },
   ],
-  { NODE_ENV: 'development', ...env },
+  { NODE_ENV: 'development', DASHBOARD_DEV_SERVER: 'true', ...env },
 );

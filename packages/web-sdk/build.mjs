@@ -4,7 +4,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, context } from 'esbuild';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -40,6 +40,23 @@ export async function writeServedBundles() {
   }
 }
 
+/**
+ * `pnpm dev`: the served bundles rebuilt on every change of src/, so /sdk/web-sdk.js and /sdk/sw.js
+ * work on a fresh clone without `pnpm build` (the API re-reads them on each request in development).
+ */
+async function watchServedBundles() {
+  for (const name of ['web-sdk.js', 'sw.js']) {
+    const watcher = await context({
+      ...bundles[name],
+      outfile: `dist/${name}`,
+      plugins: [{ name: 'report', setup: (b) => b.onEnd(() => console.log(`web SDK: dist/${name} built`)) }],
+    });
+    await watcher.watch();
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await Promise.all(Object.entries(bundles).map(([name, options]) => build({ ...options, outfile: `dist/${name}` })));
+  if (process.argv.includes('--watch')) await watchServedBundles();
+  else
+    await Promise.all(Object.entries(bundles).map(([name, options]) => build({ ...options, outfile: `dist/${name}` })));
 }

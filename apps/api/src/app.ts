@@ -25,6 +25,7 @@ import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
 import passwordResetRoutes from './routes/auth/password-reset.js';
 import sessionRoutes from './routes/auth/sessions.js';
+import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
 import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
 import metricsRoutes from './routes/metrics.js';
@@ -40,6 +41,23 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Test-only: a CA (PEM) outgoing pushes trust besides Node's roots; processes use NODE_EXTRA_CA_CERTS. */
   pushExtraCa?: string;
+  /** Where the built dashboard lives (tests); default apps/dashboard/dist. */
+  dashboardDistDir?: string;
+}
+
+interface DashboardDevModule {
+  createDashboardDevServer(options: { httpServer: FastifyInstance['server'] }): Promise<DashboardDevServer>;
+}
+
+/**
+ * `DASHBOARD_DEV_SERVER` (pnpm dev): the dashboard from source through Vite. Loaded only then, by a
+ * specifier the compiler does not follow: Vite is a development dependency of the dashboard alone.
+ */
+async function dashboardDevServer(app: FastifyInstance): Promise<DashboardDevServer | undefined> {
+  if (!app.config.dashboardDevServer) return undefined;
+  const specifier = '@webpush/dashboard/dev-server';
+  const { createDashboardDevServer } = (await import(specifier)) as DashboardDevModule;
+  return createDashboardDevServer({ httpServer: app.server });
 }
 
 /** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
@@ -81,7 +99,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
-  await app.register(sdkRoutes);
+  await app.register(sdkRoutes, { rereadEachRequest: config.dashboardDevServer });
+  await app.register(dashboardRoutes, {
+    distDir: options.dashboardDistDir,
+    devServer: await dashboardDevServer(app),
+  });
   await app.register(
     async (api) => {
       await api.register(authRoutes, { prefix: '/auth' });

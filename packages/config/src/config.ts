@@ -44,6 +44,8 @@ export interface Config {
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
   readonly sessionTtlDays: number;
+  /** Development: the dashboard through Vite's dev server (hot reload), /sdk/* re-read on each request. */
+  readonly dashboardDevServer: boolean;
   readonly bodyLimitBytes: number;
   readonly delivery: {
     /** Fan-out jobs one worker process runs at once. */
@@ -170,6 +172,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
+    dashboardDevServer: env.DASHBOARD_DEV_SERVER,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {
       fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,

@@ -54,6 +54,9 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
+  // `pnpm dev` sets it; never in production (Vite is a development dependency).
+  DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
   // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.
   OPS_USERNAME: Type.Optional(Type.String()),
   OPS_PASSWORD: Type.Optional(Type.String()),

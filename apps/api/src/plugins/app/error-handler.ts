@@ -5,6 +5,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { codeForValidation } from './validation.js';
 
+/** Answers an unknown path with a page, or returns null to leave it to the JSON 404. */
+export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    setPageFallback(fallback: PageFallback): void;
+  }
+}
+
 /** Fastify's own client errors, by code, mapped onto the contract (CONTRACT "Conventions"). */
 const frameworkErrors: Record<string, { code: ErrorCode; status?: number }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'INVALID_INPUT', status: 415 },
@@ -99,7 +108,15 @@ export default fp(
       return sendError(reply, new AppError('INTERNAL_ERROR'), publicUrl);
     });
 
-    app.setNotFoundHandler((_request, reply) => sendError(reply, new AppError('NOT_FOUND'), publicUrl));
+    // The dashboard answers browser navigations to its client routes (see routes/dashboard); every
+    // other unknown path keeps the contract's JSON 404.
+    let pageFallback: PageFallback | null = null;
+    app.decorate('setPageFallback', (fallback: PageFallback) => {
+      pageFallback = fallback;
+    });
+    app.setNotFoundHandler(
+      (request, reply) => pageFallback?.(request, reply) ?? sendError(reply, new AppError('NOT_FOUND'), publicUrl),
+    );
   },
   { name: 'error-handler', dependencies: ['config'] },
 );

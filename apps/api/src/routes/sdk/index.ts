@@ -9,6 +9,8 @@ import { demoPage } from './demo-page.js';
 export interface SdkRoutesOptions {
   /** Where the built SDK lives; default: `dist/` of the `@webpush/web-sdk` package. */
   distDir?: string;
+  /** Development (`pnpm dev` watches the SDK): read the files on every request, so rebuilds show at once. */
+  rereadEachRequest?: boolean;
 }
 
 interface Asset {
@@ -69,7 +71,8 @@ export default async function sdkRoutes(app: FastifyInstance, options: SdkRoutes
     Asset | null
   >;
   const missing = SDK_FILES.filter((name) => !assets[name]);
-  if (missing.length > 0) {
+  const current = (name: SdkFile) => (options.rereadEachRequest ? readAsset(distDir, name) : assets[name]);
+  if (missing.length > 0 && !options.rereadEachRequest) {
     app.log.error(
       { distDir, missing },
       'the web SDK is not built: /sdk/* answers 503 CONFIG_ERROR until `pnpm build` has run',
@@ -77,13 +80,13 @@ export default async function sdkRoutes(app: FastifyInstance, options: SdkRoutes
   }
 
   app.get('/sdk/web-sdk.js', { schema: { hide: true } }, (request, reply) =>
-    sendAsset(request, reply, assets['web-sdk.js']),
+    sendAsset(request, reply, current('web-sdk.js')),
   );
 
   app.get('/sdk/sw.js', { schema: { hide: true } }, (request, reply) => {
     // Lets a site register this file with a wider scope than /sdk/ when it serves it itself via a proxy.
     reply.header('service-worker-allowed', '/');
-    return sendAsset(request, reply, assets['sw.js']);
+    return sendAsset(request, reply, current('sw.js'));
   });
 
   const demo = demoPage();

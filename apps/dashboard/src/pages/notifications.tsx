@@ -1,0 +1,151 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Fragment, useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { api, call } from '../api/client.js';
+import { ErrorPanel } from '../components/error-panel.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Skeleton } from '../components/skeleton.js';
+import { useCurrentApp } from './app-layout.js';
+
+const PAGE_SIZE = 20;
+
+export const notificationsQuery = (appId: string, cursor: string | null) => ({
+  queryKey: ['notifications', appId, cursor],
+  queryFn: () =>
+    call(
+      api.GET('/api/v1/apps/{appId}/notifications', {
+        params: { path: { appId }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      }),
+    ),
+});
+
+export type Notification = Awaited<
+  ReturnType<ReturnType<typeof notificationsQuery>['queryFn']>
+>['notifications'][number];
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
+const formatDate = (value: string | null | undefined) => (value ? dateFormat.format(new Date(value)) : '—');
+
+function Details({ notification }: { notification: Notification }) {
+  return (
+    <dl className="facts">
+      <dt>Id</dt>
+      <dd>
+        <code>{notification.id}</code>
+      </dd>
+      <dt>Title</dt>
+      <dd>{notification.title}</dd>
+      <dt>Body</dt>
+      <dd>{notification.body}</dd>
+      {notification.url && (
+        <>
+          <dt>Link</dt>
+          <dd className="break-all">{notification.url}</dd>
+        </>
+      )}
+      <dt>Created</dt>
+      <dd>{formatDate(notification.createdAt)}</dd>
+      <dt>Completed</dt>
+      <dd>{formatDate(notification.completedAt)}</dd>
+      <dt>Delivery</dt>
+      <dd>
+        {notification.sent} sent, {notification.failed} failed, {notification.expired} expired of {notification.targets}
+      </dd>
+    </dl>
+  );
+}
+
+export function NotificationsPage() {
+  const app = useCurrentApp();
+  const pages = useCursorPages();
+  const [open, setOpen] = useState<string | null>(null);
+  const list = useQuery({ ...notificationsQuery(app.id, pages.cursor), placeholderData: keepPreviousData });
+  useEffect(() => {
+    document.title = `Notifications · ${app.name} · Web Push`;
+  }, [app.name]);
+
+  return (
+    <section className="panel">
+      <div className="panel-heading">
+        <h2>Notifications</h2>
+        <Link to={`/apps/${app.id}/send`} className="button button-primary button-small">
+          New notification
+        </Link>
+      </div>
+      {list.isPending ? (
+        <Skeleton lines={6} />
+      ) : list.isError ? (
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      ) : list.data.notifications.length === 0 ? (
+        <p className="empty">Nothing sent yet.</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Sent at</th>
+                  <th scope="col">Title</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Targets
+                  </th>
+                  <th scope="col" className="num">
+                    Sent
+                  </th>
+                  <th scope="col" className="num">
+                    Failed
+                  </th>
+                  <th scope="col" className="num">
+                    Expired
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.notifications.map((notification) => (
+                  <Fragment key={notification.id}>
+                    <tr>
+                      <td>
+                        <button
+                          type="button"
+                          className="link-button"
+                          aria-expanded={open === notification.id}
+                          aria-controls={`details-${notification.id}`}
+                          onClick={() => setOpen(open === notification.id ? null : notification.id)}
+                        >
+                          {formatDate(notification.createdAt)}
+                        </button>
+                      </td>
+                      <td>{notification.title}</td>
+                      <td>
+                        <span className={`status status-${notification.status}`}>{notification.status}</span>
+                      </td>
+                      <td className="num">{notification.targets}</td>
+                      <td className="num">{notification.sent}</td>
+                      <td className="num">{notification.failed}</td>
+                      <td className="num">{notification.expired}</td>
+                    </tr>
+                    {open === notification.id && (
+                      <tr id={`details-${notification.id}`} className="details-row">
+                        <td colSpan={7}>
+                          <Details notification={notification} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            label="Notification"
+            pageNumber={pages.pageNumber}
+            nextCursor={list.data.nextCursor}
+            onNewer={pages.newer}
+            onOlder={pages.older}
+          />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { api, call } from '../api/client.js';
+import { useMe } from '../api/session.js';
+import { ErrorPanel } from '../components/error-panel.js';
+import { Skeleton } from '../components/skeleton.js';
+import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from './pricing-table.js';
+
+/** The plans prerendered into pricing.html, so the live page starts from what is already on screen. */
+function prerenderedPlans(): { plans: Plan[] } | undefined {
+  const text = document.getElementById(PRERENDERED_PLANS_ID)?.textContent;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as { plans: Plan[] };
+  } catch {
+    return undefined;
+  }
+}
+
+export function PricingPage() {
+  const me = useMe();
+  const plans = useQuery({
+    queryKey: ['plans'],
+    queryFn: () => call(api.GET('/api/v1/plans')),
+    initialData: prerenderedPlans,
+    initialDataUpdatedAt: 0,
+  });
+  useEffect(() => {
+    document.title = 'Pricing · Web Push';
+  }, []);
+  if (plans.data) return <PricingTable plans={plans.data.plans} currentPlan={me.data?.plan ?? null} />;
+  if (plans.isError) return <ErrorPanel error={plans.error} onRetry={() => void plans.refetch()} />;
+  return (
+    <>
+      <h1>Plans</h1>
+      <Skeleton lines={3} height="card" />
+    </>
+  );
+}

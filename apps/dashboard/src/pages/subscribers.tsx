@@ -1,0 +1,144 @@
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, call } from '../api/client.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { ErrorPanel } from '../components/error-panel.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Skeleton } from '../components/skeleton.js';
+import { useCurrentApp } from './app-layout.js';
+
+const PAGE_SIZE = 20;
+type StatusFilter = 'all' | 'active' | 'expired';
+
+/** The push service behind a subscription, from its endpoint's host. */
+export function pushServiceOf(endpoint: string): string {
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname;
+  } catch {
+    return 'Unknown';
+  }
+  if (host === 'fcm.googleapis.com' || host.endsWith('.googleapis.com')) return 'FCM (Chrome)';
+  if (host.endsWith('.mozilla.com')) return 'Mozilla (Firefox)';
+  if (host.endsWith('.push.apple.com')) return 'Apple (Safari)';
+  if (host.endsWith('.notify.windows.com')) return 'WNS (Edge)';
+  return host;
+}
+
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+
+export function SubscribersPage() {
+  const app = useCurrentApp();
+  const pages = useCursorPages();
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState<StatusFilter>('all');
+  useEffect(() => {
+    document.title = `Subscribers · ${app.name} · Web Push`;
+  }, [app.name]);
+  const list = useQuery({
+    queryKey: ['subscribers', app.id, status, pages.cursor],
+    queryFn: () =>
+      call(
+        api.GET('/api/v1/apps/{appId}/subscribers', {
+          params: {
+            path: { appId: app.id },
+            query: {
+              limit: PAGE_SIZE,
+              ...(status === 'all' ? {} : { status }),
+              ...(pages.cursor ? { cursor: pages.cursor } : {}),
+            },
+          },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const remove = async (subscriberId: string) => {
+    await call(
+      api.DELETE('/api/v1/apps/{appId}/subscribers/{subscriberId}', {
+        params: { path: { appId: app.id, subscriberId } },
+      }),
+    );
+    await queryClient.invalidateQueries({ queryKey: ['subscribers', app.id] });
+    await queryClient.invalidateQueries({ queryKey: ['app', app.id] });
+  };
+
+  return (
+    <section className="panel">
+      <div className="panel-heading">
+        <h2>Subscribers</h2>
+        <div className="field field-inline">
+          <label htmlFor="status-filter">Status</label>
+          <select
+            id="status-filter"
+            value={status}
+            onChange={(event) => {
+              setStatus(event.target.value as StatusFilter);
+              pages.reset();
+            }}
+          >
+            <option value="all">All</option>
+            <option value="active">Active</option>
+            <option value="expired">Expired</option>
+          </select>
+        </div>
+      </div>
+      {list.isPending ? (
+        <Skeleton lines={6} />
+      ) : list.isError ? (
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      ) : list.data.subscribers.length === 0 ? (
+        <p className="empty">No subscribers{status === 'all' ? ' yet' : ` with status ${status}`}.</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Push service</th>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Subscribed</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.subscribers.map((subscriber) => (
+                  <tr key={subscriber.id}>
+                    <td>{pushServiceOf(subscriber.endpoint)}</td>
+                    <td className="endpoint" title={subscriber.endpoint}>
+                      {subscriber.endpoint}
+                    </td>
+                    <td>
+                      <span className={`status status-${subscriber.status}`}>{subscriber.status}</span>
+                    </td>
+                    <td>{dateFormat.format(new Date(subscriber.createdAt))}</td>
+                    <td className="actions">
+                      <ConfirmButton
+                        label="Delete"
+                        ariaLabel={`Delete subscriber ${subscriber.id}`}
+                        title="Delete this subscriber?"
+                        confirmLabel="Delete subscriber"
+                        onConfirm={() => remove(subscriber.id)}
+                      >
+                        <p>This browser will get no more notifications from this app until it subscribes again.</p>
+                      </ConfirmButton>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            label="Subscriber"
+            pageNumber={pages.pageNumber}
+            nextCursor={list.data.nextCursor}
+            onNewer={pages.newer}
+            onOlder={pages.older}
+          />
+        </>
+      )}
+    </section>
+  );
+}

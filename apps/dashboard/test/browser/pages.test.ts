@@ -1,0 +1,236 @@
+import { startFakeGithub } from '@webpush/testing';
+import t from 'tap';
+import {
+  assertAccessible,
+  assertNoHorizontalScroll,
+  createAppInPage,
+  launchChromium,
+  openDashboard,
+  PASSWORD,
+  signUp,
+  startDashboard,
+  uniqueEmail,
+} from './harness.js';
+
+/*
+ * Every page in real Chromium against the real API: sign-up errors, the plan limit's way to /pricing,
+ * key revocation, a failed request and its retry, GitHub sign-in (the fake GitHub), /pricing without
+ * JavaScript, the 404 page, axe-core on each page and the 375 px layout.
+ */
+
+const JAPANESE = /[\u3040-\u30ff\u4e00-\u9fff]/;
+
+const browser = await launchChromium(t);
+if (browser) {
+  const github = await startFakeGithub();
+  t.teardown(() => github.close());
+  const { ctx, url } = await startDashboard(t, { ...github.env });
+  const { page, problems } = await openDashboard(t, browser);
+
+  await t.test('/pricing reads without JavaScript: every plan with its limits', async (t) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    t.teardown(() => context.close());
+    const noScript = await context.newPage();
+    const response = await noScript.goto(`${url}/pricing`);
+    t.equal(response?.status(), 200);
+    t.same(await noScript.locator('.plan-name').allTextContents(), ['Free', 'Pro', 'Enterprise']);
+    t.match(await noScript.locator('main').textContent(), /30,000 sends a month/);
+    t.match(await noScript.locator('main').textContent(), /pnpm admin set-plan/);
+  });
+
+  await t.test('a visitor is sent to sign-in; sign-up errors show the API message next to the field', async (t) => {
+    await page.goto(`${url}/apps/00000000-0000-0000-0000-000000000000/keys`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    t.match(page.url(), /\/sign-in\?next=%2Fapps%2F/);
+    await assertAccessible(t, page, 'sign-in');
+
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create your account' }).waitFor();
+    await assertAccessible(t, page, 'sign-up');
+    // The browser accepts `someone@localhost` as an e-mail; the API does not.
+    await page.getByLabel('E-mail').fill('someone@localhost');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    const emailError = page.locator('#email-error');
+    await emailError.waitFor();
+    t.match(await emailError.textContent(), 'メールアドレスの形式が正しくありません');
+    t.match(await emailError.textContent(), 'INVALID_EMAIL');
+    t.equal(await page.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
+
+    await page.getByLabel('E-mail').fill(uniqueEmail('short'));
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.locator('#password-error').waitFor();
+    t.match(await page.locator('#password-error').textContent(), JAPANESE);
+    const users = await ctx.database.sql`select 1 from users`;
+    t.equal(users.length, 0, 'nothing was created');
+  });
+
+  const email = uniqueEmail('owner');
+  let appId = '';
+
+  await t.test('sign-up lands on the apps page; the Free plan’s second app leads to /pricing', async (t) => {
+    await signUp(page, url, email);
+    t.equal(new URL(page.url()).pathname, '/');
+    await assertAccessible(t, page, 'apps (empty)');
+    appId = await createAppInPage(page, 'First site');
+    await page.getByRole('link', { name: 'Apps', exact: true }).click();
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    await page.getByRole('link', { name: /First site/ }).waitFor();
+    await assertAccessible(t, page, 'apps');
+
+    await page.getByLabel('Name').fill('Second site');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    t.match(await alert.textContent(), 'ご利用のプランで作成できるアプリの上限に達しました');
+    t.match(await alert.textContent(), 'PLAN_LIMIT_EXCEEDED');
+    await alert.getByRole('link', { name: /plans/ }).click();
+    await page.getByRole('heading', { name: 'Plans', exact: true }).waitFor();
+    t.equal(new URL(page.url()).pathname, '/pricing');
+    const current = page.locator('.plan-current');
+    await current.getByText('Your plan').waitFor();
+    t.match(await current.locator('.plan-name').textContent(), /^Free/, 'the user’s plan is marked');
+    await assertAccessible(t, page, 'pricing');
+    const apps = await ctx.database.sql`select name from apps`;
+    t.same(
+      apps.map((row) => row.name),
+      ['First site'],
+      'the second app was refused',
+    );
+  });
+
+  await t.test('a key is shown once, and revoked only after confirming', async (t) => {
+    await page.goto(`${url}/apps/${appId}/keys`);
+    await page.getByRole('heading', { name: 'Create an API key' }).waitFor();
+    await page.getByLabel(/^Notify/).check();
+    await page.getByLabel('Name (optional)').fill('Server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-secret').textContent()) ?? '';
+    t.match(secret, /^wpk_/);
+    t.match(await page.getByText('it will not be shown again').textContent(), /not be shown again/);
+    await assertAccessible(t, page, 'keys with a new secret');
+    const stored = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    );
+    t.notMatch(stored, secret, 'the secret is in no web storage');
+    t.notMatch(stored, /wps_/, 'nor is a session token');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    t.equal(await page.getByTestId('new-secret').count(), 0, 'gone once dismissed');
+
+    const notify = () =>
+      ctx.app.inject({
+        method: 'POST',
+        url: '/api/v1/notify',
+        headers: { authorization: `Bearer ${secret}` },
+        payload: { title: 'a', body: 'b' },
+      });
+    t.equal((await notify()).statusCode, 202, 'the key works');
+
+    await page.getByRole('button', { name: 'Revoke key Server' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await assertAccessible(t, page, 'revoke confirmation');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    t.equal(await dialog.isVisible(), false);
+    t.equal((await notify()).statusCode, 202, 'cancel keeps the key');
+
+    await page.getByRole('button', { name: 'Revoke key Server' }).click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText('No keys yet.').waitFor();
+    const revoked = await notify();
+    t.equal(revoked.statusCode, 401);
+    t.equal(revoked.json().code, 'INVALID_API_KEY', 'the revoked key is refused');
+  });
+
+  await t.test('a failed request shows its message and a Retry that works', async (t) => {
+    await page.route('**/api/v1/apps', (route) => route.abort('connectionrefused'));
+    await page.goto(`${url}/`);
+    const panel = page.locator('.error-panel');
+    await panel.waitFor();
+    t.match(await panel.textContent(), 'could not be reached');
+    await page.unroute('**/api/v1/apps');
+    await panel.getByRole('button', { name: 'Retry' }).click();
+    await page.getByRole('link', { name: /First site/ }).waitFor();
+    t.pass('the list loads after Retry');
+
+    // An API error answer is shown as it comes: an app id that is not the user's.
+    await page.goto(`${url}/apps/00000000-0000-0000-0000-000000000000`);
+    await page.getByRole('heading', { name: 'This app could not be loaded' }).waitFor();
+    t.match(await page.locator('.error-panel').textContent(), 'リソースが見つかりません');
+  });
+
+  await t.test('every page passes axe and fits 375 px', async (t) => {
+    const pages = [
+      { path: `/apps/${appId}`, heading: 'Daily sends, last 30 days' },
+      { path: `/apps/${appId}/send`, heading: 'New notification' },
+      { path: `/apps/${appId}/notifications`, heading: 'Notifications' },
+      { path: `/apps/${appId}/subscribers`, heading: 'Subscribers' },
+      { path: `/apps/${appId}/keys`, heading: 'Keys' },
+      { path: `/apps/${appId}/try`, heading: 'Try it in this browser' },
+      { path: '/account', heading: 'Account' },
+      { path: '/no/such/page', heading: 'Page not found' },
+    ];
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 800 });
+      for (const { path, heading } of pages) {
+        await page.goto(`${url}${path}`);
+        await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+        await page.waitForLoadState('networkidle');
+        if (width === 1440) await assertAccessible(t, page, path);
+        else await assertNoHorizontalScroll(t, page, `${path} at 375 px`);
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  await t.test('keyboard: skip link, then Tab reaches the navigation with a visible focus', async (t) => {
+    await page.goto(`${url}/`);
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    await page.keyboard.press('Tab');
+    t.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Web Push');
+    const focusRing = await page.evaluate(() => getComputedStyle(document.activeElement as Element).boxShadow);
+    t.not(focusRing, 'none', 'the focused link shows a focus ring');
+  });
+
+  await t.test('sign out ends the session', async (t) => {
+    await page.goto(`${url}/account`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.goto(`${url}/account`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    t.match(page.url(), /\/sign-in\?next=%2Faccount$/);
+  });
+
+  await t.test('GitHub sign-in lands on the dashboard, signed in', async (t) => {
+    const user = github.addUser({
+      id: 7_001,
+      login: 'octo',
+      emails: [{ email: 'octo@example.com', primary: true, verified: true, visibility: 'public' }],
+    });
+    github.signInAs(user.id);
+    const { page: fresh } = await openDashboard(t, browser);
+    await fresh.goto(`${url}/sign-in`);
+    await fresh.getByRole('link', { name: 'Sign in with GitHub' }).click();
+    await fresh.getByRole('heading', { name: 'Your apps' }).waitFor();
+    t.equal(fresh.url(), `${url}/`, 'the callback redirected to the dashboard');
+    await fresh.getByRole('link', { name: 'Account' }).click();
+    await fresh.getByText('octo@example.com', { exact: true }).waitFor();
+    const rows = await ctx.database.sql`select github_id from users where email = 'octo@example.com'`;
+    t.equal(Number(rows[0]?.github_id), 7_001, 'the account is linked to the GitHub user');
+
+    // The session ends elsewhere: the next request's INVALID_SESSION leads back to sign-in.
+    await ctx.database.sql`delete from sessions`;
+    await fresh.getByRole('link', { name: 'Apps', exact: true }).click();
+    await fresh.getByLabel('Name').fill('Too late');
+    await fresh.getByRole('button', { name: 'Create app' }).click();
+    await fresh.getByRole('heading', { name: 'Sign in' }).waitFor();
+    t.pass('an ended session goes back to sign-in');
+  });
+
+  t.test('no Content-Security-Policy violation and no page error anywhere', async (t) => {
+    t.same(problems, []);
+  });
+}
