@@ -1783,6 +1783,103 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/apps/{appId}/identity-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace the identity secret your server signs uids with (uidSignature)
+         * @description Shown only in this answer and stored encrypted. Replacing it invalidates every signature made with the old one for new subscribes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The app’s identity secret: your server signs each uid with it (lowercase hex HMAC-SHA-256 of the uid). Shown only now. */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/keys": {
         parameters: {
             query?: never;
@@ -2119,6 +2216,20 @@ export interface paths {
                         };
                         /** @description From toJSON(); ignored */
                         expirationTime?: number | null;
+                        /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
+                        uid?: string;
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
+                        uidSignature?: string;
                     };
                 };
             };
@@ -2175,7 +2286,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description ORIGIN_NOT_ALLOWED, INVALID_UID_SIGNATURE */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2183,7 +2294,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
                             upgrade_url?: string;
                         };
                     };
@@ -2236,6 +2347,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
                             upgrade_url?: string;
                         };
                     };
@@ -2377,7 +2501,160 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Set or remove the uid and/or replace the tags of a subscription (from your server)
+         * @description `uid: null` removes the uid; absent fields stay as they are.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The subscription to change, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description null removes the uid */
+                        uid?: string | (never | null);
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/vapid-public-key": {
@@ -2734,10 +3011,28 @@ export interface paths {
                         /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
                         topic?: string;
                         /**
-                         * @description Send only to this subscription of the app; without it, to every active subscriber
+                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint?: string;
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        uids?: string[];
+                        /**
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
+                         * @example 2030-01-01T09:00:00Z
+                         */
+                        sendAt?: string;
                     };
                 };
             };
@@ -2752,9 +3047,9 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                                /** @description Subscriptions this send goes to; counted in monthly usage */
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
                         };
@@ -2968,9 +3263,9 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                                /** @description Subscriptions this send goes to; counted in monthly usage */
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
                             /** @description Endpoints that are not subscriptions of the app */
@@ -3123,7 +3418,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                status: "queued" | "sending" | "completed" | "failed";
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
                                 /** @description Subscriptions the send goes to */
                                 targets: number;
                                 sent: number;
@@ -3134,6 +3429,13 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -3217,7 +3519,145 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a scheduled send of the API key’s app
+         * @description Only a notification still `scheduled` can be canceled; any other is 409 NOT_CANCELABLE.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_CANCELABLE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_CANCELABLE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -3259,7 +3699,7 @@ export interface paths {
                             notifications: {
                                 /** Format: uuid */
                                 id: string;
-                                status: "queued" | "sending" | "completed" | "failed";
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
                                 /** @description Subscriptions the send goes to */
                                 targets: number;
                                 sent: number;
@@ -3270,6 +3710,13 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -3393,10 +3840,28 @@ export interface paths {
                         /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
                         topic?: string;
                         /**
-                         * @description Send only to this subscription of the app; without it, to every active subscriber
+                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint?: string;
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        uids?: string[];
+                        /**
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
+                         * @example 2030-01-01T09:00:00Z
+                         */
+                        sendAt?: string;
                     };
                 };
             };
@@ -3411,9 +3876,9 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                                /** @description Subscriptions this send goes to; counted in monthly usage */
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
                         };
@@ -3544,6 +4009,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{appId}/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_CANCELABLE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_CANCELABLE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/subscribers": {
         parameters: {
             query?: never;
@@ -3551,12 +4143,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's subscribers, newest first, a page at a time (keyset pagination) */
+        /** The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag */
         get: {
             parameters: {
                 query?: {
                     /** @description Only subscribers of this status; absent: both */
                     status?: "active" | "expired";
+                    /** @description Only the subscribers of this uid */
+                    uid?: string;
+                    /**
+                     * @description Only the subscribers carrying this tag, as `key:value` (the value may be empty or contain `:`)
+                     * @example lang:ja
+                     */
+                    tag?: string;
                     /** @description Page size, 1 to 100 */
                     limit?: number;
                     /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
@@ -3585,9 +4184,9 @@ export interface paths {
                                 /** @description Push endpoint; its host tells the push service (FCM, Mozilla, Apple, WNS) */
                                 endpoint: string;
                                 status: "active" | "expired";
-                                /** @description Your user id for this subscriber (not set yet: null) */
+                                /** @description Your user id for this subscriber (none: null) */
                                 uid: string | null;
-                                /** @description Your tags for this subscriber (none yet: {}) */
+                                /** @description Your tags for this subscriber (none: {}) */
                                 tags: {
                                     [key: string]: string;
                                 };
