@@ -10,6 +10,7 @@ import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
 import redisPlugin from './plugins/app/redis.js';
 import secretsPlugin from './plugins/app/secrets.js';
+import storableInputPlugin from './plugins/app/storable-input.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
 import bullBoardPlugin from './plugins/external/bull-board.js';
 import cookiePlugin from './plugins/external/cookie.js';
@@ -54,6 +55,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
+  await app.register(storableInputPlugin);
   await app.register(dbPlugin);
   await app.register(redisPlugin);
   await app.register(queuesPlugin);

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { isUuid } from '../ids.js';
 import { apps, subscriptions, users } from '../schema.js';
 import { appSendsThisMonth } from './notifications.js';
 
@@ -46,7 +47,9 @@ export async function listApps(db: Database, userId: string): Promise<App[]> {
   return db.select().from(apps).where(eq(apps.userId, userId)).orderBy(asc(apps.createdAt), asc(apps.id));
 }
 
+/** The app, when it is `userId`'s; null for another user's app, a missing one or a malformed id. */
 export async function findApp(db: Database, userId: string, appId: string): Promise<App | null> {
+  if (!isUuid(userId, appId)) return null;
   const [app] = await db
     .select()
     .from(apps)
@@ -57,6 +60,7 @@ export async function findApp(db: Database, userId: string, appId: string): Prom
 
 /** Deletes the app and, through foreign keys, its keys and subscriptions. */
 export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
+  if (!isUuid(userId, appId)) return false;
   const deleted = await db
     .delete(apps)
     .where(and(eq(apps.userId, userId), eq(apps.id, appId)))

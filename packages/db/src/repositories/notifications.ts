@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, count, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
+import { isUuid } from '../ids.js';
 import {
   type NotificationPayload,
   type NotificationTargetKind,
@@ -161,6 +162,7 @@ async function countActiveSubscribers(tx: Transaction, appId: string): Promise<n
 
 /** One notification of `appId`; null for another app's (tenants never see each other's sends). */
 export async function findNotification(db: Database, appId: string, id: string): Promise<Notification | null> {
+  if (!isUuid(appId, id)) return null;
   const [row] = await db
     .select()
     .from(notifications)

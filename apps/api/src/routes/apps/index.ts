@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, appStats, createAppWithinLimit, deleteApp, findApp, isUuid, listApps } from '@webpush/db';
+import { type App, appStats, createAppWithinLimit, deleteApp, findApp, listApps } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
@@ -24,7 +24,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
 
   /** The caller's app, or 404 — also for another user's app, so tenants never learn of each other. */
   const ownedApp = async (userId: string, appId: string): Promise<App> => {
-    const found = isUuid(appId) ? await findApp(app.db, userId, appId) : null;
+    const found = await findApp(app.db, userId, appId);
     if (!found) throw new AppError('NOT_FOUND');
     return found;
   };
@@ -105,7 +105,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const user = sessionUser(request);
-      const deleted = isUuid(request.params.appId) && (await deleteApp(app.db, user.id, request.params.appId));
+      const deleted = await deleteApp(app.db, user.id, request.params.appId);
       if (!deleted) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');
       return reply.code(204).send(null);

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, findApp, isUuid } from '@webpush/db';
+import { type App, findApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { PushOptions } from '@webpush/push';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -27,7 +27,7 @@ export default async function testNotificationRoutes(fastify: FastifyInstance) {
     const principal = request.principal;
     let found: App | null = null;
     if (principal?.kind === 'session') {
-      found = isUuid(appId) ? await findApp(app.db, principal.user.id, appId) : null;
+      found = await findApp(app.db, principal.user.id, appId);
     } else if (principal?.kind === 'apiKey') {
       // The auth hook already answered APP_MISMATCH for a key of another app.
       found = await findApp(app.db, principal.apiKey.userId, principal.apiKey.appId);
