@@ -128,7 +128,11 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<string> {
  * A value that satisfies (or nearly satisfies) `schema`. `endpoints` are real push endpoints the
  * fuzz may use wherever the schema asks for one, so requests also get past validation.
  */
-export function valueFor(schema: JsonSchema | undefined, endpoints: readonly string[], depth = 0): fc.Arbitrary<unknown> {
+export function valueFor(
+  schema: JsonSchema | undefined,
+  endpoints: readonly string[],
+  depth = 0,
+): fc.Arbitrary<unknown> {
   if (!schema || depth > 6) return fc.constant('x');
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
@@ -188,8 +192,9 @@ export function valueFor(schema: JsonSchema | undefined, endpoints: readonly str
 /** Paths to every value inside a JSON value (objects and arrays), the root included. */
 function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const paths = [prefix];
-  if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
-  else if (value !== null && typeof value === 'object') {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) paths.push(...pathsOf(item, [...prefix, index]));
+  } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) paths.push(...pathsOf(item, [...prefix, key]));
   }
   return paths;
@@ -198,7 +203,8 @@ function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | nu
 function replaceAt(value: unknown, path: readonly (string | number)[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path as [string | number, ...(string | number)[]];
-  if (Array.isArray(value)) return value.map((item, index) => (index === head ? replaceAt(item, rest, replacement) : item));
+  if (Array.isArray(value))
+    return value.map((item, index) => (index === head ? replaceAt(item, rest, replacement) : item));
   const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   copy[head] = replaceAt(copy[head], rest, replacement);
   return copy;
@@ -234,14 +240,23 @@ function poisonStrings(value: unknown, fragment: string, where: number): unknown
 /** A schema-built body with one place (or an added key) replaced by a hostile value, or every string poisoned. */
 export function mutatedBody(base: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc
-    .tuple(base, fc.nat(), hostileValue, fc.constantFrom('replace', 'replace', 'add', 'drop', 'poison', 'poison'), poison)
+    .tuple(
+      base,
+      fc.nat(),
+      hostileValue,
+      fc.constantFrom('replace', 'replace', 'add', 'drop', 'poison', 'poison'),
+      poison,
+    )
     .map(([body, pick, hostile, how, fragment]) => {
       if (how === 'poison') return poisonStrings(body, fragment, pick);
       const paths = pathsOf(body);
       const path = paths[pick % paths.length] ?? [];
       if (how === 'replace') return replaceAt(body, path, hostile);
       if (how === 'add' && body !== null && typeof body === 'object' && !Array.isArray(body)) {
-        return { ...(body as object), [['__proto__', 'constructor', 'extra', 'prototype'][pick % 4] as string]: hostile };
+        return {
+          ...(body as object),
+          [['__proto__', 'constructor', 'extra', 'prototype'][pick % 4] as string]: hostile,
+        };
       }
       if (how === 'drop' && path.length > 0) return replaceAt(body, path, undefined);
       return body;
@@ -254,7 +269,10 @@ export function rawBody(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
   return fc.oneof(
     // Invalid UTF-8 (a lone continuation byte, a truncated sequence, an encoded surrogate, overlong NUL) inside a string.
     fc
-      .tuple(json, fc.constantFrom([0x80], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xff, 0xfe], [0xf4, 0x90, 0x80, 0x80]))
+      .tuple(
+        json,
+        fc.constantFrom([0x80], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xff, 0xfe], [0xf4, 0x90, 0x80, 0x80]),
+      )
       .map(([text, bytes]) => {
         const at = text.indexOf('":"');
         if (at < 0) return Buffer.concat([Buffer.from('{"x":"'), Buffer.from(bytes), Buffer.from('"}')]);
@@ -263,13 +281,15 @@ export function rawBody(valid: fc.Arbitrary<unknown>): fc.Arbitrary<Buffer> {
     // Every string's first character replaced by an escaped NUL or lone surrogate.
     fc
       .tuple(json, fc.constantFrom('\\u0000', '\\ud800', '\\udc00x', '\\u0000\\u0000'))
-      .map(([text, escape]) => Buffer.from(text.replaceAll('":"', `":"${escape}`))),
+      .map(([text, escaped]) => Buffer.from(text.replaceAll('":"', `":"${escaped}`))),
     // Duplicate keys: the last one wins in JSON.parse; the first one might be what a check saw.
     json.map((text) => {
       const inner = text.slice(1, -1);
       return Buffer.from(inner ? `{${inner},${inner}}` : '{"a":1,"a":2}');
     }),
-    json.map((text) => Buffer.from(`{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},${text.slice(1)}`)),
+    json.map((text) =>
+      Buffer.from(`{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},${text.slice(1)}`),
+    ),
     fc.constantFrom(
       Buffer.from(`${'['.repeat(5000)}${']'.repeat(5000)}`),
       Buffer.from(`${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`),

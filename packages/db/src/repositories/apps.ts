@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, subscriptions, users } from '../schema.js';
@@ -7,6 +7,8 @@ import { appSendsThisMonth } from './notifications.js';
 export type App = typeof apps.$inferSelect;
 
 export interface NewApp {
+  /** Chosen by the caller when the sealed private key must be bound to it (AES-GCM additional data). */
+  id?: string;
   name: string;
   vapidPublicKey: string;
   vapidPrivateKeySealed: string;
@@ -81,4 +83,38 @@ export async function appStats(db: Database, appId: string): Promise<AppStats> {
     expiredSubscribers: row?.expired ?? 0,
     sendsThisMonth: await appSendsThisMonth(db, appId),
   };
+}
+
+/**
+ * One page of apps whose sealed VAPID key starts with `prefix` (an old format to re-seal), in id
+ * order after `afterId`: keyset pages, so rows that cannot be re-sealed are not read again.
+ */
+export async function appsWithSealedKeyPrefix(
+  db: Database,
+  prefix: string,
+  afterId: string | null,
+  limit: number,
+): Promise<Pick<App, 'id' | 'vapidPrivateKeySealed'>[]> {
+  const format = like(apps.vapidPrivateKeySealed, `${prefix}%`);
+  return db
+    .select({ id: apps.id, vapidPrivateKeySealed: apps.vapidPrivateKeySealed })
+    .from(apps)
+    .where(afterId === null ? format : and(format, gt(apps.id, afterId)))
+    .orderBy(asc(apps.id))
+    .limit(limit);
+}
+
+/** Swaps an app's sealed VAPID key, only if it is still `previous` (so concurrent re-sealers agree). */
+export async function replaceSealedVapidKey(
+  db: Database,
+  appId: string,
+  previous: string,
+  next: string,
+): Promise<boolean> {
+  const updated = await db
+    .update(apps)
+    .set({ vapidPrivateKeySealed: next })
+    .where(and(eq(apps.id, appId), eq(apps.vapidPrivateKeySealed, previous)))
+    .returning({ id: apps.id });
+  return updated.length > 0;
 }

@@ -10,6 +10,8 @@ declare module 'fastify' {
       apiKey: onRequestAsyncHookHandler;
       login: onRequestAsyncHookHandler;
       register: onRequestAsyncHookHandler;
+      /** GET /auth/github/callback: RATE_LIMIT_LOGIN_MAX, its own counter (a sign-in is a start and a callback). */
+      oauthCallback: onRequestAsyncHookHandler;
     };
   }
 }
@@ -50,6 +52,7 @@ export default fp(
       apiKey: limiter('api-key', limits.apiKeyMax),
       login: limiter('login', limits.loginMax),
       register: limiter('register', limits.registerMax),
+      oauthCallback: limiter('oauth-callback', limits.loginMax),
     });
   },
   { name: 'limiters', dependencies: ['config', 'redis'] },

@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { ErrorCode } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ErrorCode } from '@webpush/errors';
 import { errorResponses } from '../../schemas/common.js';
 
 const successDescriptions: Record<string, string> = {

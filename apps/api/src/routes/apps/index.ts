@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type App, appStats, createAppWithinLimit, deleteApp, findApp, listApps } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
+import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
 import { sessionUser } from '../../plugins/app/auth.js';
@@ -46,13 +48,15 @@ export default async function appRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const user = sessionUser(request);
       const keys = webpush.generateVAPIDKeys();
+      const id = randomUUID(); // chosen here: the sealed private key is bound to it
       const created = await createAppWithinLimit(
         app.db,
         user.id,
         {
+          id,
           name: request.body.name.trim() || request.body.name,
           vapidPublicKey: keys.publicKey,
-          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey),
+          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(id)),
         },
         limitsFor(user.plan).apps,
       );

@@ -5,20 +5,20 @@ import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
 import { errorResponses } from '../../schemas/common.js';
-import { SubscribeBody, SubscribeResponse, UnsubscribeBody, VapidKeyResponse } from '../../schemas/subscriptions.js';
+import {
+  flattenKeys,
+  SubscribeBody,
+  SubscribeResponse,
+  UnsubscribeBody,
+  VapidKeyResponse,
+} from '../../schemas/subscriptions.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'RATE_LIMITED'] as const;
 
 /** Lifts `keys.p256dh` / `keys.auth` of the toJSON() shape to the flat shape before validation. */
 async function flattenSubscriptionKeys(request: FastifyRequest) {
-  const body = request.body as Record<string, unknown> | null | undefined;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const keys = body.keys;
-  if (typeof keys !== 'object' || keys === null || Array.isArray(keys)) return;
-  const nested = keys as Record<string, unknown>;
-  if (body.p256dh === undefined && nested.p256dh !== undefined) body.p256dh = nested.p256dh;
-  if (body.auth === undefined && nested.auth !== undefined) body.auth = nested.auth;
+  flattenKeys(request.body);
 }
 
 /** Browser-facing routes, authenticated by an API key of any scope; the app is the key's app. */
