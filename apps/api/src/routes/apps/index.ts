@@ -47,6 +47,9 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const user = sessionUser(request);
+      // A name of only white space is no name: missing, like an empty one (the schema's minLength).
+      const name = request.body.name.trim();
+      if (name === '') throw new AppError('MISSING_FIELDS');
       const keys = webpush.generateVAPIDKeys();
       const id = randomUUID(); // chosen here: the sealed private key is bound to it
       const created = await createAppWithinLimit(
@@ -54,7 +57,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
         user.id,
         {
           id,
-          name: request.body.name.trim() || request.body.name,
+          name,
           vapidPublicKey: keys.publicKey,
           vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(id)),
         },
