@@ -31,9 +31,9 @@ import { bearer, createApp, createKey, uniqueEmail } from './helper.js';
  * catalogue (+ `upgrade_url` on the plan-limit codes) with the catalogue's status (415 for a wrong
  * content type), no unhandled rejection, and `/readyz` still 200 afterwards.
  *
- * Fixed seed; `FUZZ_RUNS` (runs per operation, default 40) and `FUZZ_SEED` for a deeper run.
+ * Fixed seed; `FUZZ_RUNS` (runs per operation, default 60) and `FUZZ_SEED` for a deeper run.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
 
 // A long run (FUZZ_RUNS=…) takes longer than the runner's default file timeout.

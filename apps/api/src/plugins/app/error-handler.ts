@@ -43,12 +43,7 @@ export function storageRefusal(error: unknown): string | null {
 
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError | null {
   if (error instanceof AppError) return error;
-  const refused = storageRefusal(error);
-  if (refused) {
-    // The input boundary should have caught this: answer 400, and say so loudly enough to fix it there.
-    request.log.warn({ err: error, sqlState: refused }, 'PostgreSQL refused a client value: answered INVALID_INPUT');
-    return new AppError('INVALID_INPUT', { cause: error });
-  }
+  if (storageRefusal(error)) return new AppError('INVALID_INPUT', { cause: error });
   if (error.validation) {
     const bodyPresent = error.validationContext !== 'body' || request.body !== undefined;
     return new AppError(codeForValidation(error.validation, bodyPresent), { cause: error });
@@ -129,6 +124,14 @@ export default fp(
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error, request);
+      const refused = storageRefusal(error);
+      if (refused) {
+        // The input boundary (storable-input) should have caught this: say so loudly enough to fix it there.
+        request.log.warn(
+          { err: error, sqlState: refused },
+          'PostgreSQL refused a client value: answered INVALID_INPUT',
+        );
+      }
       if (appError) {
         if (appError.statusCode >= 500) request.log.error({ err: error }, `answered ${appError.code}`);
         return sendError(reply, appError, publicUrl);
