@@ -12,7 +12,9 @@ import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
 import redisPlugin from './plugins/app/redis.js';
 import secretsPlugin from './plugins/app/secrets.js';
+import storableInputPlugin from './plugins/app/storable-input.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
+import vapidKeyMigrationPlugin from './plugins/app/vapid-key-migration.js';
 import bullBoardPlugin from './plugins/external/bull-board.js';
 import cookiePlugin from './plugins/external/cookie.js';
 import corsPlugin from './plugins/external/cors.js';
@@ -60,11 +62,22 @@ async function dashboardDevServer(app: FastifyInstance): Promise<DashboardDevSer
   return createDashboardDevServer({ httpServer: app.server });
 }
 
+/**
+ * Fastify's `trustProxy` from TRUST_PROXY. A hop count is given as a trust function: Fastify 5.12
+ * treats a bare number as "trust nothing" (it cannot check the immediate peer), so a count trusts
+ * the last `n` hops as given — right only when the API is reachable through those proxies alone
+ * (README "Security"); an address/CIDR list checks the peer and is preferred.
+ */
+export function trustProxyOption(value: boolean | number | string) {
+  if (typeof value !== 'number') return value;
+  return (_address: string, hop: number) => hop < value;
+}
+
 /** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     // Errors Fastify answers outside the error handler get the contract's body too.
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
@@ -81,11 +94,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
+  await app.register(storableInputPlugin);
   await app.register(dbPlugin);
   await app.register(redisPlugin);
   await app.register(queuesPlugin);
   await app.register(metricsPlugin);
   await app.register(secretsPlugin);
+  await app.register(vapidKeyMigrationPlugin);
   await app.register(passwordsPlugin);
   await app.register(mailerPlugin);
   await app.register(newSubscriptionCapPlugin);

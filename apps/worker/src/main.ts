@@ -6,7 +6,7 @@ import { type RunningWorker, startWorker } from './worker.js';
 
 /**
  * The delivery worker process: the BullMQ workers and the reconciler (`worker.ts`), plus the health
- * server with `/healthz`, `/readyz` and `/metrics`. SIGTERM lets in-flight jobs finish, then exits.
+ * server with `/healthz`, `/readyz` and `/metrics` (on WORKER_HOST, 127.0.0.1 by default). SIGTERM lets in-flight jobs finish, then exits.
  */
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'worker' } });
@@ -16,15 +16,20 @@ let worker: RunningWorker;
 let server: Server;
 try {
   worker = await startWorker(config, { log });
-  server = await startHealthServer(config.port, config.host, {
-    ready: () => worker.ready(),
-    metrics: async () => ({ contentType: worker.metrics.contentType, body: await worker.metrics.metrics() }),
-  });
+  server = await startHealthServer(
+    config.port,
+    config.workerHost,
+    {
+      ready: () => worker.ready(),
+      metrics: async () => ({ contentType: worker.metrics.contentType, body: await worker.metrics.metrics() }),
+    },
+    { ops: config.ops, maxFailedLogins: config.rateLimit.loginMax, windowSeconds: config.rateLimit.windowSeconds },
+  );
 } catch (error) {
-  log.fatal({ err: error }, `could not start the worker on ${config.host}:${config.port}`);
+  log.fatal({ err: error }, `could not start the worker on ${config.workerHost}:${config.port}`);
   process.exit(1);
 }
-log.info({ port: config.port }, 'worker ready');
+log.info({ host: config.workerHost, port: config.port, metrics: config.ops !== null }, 'worker ready');
 
 let stopping = false;
 async function shutdown(signal: string) {

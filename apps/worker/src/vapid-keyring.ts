@@ -1,5 +1,5 @@
 import type { VapidCredentials } from '@webpush/push';
-import { openSecret } from '@webpush/secrets';
+import { openSecret, vapidKeyContext } from '@webpush/secrets';
 
 export interface AppVapidKeys {
   id: string;
@@ -30,7 +30,7 @@ export class VapidKeyring {
       throw new VapidKeyUnavailableError('ENCRYPTION_KEY is not set: VAPID keys cannot be opened');
     let privateKey: string;
     try {
-      privateKey = openSecret(this.encryptionKey, app.vapidPrivateKeySealed);
+      privateKey = openSecret(this.encryptionKey, app.vapidPrivateKeySealed, vapidKeyContext(app.id));
     } catch (error) {
       throw new VapidKeyUnavailableError(`the VAPID key of app ${app.id} does not open under ENCRYPTION_KEY`, {
         cause: error,

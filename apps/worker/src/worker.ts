@@ -15,6 +15,7 @@ import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
+import { DependenciesDownError, type Dependency } from './health-server.js';
 import { createWorkerMetrics } from './metrics.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
@@ -128,12 +129,30 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     authCleanup,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
-      // answer from the connection state instead, and bound the database check too.
-      // Right after start (or a first connect on a loaded machine) the connection is still being set
-      // up: give it a moment instead of answering 503 for a Redis that is about to be ready.
-      if (CONNECTING.has(redis.status)) await waitForReady(redis, 1_000);
-      if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
-      await withTimeout(Promise.all([database.sql`select 1`, redis.ping()]), 2_000, 'readiness check timed out');
+      // answer from the connection state instead, and bound both checks. What went wrong is
+      // logged here; the health server only says which dependency is down.
+      const check = async (dependency: Dependency, probe: () => Promise<unknown>) => {
+        try {
+          await withTimeout(probe(), 2_000, `${dependency} readiness check timed out`);
+          return null;
+        } catch (error) {
+          log.warn({ err: error, dependency }, 'readiness check failed');
+          return dependency;
+        }
+      };
+      const down = (
+        await Promise.all([
+          check('postgres', () => database.sql`select 1`),
+          check('redis', async () => {
+            // Right after start (or a first connect on a loaded machine) the connection is still
+            // being set up: give it a moment instead of answering 503 for a Redis about to be ready.
+            if (CONNECTING.has(redis.status)) await waitForReady(redis, 1_000);
+            if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
+            await redis.ping();
+          }),
+        ])
+      ).filter((dependency): dependency is Dependency => dependency !== null);
+      if (down.length > 0) throw new DependenciesDownError(down);
     },
     async close() {
       await reconciler.stop();

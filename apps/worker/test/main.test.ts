@@ -32,7 +32,7 @@ async function startWorker(resources: IsolatedResources, env: Record<string, str
       ...process.env,
       NODE_ENV: 'test',
       LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
+      HOST: '0.0.0.0',
       PORT: String(port),
       DATABASE_URL: resources.databaseUrl,
       REDIS_URL: resources.redisUrl,
@@ -113,12 +113,15 @@ t.test('the worker process: health endpoints, ready log, clean SIGTERM', async (
   const ready = await worker.waitForLog('worker ready');
   t.equal(ready.level, 30, 'logged at info level');
   t.equal(ready.service, 'worker');
+  t.equal(ready.host, '127.0.0.1', 'the health server listens on loopback by default (HOST is for the API)');
 
   const health = await get(worker.port, '/healthz');
   t.equal(health.status, 200, '/healthz');
   t.match(health.headers.get('content-type'), /application\/json/);
   const readiness = await get(worker.port, '/readyz');
   t.equal(readiness.status, 200, `/readyz: ${await readiness.clone().text()}`);
+
+  t.equal((await get(worker.port, '/metrics')).status, 404, '/metrics is closed without OPS_USERNAME/OPS_PASSWORD');
 
   const unknown = await get(worker.port, '/nope');
   t.equal(unknown.status, 404);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   createApiKey,
   createAppWithinLimit,
@@ -9,7 +9,7 @@ import {
 } from '@webpush/db';
 import { ensureDatabase, runMigrations } from '@webpush/db/migrate';
 import type { PushTarget } from '@webpush/push';
-import { API_KEY_PREFIX, generateToken, keyedHash, sealSecret } from '@webpush/secrets';
+import { API_KEY_PREFIX, generateToken, keyedHash, sealSecret, vapidKeyContext } from '@webpush/secrets';
 import postgres from 'postgres';
 import webpush from 'web-push';
 import type { PooledKey } from './key-pool.js';
@@ -82,13 +82,15 @@ export async function seedTenant(
 
   const createBenchApp = async (name: string): Promise<BenchApp> => {
     const vapid = webpush.generateVAPIDKeys();
+    const id = randomUUID();
     const app = await createAppWithinLimit(
       db,
       user.id,
       {
+        id,
         name,
         vapidPublicKey: vapid.publicKey,
-        vapidPrivateKeySealed: sealSecret(secrets.encryptionKey, vapid.privateKey),
+        vapidPrivateKeySealed: sealSecret(secrets.encryptionKey, vapid.privateKey, vapidKeyContext(id)),
       },
       null,
     );

@@ -6,6 +6,8 @@ export interface Config {
   readonly env: string;
   readonly port: number;
   readonly host: string;
+  /** Listening address of the worker's health server (`/healthz`, `/readyz`, `/metrics`). */
+  readonly workerHost: string;
   readonly logLevel: string;
   readonly publicUrl: string;
   readonly secureCookies: boolean;
@@ -27,7 +29,8 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
-  readonly trustProxy: boolean | string;
+  /** Fastify's `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string;
   readonly rateLimit: {
     readonly windowSeconds: number;
     readonly apiKeyMax: number;
@@ -110,10 +113,18 @@ function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffe
   return key;
 }
 
-function parseTrustProxy(raw: string): boolean | string {
-  if (raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return raw; // a comma-separated list of addresses/CIDRs, as Fastify accepts it
+/**
+ * `true` trusts every proxy, so the client IP is the left-most X-Forwarded-For entry, which any
+ * client can write: rate limits then count whatever IP a client claims. A hop count (the number of
+ * proxies in front of the API) or the proxies' addresses/CIDRs take the address the last trusted
+ * proxy saw instead.
+ */
+function parseTrustProxy(raw: string): boolean | number | string {
+  const value = raw.trim();
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value); // hop count, as Fastify (proxy-addr) takes a number
+  return value; // a comma-separated list of addresses/CIDRs, as Fastify accepts it
 }
 
 /** Push services want a way to reach the sender; the public site is one, its admin mailbox another. */
@@ -144,6 +155,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: env.NODE_ENV,
     port: env.PORT,
     host: env.HOST,
+    workerHost: env.WORKER_HOST,
     logLevel: env.LOG_LEVEL,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),

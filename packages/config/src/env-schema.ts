@@ -25,6 +25,9 @@ export const EnvSchema = Type.Object({
   PUSH_SERVICE_HOSTS: Type.String({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
+  /** The worker's health server address: loopback by default, so its /metrics is not on the network. */
+  WORKER_HOST: Type.String({ default: '127.0.0.1' }),
+  /** Fastify `trustProxy`: empty/false, true (any proxy: not recommended), a hop count, or addresses/CIDRs. */
   TRUST_PROXY: Type.String({ default: '' }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
   RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),

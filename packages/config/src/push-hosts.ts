@@ -1,6 +1,7 @@
 /**
  * The push-service host allowlist (CONTRACT "Endpoints"). An entry is a host name, optionally
- * `*.`-prefixed (any sub-domain, not the bare domain) and optionally `:port`. An entry without a
+ * `*.`-prefixed (any sub-domain, not the bare domain) and optionally `:port`; an IPv6 address is
+ * written in brackets, `[::1]:8443`, as in a URL. An entry without a
  * port matches only 443, so a customer can never steer a push to another port of an allowed host.
  */
 export interface PushHostRule {
@@ -9,19 +10,36 @@ export interface PushHostRule {
   readonly port: number;
 }
 
+/** An IPv6 literal as URL parsing writes it (compressed, lower-case), without brackets. */
+function canonicalIpv6(address: string): string {
+  try {
+    return new URL(`https://[${address}]/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return address;
+  }
+}
+
+/** One entry: `host`, `host:port`, `*.host[:port]`, `[ipv6]`, `[ipv6]:port` (or a bare IPv6 literal). */
+function parseEntry(entry: string): PushHostRule {
+  const bracketed = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/.exec(entry);
+  if (bracketed) {
+    return { host: canonicalIpv6(bracketed[1] ?? ''), wildcard: false, port: Number(bracketed[2] ?? 443) };
+  }
+  if ((entry.match(/:/g) ?? []).length > 1) return { host: canonicalIpv6(entry), wildcard: false, port: 443 };
+  const wildcard = entry.startsWith('*.');
+  const bare = wildcard ? entry.slice(2) : entry;
+  const portMatch = /^(.*):(\d{1,5})$/.exec(bare);
+  const host = portMatch ? (portMatch[1] ?? bare) : bare;
+  const port = portMatch ? Number(portMatch[2]) : 443;
+  return { host, wildcard, port };
+}
+
 export function parsePushHosts(list: string): PushHostRule[] {
   return list
     .split(',')
     .map((entry) => entry.trim().toLowerCase())
     .filter((entry) => entry.length > 0)
-    .map((entry) => {
-      const wildcard = entry.startsWith('*.');
-      const bare = wildcard ? entry.slice(2) : entry;
-      const portMatch = /^(.*):(\d{1,5})$/.exec(bare);
-      const host = portMatch ? (portMatch[1] ?? bare) : bare;
-      const port = portMatch ? Number(portMatch[2]) : 443;
-      return { host, wildcard, port };
-    });
+    .map(parseEntry);
 }
 
 /** `hostname` lower-case without brackets, `port` the URL's effective port. */

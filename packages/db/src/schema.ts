@@ -96,7 +96,7 @@ export const apps = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     vapidPublicKey: text('vapid_public_key').notNull(),
-    /** AES-256-GCM under ENCRYPTION_KEY (`v1.iv.tag.ciphertext`); never returned by the API. */
+    /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v2.iv.tag.ciphertext`; `v1` rows predate the binding); never returned by the API. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
     /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
     allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),

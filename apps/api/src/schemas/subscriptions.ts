@@ -25,6 +25,29 @@ const audienceFields = {
 
 const KEY_CHARS = '^[A-Za-z0-9_\\-+/]+={0,2}$';
 
+/**
+ * Lifts `keys.p256dh` / `keys.auth` of the browser's `PushSubscription.toJSON()` shape onto the
+ * object itself (the flat shape), in place, so one schema validates both shapes. Run before validation.
+ */
+export function flattenKeys(subscription: unknown): void {
+  if (typeof subscription !== 'object' || subscription === null || Array.isArray(subscription)) return;
+  const target = subscription as Record<string, unknown>;
+  const keys = target.keys;
+  if (typeof keys !== 'object' || keys === null || Array.isArray(keys)) return;
+  const nested = keys as Record<string, unknown>;
+  if (target.p256dh === undefined && nested.p256dh !== undefined) target.p256dh = nested.p256dh;
+  if (target.auth === undefined && nested.auth !== undefined) target.auth = nested.auth;
+}
+
+/** The `keys` object of the toJSON() shape, as documented; `flattenKeys` lifts it before validation. */
+export const SubscriptionKeys = () =>
+  Type.Optional(
+    Type.Object(
+      { p256dh: Type.Optional(Type.String()), auth: Type.Optional(Type.String()) },
+      { description: 'PushSubscription.toJSON() shape' },
+    ),
+  );
+
 export const P256dh = () =>
   RequiredString('Subscription public key (base64url), `getKey("p256dh")`', { maxLength: 256, pattern: KEY_CHARS });
 export const Auth = () =>
@@ -40,12 +63,7 @@ export const SubscribeBody = Type.Object({
   endpoint: PushEndpoint(undefined, { minLength: 1 }),
   p256dh: P256dh(),
   auth: Auth(),
-  keys: Type.Optional(
-    Type.Object(
-      { p256dh: Type.Optional(Type.String()), auth: Type.Optional(Type.String()) },
-      { description: 'PushSubscription.toJSON() shape' },
-    ),
-  ),
+  keys: SubscriptionKeys(),
   expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'From toJSON(); ignored' })),
   ...audienceFields,
   uidSignature: Type.Optional(

@@ -6,15 +6,59 @@ const basic = (username: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
 });
 
-t.test('without OPS_USERNAME and OPS_PASSWORD there is no Bull Board, and /metrics is open', async (t) => {
+t.test('without OPS_USERNAME and OPS_PASSWORD there is no Bull Board and no /metrics: 404', async (t) => {
   const { app } = await buildTestApp(t, { OPS_USERNAME: 'ops' });
-  assertError(t, await app.inject({ method: 'GET', url: '/admin/queues' }), 'NOT_FOUND');
-  assertError(t, await app.inject({ method: 'GET', url: '/admin/queues/api/queues' }), 'NOT_FOUND');
-  t.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 200);
+  for (const url of ['/admin/queues', '/admin/queues/api/queues', '/metrics']) {
+    assertError(t, await app.inject({ method: 'GET', url }), 'NOT_FOUND');
+    assertError(t, await app.inject({ method: 'GET', url, headers: basic('ops', '') }), 'NOT_FOUND');
+  }
+});
+
+t.test('failed ops logins are limited per IP (in Redis); successful scrapes are not counted', async (t) => {
+  const { app } = await buildTestApp(t, {
+    OPS_USERNAME: 'ops',
+    OPS_PASSWORD: 'right',
+    RATE_LIMIT_LOGIN_MAX: '3',
+    TRUST_PROXY: '1',
+  });
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  for (let i = 0; i < 5; i++) {
+    const scrape = await app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { ...basic('ops', 'right'), ...from('10.0.0.1') },
+    });
+    t.equal(scrape.statusCode, 200, `scrape ${i + 1} is not counted`);
+  }
+  for (let i = 0; i < 3; i++) {
+    const url = i % 2 === 0 ? '/metrics' : '/admin/queues';
+    const wrong = await app.inject({
+      method: 'GET',
+      url,
+      headers: { ...basic('ops', `guess-${i}`), ...from('10.0.0.1') },
+    });
+    assertError(t, wrong, 'UNAUTHORIZED');
+  }
+  for (const url of ['/metrics', '/admin/queues']) {
+    const locked = await app.inject({ method: 'GET', url, headers: { ...basic('ops', 'right'), ...from('10.0.0.1') } });
+    assertError(t, locked, 'RATE_LIMITED');
+    t.equal(locked.headers['retry-after'], '60', 'Retry-After: the window');
+  }
+  const elsewhere = await app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { ...basic('ops', 'right'), ...from('10.0.0.2') },
+  });
+  t.equal(elsewhere.statusCode, 200, 'another IP is not locked out');
 });
 
 t.test('with them, Bull Board and /metrics answer only to those credentials', async (t) => {
-  const { app } = await buildTestApp(t, { OPS_USERNAME: 'ops', OPS_PASSWORD: 's3cret:with-colon' });
+  // Twelve wrong attempts below: the failed-login limit is not under test here.
+  const { app } = await buildTestApp(t, {
+    OPS_USERNAME: 'ops',
+    OPS_PASSWORD: 's3cret:with-colon',
+    RATE_LIMIT_LOGIN_MAX: '100',
+  });
 
   for (const url of ['/admin/queues', '/admin/queues/api/queues', '/metrics']) {
     const anonymous = await app.inject({ method: 'GET', url });

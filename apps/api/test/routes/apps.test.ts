@@ -62,7 +62,7 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
   t.equal(row?.user_id, user.user.id);
   t.equal(row?.name, 'My blog');
   t.equal(row?.vapid_public_key, body.app.vapidPublicKey);
-  t.match(row?.vapid_private_key_sealed, /^v1\./, 'the private key is stored sealed');
+  t.match(row?.vapid_private_key_sealed, /^v2\./, 'the private key is stored sealed, bound to the app');
   t.notOk(JSON.stringify(body).includes(String(row?.vapid_private_key_sealed)), 'and never returned');
 
   const other = await registerUser(app);
@@ -322,3 +322,17 @@ t.test('app routes take a session, never an API key', async (t) => {
   const viaCookie = await app.inject({ method: 'GET', url: '/api/v1/apps', cookies: { wp_session: owner.user.token } });
   t.equal(viaCookie.statusCode, 200, 'the session cookie works as well');
 });
+
+t.test(
+  'a name of only white space is missing: 400 MISSING_FIELDS, nothing created; names are stored trimmed',
+  async (t) => {
+    const owner = await registerUser(app);
+    for (const name of [' ', '   ', '\t\n', '\u3000']) {
+      assertError(t, await postApp(owner.token, { name }), 'MISSING_FIELDS');
+    }
+    t.equal((await sql`select count(*)::int as n from apps where user_id = ${owner.user.id}`)[0]?.n, 0, 'no app');
+    const created = await postApp(owner.token, { name: '  My site  ' });
+    t.equal(created.statusCode, 201);
+    t.equal((created.json() as { app: { name: string } }).app.name, 'My site');
+  },
+);

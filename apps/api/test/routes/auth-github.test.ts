@@ -228,6 +228,43 @@ t.test('GitHub sign-in against a local fake GitHub', async (t) => {
     t.equal(ok.statusCode, 302, 'the same code still works with the right state');
   });
 
+  t.test('a state is good for one callback: the cookie is cleared, a replay is 403 INVALID_STATE', async (t) => {
+    const user = addGithubUser(github, [{ email: uniqueEmail('replay') }]);
+    const { state } = await startSignIn(app);
+    const tokenCalls = () => github.requests.filter((request) => request.path === '/login/oauth/access_token').length;
+    const first = await callback(
+      app,
+      { code: github.issueCode(user.id, { redirectUri: CALLBACK_URL }), state },
+      { [STATE_COOKIE]: state },
+    );
+    t.equal(first.statusCode, 302, 'the first callback signs in');
+    const cleared = cookie(first, STATE_COOKIE);
+    t.equal(cleared?.value, '', 'the state cookie is cleared');
+    t.equal(cleared?.path, '/api/v1/auth/github');
+    t.ok(cleared?.expires && cleared.expires.getTime() <= Date.now(), 'and expired');
+
+    // The same state/cookie pair again (a copied URL, a cookie that survived), even with a fresh code.
+    const before = tokenCalls();
+    const replayed = await callback(
+      app,
+      { code: github.issueCode(user.id, { redirectUri: CALLBACK_URL }), state },
+      { [STATE_COOKIE]: state },
+    );
+    expectError(t, replayed, 403, 'INVALID_STATE');
+    t.equal(tokenCalls(), before, 'GitHub was not asked');
+  });
+
+  t.test('a state that failed at GitHub is used up too', async (t) => {
+    const { state } = await startSignIn(app);
+    expectError(
+      t,
+      await callback(app, { code: 'not-a-code', state }, { [STATE_COOKIE]: state }),
+      502,
+      'GITHUB_AUTH_FAILED',
+    );
+    expectError(t, await callback(app, { code: 'not-a-code', state }, { [STATE_COOKIE]: state }), 403, 'INVALID_STATE');
+  });
+
   t.test('a code GitHub does not know (GitHub answers 200 bad_verification_code): 502', async (t) => {
     const { state } = await startSignIn(app);
     expectError(
@@ -237,10 +274,19 @@ t.test('GitHub sign-in against a local fake GitHub', async (t) => {
       'GITHUB_AUTH_FAILED',
     );
 
-    const user = addGithubUser(github, [{ email: uniqueEmail('replay') }]);
+    // The state is used up by the failed attempt; a new sign-in with a real code works.
+    const user = addGithubUser(github, [{ email: uniqueEmail('retry') }]);
     const code = github.issueCode(user.id, { redirectUri: CALLBACK_URL });
-    t.equal((await callback(app, { code, state }, { [STATE_COOKIE]: state })).statusCode, 302);
-    expectError(t, await callback(app, { code, state }, { [STATE_COOKIE]: state }), 502, 'GITHUB_AUTH_FAILED');
+    const fresh = await startSignIn(app);
+    t.equal((await callback(app, { code, state: fresh.state }, { [STATE_COOKIE]: fresh.state })).statusCode, 302);
+    // The used code again, with a state of its own: GitHub refuses it.
+    const again = await startSignIn(app);
+    expectError(
+      t,
+      await callback(app, { code, state: again.state }, { [STATE_COOKIE]: again.state }),
+      502,
+      'GITHUB_AUTH_FAILED',
+    );
   });
 
   t.test('GitHub answering 500: 502 GITHUB_AUTH_FAILED', async (t) => {
@@ -262,6 +308,25 @@ t.test('GitHub sign-in against a local fake GitHub', async (t) => {
 
     t.equal((await signIn(app, github, user.id)).statusCode, 302, 'works again once GitHub is back');
   });
+});
+
+t.test('the callback is rate limited per IP, on a counter of its own', async (t) => {
+  const github = await startFakeGithub();
+  t.teardown(() => github.close());
+  const { app } = await buildTestApp(t, { ...github.env, RATE_LIMIT_LOGIN_MAX: '3' });
+  for (let i = 0; i < 3; i++) {
+    expectError(
+      t,
+      await callback(app, { code: 'c', state: `s${i}` }, { [STATE_COOKIE]: 'other' }),
+      403,
+      'INVALID_STATE',
+    );
+  }
+  const limited = await callback(app, { code: 'c', state: 's' }, { [STATE_COOKIE]: 's' });
+  expectError(t, limited, 429, 'RATE_LIMITED');
+  t.equal(limited.headers['retry-after'], '60');
+  const start = await app.inject({ method: 'GET', url: '/api/v1/auth/github' });
+  t.equal(start.statusCode, 302, 'the start (login counter) is not used up by callbacks');
 });
 
 t.test('without GITHUB_CLIENT_ID both routes answer 503 OAUTH_NOT_CONFIGURED', async (t) => {

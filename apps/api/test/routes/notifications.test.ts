@@ -5,7 +5,12 @@ import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey } from 
 
 // The API side of sending: validation, targets, accounting, idempotency. No worker runs here, so
 // accepted notifications stay queued; delivery is tested in apps/worker/test.
-const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
+const ctx = await buildTestApp(t, {
+  RATE_LIMIT_API_KEY_MAX: '100000',
+  RATE_LIMIT_REGISTER_MAX: '1000',
+  OPS_USERNAME: 'ops',
+  OPS_PASSWORD: 'metrics-password',
+});
 const { app } = ctx;
 const sql = ctx.database.sql;
 
@@ -488,7 +493,11 @@ t.test('without ENCRYPTION_KEY nothing can be signed: sends answer 503 CONFIG_ER
 });
 
 t.test('GET /metrics counts accepted and refused sends', async (t) => {
-  const response = await app.inject({ method: 'GET', url: '/metrics' });
+  const response = await app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Basic ${Buffer.from('ops:metrics-password').toString('base64')}` },
+  });
   t.equal(response.statusCode, 200);
   t.match(response.body, /webpush_notifications_accepted_total\{route="notify"\} \d+/);
   t.match(response.body, /webpush_notifications_refused_total\{code="MONTHLY_LIMIT_EXCEEDED"\} \d+/);

@@ -212,3 +212,16 @@ t.test('stores nothing and counts nothing; a 410 leaves the stored subscription 
 t.test('no message was refused by the push service for its VAPID or encryption', async (t) => {
   t.same(push.protocolErrors, []);
 });
+
+t.test('the subscription may also come in the browser’s toJSON() shape {endpoint, keys:{p256dh, auth}}', async (t) => {
+  const sub = push.subscribe();
+  const response = await sendTest(owner.app.id, owner.user.token, {
+    subscription: { endpoint: sub.endpoint, expirationTime: null, keys: { p256dh: sub.p256dh, auth: sub.auth } },
+  });
+  t.equal(response.statusCode, 200, response.body);
+  t.equal(push.deliveredTo(sub.id).length, 1, 'delivered with the nested keys');
+  const missing = await sendTest(owner.app.id, owner.user.token, {
+    subscription: { endpoint: sub.endpoint, keys: { p256dh: sub.p256dh } },
+  });
+  assertError(t, missing, 'MISSING_FIELDS');
+});

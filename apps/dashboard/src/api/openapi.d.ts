@@ -319,6 +319,19 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -378,6 +391,19 @@ export interface paths {
                     content: {
                         "application/json": {
                             user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };
@@ -443,6 +469,19 @@ export interface paths {
                         "application/json": {
                             /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
                             github: boolean;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };
@@ -618,6 +657,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": Record<string, never>;
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
                     };
                 };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
@@ -957,6 +1009,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -1003,6 +1068,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
                 };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
@@ -1066,6 +1144,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
                 };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
@@ -1136,6 +1227,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
                 };
                 /** @description RATE_LIMITED */
                 429: {
@@ -1213,7 +1317,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description MISSING_CODE */
+                /** @description MISSING_CODE, INVALID_INPUT */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1221,7 +1325,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "MISSING_CODE";
+                            code: "MISSING_CODE" | "INVALID_INPUT";
                             upgrade_url?: string;
                         };
                     };
@@ -1248,6 +1352,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -1335,6 +1452,19 @@ export interface paths {
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
                             }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };
@@ -1553,6 +1683,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -1615,6 +1758,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
                 };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
@@ -1820,6 +1976,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -1915,6 +2084,19 @@ export interface paths {
                                 /** Format: date-time */
                                 createdAt: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };
@@ -2133,6 +2315,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
                 };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
@@ -2686,6 +2881,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_API_KEY */
                 401: {
                     headers: {
@@ -2774,7 +2982,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The browser subscription to send to; it is not stored */
+                        /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
                         subscription: {
                             /**
                              * @description Push endpoint, exactly as the browser gave it
@@ -2785,6 +2993,13 @@ export interface paths {
                             p256dh: string;
                             /** @description Subscription auth secret (base64url), `getKey("auth")` */
                             auth: string;
+                            /** @description PushSubscription.toJSON() shape */
+                            keys?: {
+                                p256dh?: string;
+                                auth?: string;
+                            };
+                            /** @description From toJSON(); ignored */
+                            expirationTime?: number | null;
                         };
                     };
                 };
@@ -3450,6 +3665,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_API_KEY */
                 401: {
                     headers: {
@@ -3575,6 +3803,19 @@ export interface paths {
                                 /** @description The payload badge, when it had one */
                                 badge?: string;
                             };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };
@@ -4077,6 +4318,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -4292,6 +4546,19 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
@@ -4494,6 +4761,19 @@ export interface paths {
                                     sendsPerMonth: number | null;
                                 };
                             }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
                         };
                     };
                 };

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { isUuid } from '../ids.js';
 import { type ApiKeyScope, apiKeys, apps, users } from '../schema.js';
 
 export type ApiKey = typeof apiKeys.$inferSelect;
@@ -28,6 +29,7 @@ export async function createApiKey(
   appId: string,
   input: { name: string; scope: ApiKeyScope; keyHash: string },
 ): Promise<ApiKey | null> {
+  if (!isUuid(userId, appId)) return null;
   const [owned] = await ownedApp(db, userId, appId).limit(1);
   if (!owned) return null;
   const [key] = await db
@@ -38,6 +40,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(db: Database, userId: string, appId: string): Promise<ApiKey[]> {
+  if (!isUuid(userId, appId)) return [];
   return db
     .select()
     .from(apiKeys)
@@ -46,6 +49,7 @@ export async function listApiKeys(db: Database, userId: string, appId: string): 
 }
 
 export async function deleteApiKey(db: Database, userId: string, appId: string, keyId: string): Promise<boolean> {
+  if (!isUuid(userId, appId, keyId)) return false;
   const deleted = await db
     .delete(apiKeys)
     .where(and(eq(apiKeys.id, keyId), eq(apiKeys.appId, appId), inArray(apiKeys.appId, ownedApp(db, userId, appId))))

@@ -1,11 +1,14 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { isUuid } from '../ids.js';
 import { apps, subscriptions, users } from '../schema.js';
 import { appSendsThisMonth } from './notifications.js';
 
 export type App = typeof apps.$inferSelect;
 
 export interface NewApp {
+  /** Chosen by the caller when the sealed private key must be bound to it (AES-GCM additional data). */
+  id?: string;
   name: string;
   vapidPublicKey: string;
   vapidPrivateKeySealed: string;
@@ -46,7 +49,9 @@ export async function listApps(db: Database, userId: string): Promise<App[]> {
   return db.select().from(apps).where(eq(apps.userId, userId)).orderBy(asc(apps.createdAt), asc(apps.id));
 }
 
+/** The app, when it is `userId`'s; null for another user's app, a missing one or a malformed id. */
 export async function findApp(db: Database, userId: string, appId: string): Promise<App | null> {
+  if (!isUuid(userId, appId)) return null;
   const [app] = await db
     .select()
     .from(apps)
@@ -73,6 +78,7 @@ export async function updateApp(
 
 /** Deletes the app and, through foreign keys, its keys and subscriptions. */
 export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
+  if (!isUuid(userId, appId)) return false;
   const deleted = await db
     .delete(apps)
     .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
@@ -93,4 +99,38 @@ export async function appStats(db: Database, appId: string): Promise<AppStats> {
     expiredSubscribers: row?.expired ?? 0,
     sendsThisMonth: await appSendsThisMonth(db, appId),
   };
+}
+
+/**
+ * One page of apps whose sealed VAPID key starts with `prefix` (an old format to re-seal), in id
+ * order after `afterId`: keyset pages, so rows that cannot be re-sealed are not read again.
+ */
+export async function appsWithSealedKeyPrefix(
+  db: Database,
+  prefix: string,
+  afterId: string | null,
+  limit: number,
+): Promise<Pick<App, 'id' | 'vapidPrivateKeySealed'>[]> {
+  const format = like(apps.vapidPrivateKeySealed, `${prefix}%`);
+  return db
+    .select({ id: apps.id, vapidPrivateKeySealed: apps.vapidPrivateKeySealed })
+    .from(apps)
+    .where(afterId === null ? format : and(format, gt(apps.id, afterId)))
+    .orderBy(asc(apps.id))
+    .limit(limit);
+}
+
+/** Swaps an app's sealed VAPID key, only if it is still `previous` (so concurrent re-sealers agree). */
+export async function replaceSealedVapidKey(
+  db: Database,
+  appId: string,
+  previous: string,
+  next: string,
+): Promise<boolean> {
+  const updated = await db
+    .update(apps)
+    .set({ vapidPrivateKeySealed: next })
+    .where(and(eq(apps.id, appId), eq(apps.vapidPrivateKeySealed, previous)))
+    .returning({ id: apps.id });
+  return updated.length > 0;
 }

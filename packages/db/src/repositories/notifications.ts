@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
+import { isUuid } from '../ids.js';
 import {
   type NotificationPayload,
   type NotificationTargetKind,
@@ -200,6 +201,7 @@ export async function acceptNotification<R extends Record<string, unknown>>(
 
 /** One notification of `appId`; null for another app's (tenants never see each other's sends). */
 export async function findNotification(db: Database, appId: string, id: string): Promise<Notification | null> {
+  if (!isUuid(appId, id)) return null;
   const [row] = await db
     .select()
     .from(notifications)

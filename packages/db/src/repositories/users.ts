@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../client.js';
+import { isUuid } from '../ids.js';
 import { users } from '../schema.js';
 
 export type User = typeof users.$inferSelect;
@@ -27,6 +28,7 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
 }
 
 export async function findUserById(db: Database, id: string): Promise<User | null> {
+  if (!isUuid(id)) return null;
   const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return user ?? null;
 }

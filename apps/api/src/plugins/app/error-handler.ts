@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, type ErrorCode, errorBody } from '@webpush/errors';
@@ -24,8 +25,34 @@ const frameworkErrors: Record<string, { code: ErrorCode; status?: number }> = {
   FST_ERR_BAD_URL: { code: 'INVALID_INPUT' },
 };
 
+/**
+ * PostgreSQL error classes (SQLSTATE) that mean "the client's value cannot be stored or compared":
+ * the safety net behind the storable-input hook, for what it cannot know in advance.
+ */
+const storageRefusals: Record<string, string> = {
+  '22001': 'string_data_right_truncation',
+  '22003': 'numeric_value_out_of_range',
+  '22007': 'invalid_datetime_format',
+  '22008': 'datetime_field_overflow',
+  '22021': 'character_not_in_repertoire',
+  '22P02': 'invalid_text_representation',
+  '22P05': 'untranslatable_character',
+  '54000': 'program_limit_exceeded', // e.g. a value too long for a btree index entry
+};
+
+/** The SQLSTATE class name when `error` (or its cause: drizzle wraps the driver's error) is a storage refusal. */
+export function storageRefusal(error: unknown): string | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && current.name === 'PostgresError') return storageRefusals[code] ?? null;
+    current = current.cause;
+  }
+  return null;
+}
+
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError | null {
   if (error instanceof AppError) return error;
+  if (storageRefusal(error)) return new AppError('INVALID_INPUT', { cause: error });
   if (error.validation) {
     const bodyPresent = error.validationContext !== 'body' || request.body !== undefined;
     return new AppError(codeForValidation(error.validation, bodyPresent), { cause: error });
@@ -43,10 +70,13 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
 }
 
 export function sendError(reply: FastifyReply, error: AppError, publicUrl: string): FastifyReply {
+  // A plain serializer, not the route's response schema: an error body must never fail to serialize
+  // because a route's documentation did not list a code (the fuzz found that as a 500).
   return reply
     .code(error.statusCode)
     .headers(error.headers)
     .type('application/json; charset=utf-8')
+    .serializer((body: unknown) => JSON.stringify(body))
     .send(errorBody(error.code, publicUrl));
 }
 
@@ -91,15 +121,26 @@ export default fp(
 
     // An empty body sent as `application/json` is no body, not a parse error: a route without a body
     // (logout, the DELETEs) answers as usual, one that needs a body answers MISSING_FIELDS.
+    // Invalid UTF-8 is refused here: decoded as a string it would silently become U+FFFD.
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if (body.length === 0) return done(null, undefined);
-      return parseJson(request, body as string, done);
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      const bytes = body as Buffer;
+      if (bytes.length === 0) return done(null, undefined);
+      if (!isUtf8(bytes)) return done(new AppError('INVALID_INPUT'), undefined);
+      return parseJson(request, bytes.toString('utf8'), done);
     });
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const appError = toAppError(error, request);
+      const refused = storageRefusal(error);
+      if (refused) {
+        // The input boundary (storable-input) should have caught this: say so loudly enough to fix it there.
+        request.log.warn(
+          { err: error, sqlState: refused },
+          'PostgreSQL refused a client value: answered INVALID_INPUT',
+        );
+      }
       if (appError) {
         if (appError.statusCode >= 500) request.log.error({ err: error }, `answered ${appError.code}`);
         return sendError(reply, appError, publicUrl);

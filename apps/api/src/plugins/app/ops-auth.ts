@@ -1,29 +1,39 @@
 import { AppError } from '@webpush/errors';
-import { safeEqual } from '@webpush/secrets';
-import type { onRequestAsyncHookHandler } from 'fastify';
+import { basicAuthMatches } from '@webpush/secrets';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { sendError } from './error-handler.js';
 
-const BASIC = /^Basic ([A-Za-z0-9+/=]+)$/i;
-
 /**
- * HTTP basic auth for the operations surfaces (Bull Board, metrics). Both halves are compared in
- * constant time, and both are always compared, so timing tells nothing about which one was wrong.
- * The refusal is sent from here rather than thrown: Bull Board installs an error handler of its own
- * in its context, which would not answer with the contract's body.
+ * HTTP basic auth for the operations surfaces (Bull Board, metrics), which exist only when
+ * OPS_USERNAME and OPS_PASSWORD are set. Failed attempts are counted per client IP in Redis (shared
+ * by every API instance): after `RATE_LIMIT_LOGIN_MAX` failures in a window, that IP gets 429
+ * RATE_LIMITED, even with the right password, until the window ends. Successful requests (a
+ * Prometheus scrape every few seconds) are not counted. The refusal is sent from here rather than
+ * thrown: Bull Board installs an error handler of its own in its context, which would not answer
+ * with the contract's body.
  */
-export function opsBasicAuth(
-  credentials: { username: string; password: string },
-  publicUrl: string,
-): onRequestAsyncHookHandler {
+export function opsBasicAuth(app: FastifyInstance): onRequestAsyncHookHandler {
+  const { ops, publicUrl, redisKeyPrefix, rateLimit } = app.config;
+  if (!ops) throw new Error('opsBasicAuth needs OPS_USERNAME and OPS_PASSWORD');
+  const failuresKey = (ip: string) => `${redisKeyPrefix}:ops-auth-failures:${ip}`;
+
   return async (request, reply) => {
-    const match = BASIC.exec(request.headers.authorization?.trim() ?? '');
-    const decoded = match?.[1] ? Buffer.from(match[1], 'base64').toString('utf8') : '';
-    const separator = decoded.indexOf(':');
-    const username = separator >= 0 ? decoded.slice(0, separator) : '';
-    const password = separator >= 0 ? decoded.slice(separator + 1) : '';
-    const userOk = safeEqual(username, credentials.username);
-    const passwordOk = safeEqual(password, credentials.password);
-    if (separator >= 0 && userOk && passwordOk) return;
+    const key = failuresKey(request.ip);
+    const failures = Number(await app.redis.get(key).catch(() => null)) || 0;
+    if (failures >= rateLimit.loginMax) {
+      const limited = new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(rateLimit.windowSeconds) } });
+      return sendError(reply, limited, publicUrl);
+    }
+    if (basicAuthMatches(request.headers.authorization, ops)) return;
+    // A Redis outage must not lock operators out: the attempt is refused, just not counted.
+    await app.redis
+      .multi()
+      .incr(key)
+      .expire(key, rateLimit.windowSeconds, 'NX')
+      .exec()
+      .catch((error: unknown) => request.log.warn({ err: error }, 'could not count a failed ops login'));
+    if (failures + 1 >= rateLimit.loginMax)
+      request.log.warn({ ip: request.ip }, 'ops login locked after failed attempts');
     const refusal = new AppError('UNAUTHORIZED', {
       headers: { 'WWW-Authenticate': 'Basic realm="webpush ops", charset="UTF-8"' },
     });

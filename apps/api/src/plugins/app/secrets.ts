@@ -8,9 +8,12 @@ declare module 'fastify' {
     secrets: {
       /** HMAC of a bearer secret under API_KEY_PEPPER; 503 CONFIG_ERROR when the pepper is missing. */
       hash(secret: string): string;
-      /** Seals a VAPID private key under ENCRYPTION_KEY; 503 CONFIG_ERROR when the key is missing. */
-      seal(plaintext: string): string;
-      open(sealed: string): string;
+      /**
+       * Seals a secret under ENCRYPTION_KEY, bound to `context` (e.g. `vapidKeyContext(appId)`): it
+       * opens only with the same context. 503 CONFIG_ERROR when the key is missing.
+       */
+      seal(plaintext: string, context: string): string;
+      open(sealed: string, context: string): string;
     };
   }
 }
@@ -31,8 +34,17 @@ export default fp(
     };
     app.decorate('secrets', {
       hash: (secret: string) => keyedHash(needPepper(), secret),
-      seal: (plaintext: string) => sealSecret(needKey(), plaintext),
-      open: (sealed: string) => openSecret(needKey(), sealed),
+      seal: (plaintext: string, context: string) => sealSecret(needKey(), plaintext, context),
+      open: (sealed: string, context: string) => {
+        const key = needKey();
+        try {
+          return openSecret(key, sealed, context);
+        } catch (error) {
+          // Another ENCRYPTION_KEY than the one that sealed it, or a ciphertext moved from another row.
+          app.log.error({ err: error }, 'a sealed secret does not open under ENCRYPTION_KEY');
+          throw new AppError('CONFIG_ERROR', { cause: error });
+        }
+      },
     });
   },
   { name: 'secrets', dependencies: ['config'] },

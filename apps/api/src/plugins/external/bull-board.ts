@@ -16,9 +16,9 @@ export default fp(
     serverAdapter.setBasePath(BULL_BOARD_PATH);
     createBullBoard({ queues: app.queues.all().map((queue) => new BullMQAdapter(queue)), serverAdapter });
     await app.register(async (board) => {
-      board.addHook('onRequest', opsBasicAuth(ops, app.config.publicUrl));
+      board.addHook('onRequest', opsBasicAuth(app));
       await board.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
     });
   },
-  { name: 'bull-board', dependencies: ['config', 'queues'] },
+  { name: 'bull-board', dependencies: ['config', 'queues', 'redis'] },
 );

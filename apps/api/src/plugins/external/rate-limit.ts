@@ -14,6 +14,8 @@ declare module 'fastify' {
       sessionSend: onRequestAsyncHookHandler;
       /** Routes that send an e-mail on request (password reset, verification resend): one counter. */
       mail: onRequestAsyncHookHandler;
+      /** GET /auth/github/callback: RATE_LIMIT_LOGIN_MAX, its own counter (a sign-in is a start and a callback). */
+      oauthCallback: onRequestAsyncHookHandler;
     };
   }
 }
@@ -69,6 +71,7 @@ export default fp(
       sessionSend,
       // Each request can put a message in someone's mailbox: as strict as registering, its own counter.
       mail: limiter('mail', limits.registerMax),
+      oauthCallback: limiter('oauth-callback', limits.loginMax),
     });
   },
   { name: 'limiters', dependencies: ['config', 'redis'] },

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { ErrorCode } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorResponses } from '../../schemas/common.js';
@@ -13,6 +14,15 @@ const successDescriptions: Record<string, string> = {
 };
 
 type RouteSchema = Record<string, unknown> & { body?: unknown; response?: Record<string, Record<string, unknown>> };
+
+/** The codes an `errorResponses` schema lists (its `code` is a literal or a union of literals). */
+function documentedCodes(schema: Record<string, unknown> | undefined): ErrorCode[] {
+  const code = (schema?.properties as Record<string, { const?: string; anyOf?: { const?: string }[] }> | undefined)
+    ?.code;
+  if (!code) return [];
+  const literals = code.anyOf ?? [code];
+  return literals.map((literal) => literal.const).filter((value): value is ErrorCode => value !== undefined);
+}
 
 /**
  * Completes each route's documented responses: a description on every success status, and the
@@ -28,6 +38,11 @@ function documentCommonResponses(schema: RouteSchema): RouteSchema {
   }
   const common = errorResponses('INTERNAL_ERROR', ...(schema.body ? (['PAYLOAD_TOO_LARGE'] as const) : []));
   for (const [status, value] of Object.entries(common)) response[status] ??= value as Record<string, unknown>;
+  // Any route can answer INVALID_INPUT: a malformed URL, or a value PostgreSQL cannot store (storable-input).
+  const listed400 = documentedCodes(response['400']);
+  if (!listed400.includes('INVALID_INPUT')) {
+    response['400'] = errorResponses(...listed400, 'INVALID_INPUT')[400] as Record<string, unknown>;
+  }
   if (schema.body && !response['415']) {
     response['415'] = {
       ...(errorResponses('INVALID_INPUT')[400] as Record<string, unknown>),

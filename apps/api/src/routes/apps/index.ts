@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   type App,
@@ -11,6 +12,7 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
+import { identitySecretContext, vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
 import { sessionUser } from '../../plugins/app/auth.js';
@@ -58,14 +60,19 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const user = sessionUser(request);
+      // A name of only white space is no name: missing, like an empty one (the schema's minLength).
+      const name = request.body.name.trim();
+      if (name === '') throw new AppError('MISSING_FIELDS');
       const keys = webpush.generateVAPIDKeys();
+      const id = randomUUID(); // chosen here: the sealed private key is bound to it
       const created = await createAppWithinLimit(
         app.db,
         user.id,
         {
-          name: request.body.name.trim() || request.body.name,
+          id,
+          name,
           vapidPublicKey: keys.publicKey,
-          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey),
+          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(id)),
         },
         limitsFor(user.plan).apps,
       );
@@ -149,7 +156,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const user = sessionUser(request);
-      const deleted = isUuid(request.params.appId) && (await deleteApp(app.db, user.id, request.params.appId));
+      const deleted = await deleteApp(app.db, user.id, request.params.appId);
       if (!deleted) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');
       return reply.code(204).send(null);
@@ -173,7 +180,12 @@ export default async function appRoutes(fastify: FastifyInstance) {
       const secret = generateIdentitySecret();
       const stored =
         isUuid(request.params.appId) &&
-        (await storeIdentitySecret(app.db, user.id, request.params.appId, app.secrets.seal(secret)));
+        (await storeIdentitySecret(
+          app.db,
+          user.id,
+          request.params.appId,
+          app.secrets.seal(secret, identitySecretContext(request.params.appId)),
+        ));
       if (!stored) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'identity secret replaced');
       return reply.code(201).send({ secret });

@@ -4,13 +4,16 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { signInGithubUser } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { safeEqual } from '@webpush/secrets';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../schemas/common.js';
 import { normaliseEmail } from './index.js';
 import { startSession } from './session-cookie.js';
 
 const STATE_COOKIE = 'wp_oauth_state';
+const STATE_COOKIE_PATH = '/api/v1/auth/github';
+/** How long a used state is remembered: longer than any sign-in takes between start and callback. */
+const USED_STATE_TTL_SECONDS = 3_600;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +25,13 @@ interface GithubEmail {
   email: string;
   primary: boolean;
   verified: boolean;
+}
+
+/** The callback's `state` equals the one the start put in the browser's cookie (constant-time). */
+function stateMatchesCookie(request: FastifyRequest): boolean {
+  const { state } = request.query as { state?: string };
+  const expected = request.cookies[STATE_COOKIE];
+  return typeof state === 'string' && typeof expected === 'string' && safeEqual(state, expected);
 }
 
 const CallbackQuery = Type.Object({
@@ -74,15 +84,33 @@ export default async function githubRoutes(fastify: FastifyInstance) {
       },
       callbackUri: `${publicUrl}/api/v1/auth/github/callback`,
       redirectStateCookieName: STATE_COOKIE,
-      cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: '/api/v1/auth/github' },
+      cookie: { httpOnly: true, sameSite: 'lax', secure: secureCookies, path: STATE_COOKIE_PATH },
       // @fastify/oauth2 refuses a custom check without a custom generator (the plugin fails to load).
       generateStateFunction: () => randomBytes(16).toString('base64url'),
-      checkStateFunction: (request: FastifyRequest) => {
-        const { state } = request.query as { state?: string };
-        const expected = request.cookies[STATE_COOKIE];
-        return typeof state === 'string' && typeof expected === 'string' && safeEqual(state, expected);
-      },
+      checkStateFunction: stateMatchesCookie,
     });
+  }
+
+  /**
+   * A state is good for one callback. The browser's cookie is cleared on first use, and the state is
+   * recorded in Redis (SET NX, shared by every instance), so a replayed state/cookie pair — a copied
+   * callback URL, a cookie that survived — is INVALID_STATE, even before GitHub refuses the used code.
+   */
+  async function consumeState(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.clearCookie(STATE_COOKIE, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secureCookies,
+      path: STATE_COOKIE_PATH,
+    });
+    if (!stateMatchesCookie(request)) throw new AppError('INVALID_STATE');
+    const { state = '' } = request.query as { state?: string };
+    const key = `${app.config.redisKeyPrefix}:oauth-state-used:${app.secrets.hash(state)}`;
+    const first = await app.redis.set(key, '1', 'EX', USED_STATE_TTL_SECONDS, 'NX');
+    if (first !== 'OK') {
+      request.log.warn('GitHub callback with a state that was already used');
+      throw new AppError('INVALID_STATE');
+    }
   }
 
   const oauth = (): OAuth2Namespace => {
@@ -112,6 +140,7 @@ export default async function githubRoutes(fastify: FastifyInstance) {
   app.get(
     '/callback',
     {
+      onRequest: [app.limiters.oauthCallback],
       schema: {
         tags: ['auth'],
         summary: 'GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie',
@@ -122,6 +151,7 @@ export default async function githubRoutes(fastify: FastifyInstance) {
             'MISSING_CODE',
             'INVALID_STATE',
             'EMAIL_IN_USE',
+            'RATE_LIMITED',
             'GITHUB_AUTH_FAILED',
             'OAUTH_NOT_CONFIGURED',
           ),
@@ -131,6 +161,7 @@ export default async function githubRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const client = oauth();
       if (!request.query.code) throw new AppError('MISSING_CODE');
+      await consumeState(request, reply);
 
       let accessToken: string;
       try {

@@ -6,7 +6,6 @@ import {
   createApiKey,
   deleteApiKey,
   findApp,
-  isUuid,
   listApiKeys,
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
@@ -60,7 +59,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       const { appId } = request.params;
       const { scope, name } = request.body;
       if (!isScope(scope)) throw new AppError('INVALID_SCOPE');
-      if (!isUuid(appId) || !(await findApp(app.db, user.id, appId))) throw new AppError('NOT_FOUND');
+      if (!(await findApp(app.db, user.id, appId))) throw new AppError('NOT_FOUND');
       const secret = generateToken(API_KEY_PREFIX);
       const key = await createApiKey(app.db, user.id, appId, {
         name: name?.trim() ?? '',
@@ -87,7 +86,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     async (request) => {
       const user = sessionUser(request);
       const { appId } = request.params;
-      if (!isUuid(appId) || !(await findApp(app.db, user.id, appId))) throw new AppError('NOT_FOUND');
+      if (!(await findApp(app.db, user.id, appId))) throw new AppError('NOT_FOUND');
       return { keys: (await listApiKeys(app.db, user.id, appId)).map(publicKey) };
     },
   );
@@ -106,7 +105,7 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const user = sessionUser(request);
       const { appId, keyId } = request.params;
-      const deleted = isUuid(appId) && isUuid(keyId) && (await deleteApiKey(app.db, user.id, appId, keyId));
+      const deleted = await deleteApiKey(app.db, user.id, appId, keyId);
       if (!deleted) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId, keyId }, 'api key revoked');
       return reply.code(204).send(null);

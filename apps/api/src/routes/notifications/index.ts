@@ -132,7 +132,7 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const { id } = request.params;
-      const found = isUuid(id) ? await findNotification(app.db, apiKeyPrincipal(request).appId, id) : null;
+      const found = await findNotification(app.db, apiKeyPrincipal(request).appId, id);
       if (!found) throw new AppError('NOT_FOUND');
       return { notification: publicNotification(found) };
     },

@@ -7,10 +7,12 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
+import { identitySecretContext } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import {
+  flattenKeys,
   SubscribeBody,
   SubscribeResponse,
   UnsubscribeBody,
@@ -24,13 +26,7 @@ const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RA
 
 /** Lifts `keys.p256dh` / `keys.auth` of the toJSON() shape to the flat shape before validation. */
 async function flattenSubscriptionKeys(request: FastifyRequest) {
-  const body = request.body as Record<string, unknown> | null | undefined;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const keys = body.keys;
-  if (typeof keys !== 'object' || keys === null || Array.isArray(keys)) return;
-  const nested = keys as Record<string, unknown>;
-  if (body.p256dh === undefined && nested.p256dh !== undefined) body.p256dh = nested.p256dh;
-  if (body.auth === undefined && nested.auth !== undefined) body.auth = nested.auth;
+  flattenKeys(request.body);
 }
 
 /** Browser-facing routes, authenticated by an API key of any scope; the app is the key's app. */
@@ -47,7 +43,11 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
     const principal = apiKeyPrincipal(request);
     if (uid === undefined || principal.key.scope !== 'subscribe_only') return;
     const sealed = signature === undefined ? null : await findIdentitySecretSealed(app.db, principal.appId);
-    if (sealed === null || signature === undefined || !isValidUidSignature(app.secrets.open(sealed), uid, signature)) {
+    if (
+      sealed === null ||
+      signature === undefined ||
+      !isValidUidSignature(app.secrets.open(sealed, identitySecretContext(principal.appId)), uid, signature)
+    ) {
       request.log.warn({ appId: principal.appId }, 'subscribe with a missing or wrong uidSignature');
       throw new AppError('INVALID_UID_SIGNATURE');
     }

@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type App, findApp, isUuid } from '@webpush/db';
+import { type App, findApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { PushOptions } from '@webpush/push';
+import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppIdParams, errorResponses } from '../../schemas/common.js';
+import { flattenKeys } from '../../schemas/subscriptions.js';
 import { TestNotificationBody, TestNotificationResponse } from '../../schemas/test-notification.js';
 
 /** The fixed message of every test notification (SPEC §4.3). */
@@ -27,7 +29,7 @@ export default async function testNotificationRoutes(fastify: FastifyInstance) {
     const principal = request.principal;
     let found: App | null = null;
     if (principal?.kind === 'session') {
-      found = isUuid(appId) ? await findApp(app.db, principal.user.id, appId) : null;
+      found = await findApp(app.db, principal.user.id, appId);
     } else if (principal?.kind === 'apiKey') {
       // The auth hook already answered APP_MISMATCH for a key of another app.
       found = await findApp(app.db, principal.apiKey.userId, principal.apiKey.appId);
@@ -40,6 +42,9 @@ export default async function testNotificationRoutes(fastify: FastifyInstance) {
     '/apps/:appId/test-notification',
     {
       onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'full', session: true })],
+      // Both subscription shapes, like /subscribe.
+      preValidation: async (request) =>
+        flattenKeys((request.body as { subscription?: unknown } | undefined)?.subscription),
       schema: {
         tags: ['sending'],
         summary: 'Send the fixed test notification to a subscription, synchronously; nothing is stored or counted',
@@ -78,7 +83,7 @@ export default async function testNotificationRoutes(fastify: FastifyInstance) {
         {
           cacheKey: target.id,
           publicKey: target.vapidPublicKey,
-          privateKey: app.secrets.open(target.vapidPrivateKeySealed),
+          privateKey: app.secrets.open(target.vapidPrivateKeySealed, vapidKeyContext(target.id)),
           subject: app.config.vapidSubject,
         },
         TEST_NOTIFICATION_OPTIONS,

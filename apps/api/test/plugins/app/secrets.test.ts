@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { keyedHash, openSecret } from '@webpush/secrets';
+import { keyedHash, openSecret, vapidKeyContext } from '@webpush/secrets';
 import { type IsolatedResources, testConfig } from '@webpush/testing';
 import argon2 from 'argon2';
 import t from 'tap';
@@ -120,9 +120,9 @@ t.test('no secret is stored in plaintext', async (t) => {
   const encryptionKey = ctx.config.encryptionKey;
   const pepper = ctx.config.apiKeyPepper;
   if (!encryptionKey || !pepper) throw new Error('test config lacks its secrets');
-  const vapidPrivateKey = openSecret(encryptionKey, sealed);
+  const vapidPrivateKey = openSecret(encryptionKey, sealed, vapidKeyContext(owner.app.id));
   t.match(vapidPrivateKey, /^[A-Za-z0-9_-]{43}$/, 'the sealed value opens to a raw P-256 private key');
-  t.match(sealed, /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+  t.match(sealed, /^v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
 
   const secrets: Record<string, string> = {
     password: owner.user.password,
