@@ -5,7 +5,12 @@ import { bearer, buildTestApp, createApp, fakeSubscription, ownerWithKey, regist
 
 // GET/POST /apps/:appId/notifications: the dashboard's history and its send (CONTRACT "Listing and
 // sending from a session"). No worker runs here, so accepted notifications stay queued.
-const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
+const ctx = await buildTestApp(t, {
+  RATE_LIMIT_API_KEY_MAX: '100000',
+  RATE_LIMIT_REGISTER_MAX: '1000',
+  OPS_USERNAME: 'ops',
+  OPS_PASSWORD: 'metrics-password',
+});
 const { app } = ctx;
 const sql = ctx.database.sql;
 
@@ -407,6 +412,10 @@ t.test('without ENCRYPTION_KEY the session send answers 503 CONFIG_ERROR', async
 });
 
 t.test('GET /metrics counts session sends under their own route label', async (t) => {
-  const response = await app.inject({ method: 'GET', url: '/metrics' });
+  const response = await app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Basic ${Buffer.from('ops:metrics-password').toString('base64')}` },
+  });
   t.match(response.body, /webpush_notifications_accepted_total\{route="session"\} [1-9]/);
 });

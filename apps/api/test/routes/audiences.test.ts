@@ -48,7 +48,7 @@ t.test('POST /apps/:appId/identity-secret creates and replaces the secret, store
   const { secret } = response.json() as { secret: string };
   t.match(secret, /^wis_[A-Za-z0-9_-]{43}$/);
   const [row] = await sql`select identity_secret_sealed from apps where id = ${owner.app.id}`;
-  t.match(row?.identity_secret_sealed, /^v1\./, 'sealed like the VAPID key');
+  t.match(row?.identity_secret_sealed, /^v2\./, 'sealed like the VAPID key, bound to its app');
   t.notOk(String(row?.identity_secret_sealed).includes(secret.slice(4)), 'not stored in the clear');
   const again = await identitySecret(owner);
   t.not(again, secret, 'a second call replaces it');

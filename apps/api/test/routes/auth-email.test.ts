@@ -94,7 +94,8 @@ t.test(
     assertError(t, await post('/auth/verify-email', { token: `${token}x` }), 'INVALID_TOKEN');
     assertError(t, await post('/auth/verify-email', { token: 'wpv_unknown' }), 'INVALID_TOKEN');
     assertError(t, await post('/auth/verify-email', { token: 'x'.repeat(5000) }), 'INVALID_TOKEN');
-    assertError(t, await post('/auth/verify-email', { token: 'nul\u0000byte' }), 'INVALID_TOKEN');
+    // A NUL byte is input PostgreSQL cannot store: refused at the input boundary, before any lookup.
+    assertError(t, await post('/auth/verify-email', { token: 'nul\u0000byte' }), 'INVALID_INPUT');
 
     await sql`update account_tokens set expires_at = now() - interval '1 second'
             where user_id = ${user.user.id} and purpose = 'verify_email'`;
@@ -178,9 +179,11 @@ t.test('password reset: an unknown address is 202 and gets no e-mail', async (t)
   const [tokens] = await sql`select count(*)::int as n from account_tokens where purpose = 'reset_password'
     and user_id not in (select id from users)`;
   t.equal(tokens?.n, 0);
-  for (const email of ['not-an-email', 'x'.repeat(400), 'nul\u0000@example.com']) {
+  for (const email of ['not-an-email', 'x'.repeat(400)]) {
     t.equal((await post('/auth/password-reset', { email })).statusCode, 202, `202 for ${JSON.stringify(email)}`);
   }
+  // A NUL byte is refused at the input boundary for every address alike, so it reveals nothing either.
+  assertError(t, await post('/auth/password-reset', { email: 'nul\u0000@example.com' }), 'INVALID_INPUT');
   await app.mailer.settled();
   assertError(t, await post('/auth/password-reset', {}), 'MISSING_FIELDS');
   assertError(t, await post('/auth/password-reset', { email: ['a@b.c'] }), 'INVALID_INPUT');
