@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
+import engagementBufferPlugin from './plugins/app/engagement-buffer.js';
 import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
 import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
@@ -25,6 +26,7 @@ import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
 import passwordResetRoutes from './routes/auth/password-reset.js';
 import sessionRoutes from './routes/auth/sessions.js';
+import eventRoutes from './routes/events/index.js';
 import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
 import metricsRoutes from './routes/metrics.js';
@@ -35,6 +37,7 @@ import subscriberRoutes from './routes/subscribers/index.js';
 import subscriptionRoutes from './routes/subscriptions/index.js';
 import testNotificationRoutes from './routes/test-notification/index.js';
 import usageRoutes from './routes/usage/index.js';
+import webhookRoutes from './routes/webhooks/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -71,6 +74,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(passwordsPlugin);
   await app.register(mailerPlugin);
   await app.register(newSubscriptionCapPlugin);
+  await app.register(engagementBufferPlugin);
   await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
@@ -96,6 +100,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(notificationRoutes);
       await api.register(appNotificationRoutes, { prefix: '/apps/:appId/notifications' });
       await api.register(subscriberRoutes, { prefix: '/apps/:appId/subscribers' });
+      await api.register(webhookRoutes, { prefix: '/apps/:appId/webhook' });
+      await api.register(eventRoutes);
       await api.register(usageRoutes);
       await api.register(planRoutes);
     },

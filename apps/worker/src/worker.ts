@@ -20,11 +20,14 @@ import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { VapidKeyring } from './vapid-keyring.js';
+import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
 
 export interface WorkerDeps {
   /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */
   sender?: PushSender;
   log?: Logger;
+  /** Extra CA trusted by webhook deliveries (tests' local HTTPS receiver). */
+  webhookCa?: string;
 }
 
 export interface RunningWorker {
@@ -32,6 +35,8 @@ export interface RunningWorker {
   readonly reconciler: Reconciler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Webhook deliveries and the outbox sweep. */
+  readonly webhooks: WebhookDelivery;
   /** PostgreSQL and Redis answer. */
   ready(): Promise<void>;
   /** Stops taking jobs, lets the active ones finish, and closes every connection. */
@@ -99,11 +104,13 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
   const authCleanup = startAuthCleanup(context);
+  const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
 
   return {
     metrics: metrics.registry,
     reconciler,
     authCleanup,
+    webhooks,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound the database check too.
@@ -118,7 +125,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       await authCleanup.stop();
       // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
       const force = redis.status !== 'ready';
-      await Promise.all(workers.map((worker) => worker.close(force)));
+      await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
       await queues.close();
       if (!deps.sender) await sender.close();
       // QUIT waits for a connection that may never come back; only a live one is closed politely.

@@ -63,6 +63,26 @@ export interface Config {
     readonly lockDurationMs: number;
     readonly stalledIntervalMs: number;
   };
+  readonly events: {
+    /** How often the API moves buffered engagement events from Redis into PostgreSQL. */
+    readonly flushIntervalMs: number;
+    /** Events per flush statement. */
+    readonly flushBatch: number;
+  };
+  readonly webhooks: {
+    /** Hosts (lower-case `host` or `host:port`) exempt from the public-address rule, also over http. */
+    readonly allowedHosts: readonly string[];
+    readonly connectTimeoutMs: number;
+    readonly timeoutMs: number;
+    /** Attempts per message; retries wait `backoffMs × 2^(n-1)`, so the defaults span about 34 hours. */
+    readonly maxAttempts: number;
+    readonly backoffMs: number;
+    readonly concurrency: number;
+    /** How often the worker queues outbox rows that have no job (never queued, or lost with Redis). */
+    readonly sweepIntervalMs: number;
+    /** A queued message is checked against Redis again after this long. */
+    readonly sweepStaleMs: number;
+  };
   /** Credentials of the operations surfaces (Bull Board); null when either is unset (disabled). */
   readonly ops: { readonly username: string; readonly password: string } | null;
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
@@ -179,6 +199,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       reconcileStaleMs: env.RECONCILE_STALE_MS,
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    },
+    events: { flushIntervalMs: env.EVENTS_FLUSH_INTERVAL_MS, flushBatch: env.EVENTS_FLUSH_BATCH },
+    webhooks: {
+      allowedHosts: env.WEBHOOK_ALLOWED_HOSTS.split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+      connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      backoffMs: env.WEBHOOK_BACKOFF_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      sweepIntervalMs: env.WEBHOOK_SWEEP_INTERVAL_MS,
+      sweepStaleMs: env.WEBHOOK_SWEEP_STALE_MS,
     },
     ops:
       env.OPS_USERNAME !== undefined && env.OPS_PASSWORD !== undefined

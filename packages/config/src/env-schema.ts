@@ -46,6 +46,19 @@ export const EnvSchema = Type.Object({
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 30_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 30_000 }),
+  // Engagement events (POST /events): buffered in Redis, counted in batches.
+  EVENTS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1_000 }),
+  EVENTS_FLUSH_BATCH: Type.Integer({ minimum: 1, maximum: 10_000, default: 5_000 }),
+  // Webhooks (the worker delivers; the API checks URLs).
+  /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://). */
+  WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 12 }),
+  WEBHOOK_BACKOFF_MS: Type.Integer({ minimum: 0, default: 60_000 }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 10 }),
+  WEBHOOK_SWEEP_INTERVAL_MS: Type.Integer({ minimum: 100, default: 2_000 }),
+  WEBHOOK_SWEEP_STALE_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   // Mail (verification and password-reset links). Without SMTP_URL messages are logged, not sent.
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),

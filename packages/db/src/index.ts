@@ -1,24 +1,32 @@
 export { createDatabase, type Database, type DatabaseHandle, type Transaction } from './client.js';
 export { isUuid } from './ids.js';
+export { publicNotification } from './public-notification.js';
 export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/deliveries.js';
+export * from './repositories/events.js';
 export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';
+export * from './repositories/webhook-outbox.js';
+export * from './repositories/webhooks.js';
 export * as schema from './schema.js';
 export {
   type AccountTokenPurpose,
   type ApiKeyScope,
   apiKeyScopes,
+  type EngagementType,
+  engagementTypes,
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,
   type SubscriptionStatus,
   type Urgency,
   urgencies,
+  type WebhookEventType,
+  webhookEventTypes,
 } from './schema.js';

@@ -201,6 +201,9 @@ export const notifications = pgTable(
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
+    /** Engagement counts, raised in batches by the event flusher (one UPDATE per notification per flush). */
+    shown: integer('shown').notNull().default(0),
+    clicked: integer('clicked').notNull().default(0),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
     /** The 202 body given for an idempotent request, replayed for the same key. */
@@ -272,4 +275,97 @@ export const monthlyUsage = pgTable(
     sends: bigint('sends', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.userId, table.month] })],
+);
+
+export const engagementTypes = ['shown', 'clicked'] as const;
+export type EngagementType = (typeof engagementTypes)[number];
+
+/**
+ * One row per (notification, subscription, type) ever counted: the durable de-duplication of
+ * engagement events. Inserted in batches by the flusher; a conflict means "already counted".
+ */
+export const notificationEvents = pgTable(
+  'notification_events',
+  {
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    subscriptionId: uuid('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    type: text('type').$type<EngagementType>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.notificationId, table.subscriptionId, table.type] })],
+);
+
+export const webhookEventTypes = ['notification.completed', 'notification.failed', 'subscription.expired'] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** One webhook endpoint per app. The signing secret (`whsec_…`) is sealed like VAPID private keys. */
+export const webhooks = pgTable('webhooks', {
+  appId: uuid('app_id')
+    .primaryKey()
+    .references(() => apps.id, { onDelete: 'cascade' }),
+  url: text('url').notNull(),
+  events: text('events').array().$type<WebhookEventType[]>().notNull(),
+  secretSealed: text('secret_sealed').notNull(),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * The webhook outbox: one row per event to deliver, written in the same transaction as the change
+ * that caused it. Its id is the `webhook-id` of every attempt. `dedupe_key` makes the write
+ * idempotent (a re-run of the causing step adds nothing). `body` is fixed at the first attempt so
+ * every retry sends the same bytes.
+ */
+export const webhookMessages = pgTable(
+  'webhook_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    type: text('type').$type<WebhookEventType>().notNull(),
+    /** The notification or subscription the event is about. */
+    subjectId: uuid('subject_id').notNull(),
+    dedupeKey: text('dedupe_key').notNull(),
+    body: text('body'),
+    /** pending → delivered | failed (retries exhausted). */
+    status: text('status').$type<'pending' | 'delivered' | 'failed'>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the job was last put on the queue; the sweep re-queues pending rows whose job is lost. */
+    queuedAt: timestamp('queued_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('webhook_messages_dedupe_key').on(table.dedupeKey),
+    index('webhook_messages_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
+    index('webhook_messages_app_created_idx').on(table.appId, table.createdAt),
+  ],
+);
+
+/** Every delivery attempt of a webhook message: what the receiver answered, for the deliveries list. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** HTTP status, null when no answer came (refused address, timeout, connection error). */
+    status: integer('status'),
+    durationMs: integer('duration_ms').notNull(),
+    /** The first bytes of the answer (capped). */
+    response: text('response'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('webhook_attempts_app_created_idx').on(table.appId, table.createdAt.desc())],
 );

@@ -12,4 +12,6 @@ export {
   type Queues,
   queueDepths,
   queueNames,
+  type WebhookJob,
+  webhookJobOptions,
 } from './queues.js';

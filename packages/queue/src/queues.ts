@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 export const queueNames = {
   fanOut: 'fan-out',
   deliveries: 'deliveries',
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
@@ -27,10 +28,30 @@ export interface DeliveryChunkJob {
   subscriptionIds: string[];
 }
 
+/** Delivers one webhook outbox message (the `webhook_messages` row). The job id is the message id. */
+export interface WebhookJob {
+  messageId: string;
+}
+
 export const jobNames = {
   fanOut: 'fan-out',
   deliverChunk: 'deliver-chunk',
+  deliverWebhook: 'deliver-webhook',
 } as const;
+
+/**
+ * Retry policy of webhook deliveries: exponential, `backoffMs × 2^(n-1)` before retry n. The
+ * defaults (12 attempts, 60 s) wait 60 s × (2^11 − 1) ≈ 34 h in total before giving up, more
+ * than the 24 hours the contract asks. Failed jobs are kept a week for Bull Board.
+ */
+export function webhookJobOptions(maxAttempts: number, backoffMs: number): DefaultJobOptions {
+  return {
+    attempts: maxAttempts,
+    backoff: { type: 'exponential', delay: backoffMs },
+    removeOnComplete: true,
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+}
 
 /** BullMQ job ids may not contain `:`; uuids never contain `_`. */
 export const fanOutJobId = (notificationId: string): string => notificationId;
@@ -53,6 +74,7 @@ export const defaultJobOptions: DefaultJobOptions = {
 export interface Queues {
   fanOut: Queue<FanOutJob>;
   deliveries: Queue<DeliveryChunkJob>;
+  webhooks: Queue<WebhookJob>;
   all(): Queue[];
   close(): Promise<void>;
 }
@@ -64,12 +86,15 @@ export interface Queues {
 export function createQueues(connection: Redis, prefix: string): Queues {
   const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
   const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
+  // Retry options are set per job (they come from the configuration).
+  const webhooks = new Queue<WebhookJob>(queueNames.webhooks, { connection, prefix, defaultJobOptions });
   return {
     fanOut,
     deliveries,
-    all: () => [fanOut, deliveries] as Queue[],
+    webhooks,
+    all: () => [fanOut, deliveries, webhooks] as Queue[],
     close: async () => {
-      await Promise.all([fanOut.close(), deliveries.close()]);
+      await Promise.all([fanOut.close(), deliveries.close(), webhooks.close()]);
     },
   };
 }
@@ -80,6 +105,7 @@ export async function queueDepths(queues: Queues): Promise<{ queue: QueueName; s
   for (const [queue, instance] of [
     [queueNames.fanOut, queues.fanOut],
     [queueNames.deliveries, queues.deliveries],
+    [queueNames.webhooks, queues.webhooks],
   ] as const) {
     const counts = await instance.getJobCounts('waiting', 'active', 'delayed', 'failed');
     for (const [state, count] of Object.entries(counts)) depths.push({ queue, state, count });

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-o
 import type { Database } from '../client.js';
 import { apps, notificationChunks, notifications, subscriptions } from '../schema.js';
 import type { Notification } from './notifications.js';
+import { recordNotificationFinished, recordSubscriptionsExpired } from './webhook-outbox.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
@@ -176,6 +177,7 @@ export async function planDeliveryChunks(
           : { ...progress, updatedAt: sql`now()` },
       )
       .where(eq(notifications.id, notificationId));
+    if (done) await recordNotificationFinished(tx, notificationId);
     return { chunks, done };
   });
 }
@@ -277,7 +279,7 @@ export async function recordChunkOutcome(
     if (!claimed) return { recorded: false, retryChunk: null };
 
     if (outcome.expiredSubscriptionIds.length > 0) {
-      await tx
+      const expired = await tx
         .update(subscriptions)
         .set({ status: 'expired', expiredAt: sql`now()`, updatedAt: sql`now()` })
         .where(
@@ -286,7 +288,13 @@ export async function recordChunkOutcome(
             eq(subscriptions.status, 'active'),
             inArray(subscriptions.id, [...outcome.expiredSubscriptionIds]),
           ),
-        );
+        )
+        .returning({ id: subscriptions.id });
+      await recordSubscriptionsExpired(
+        tx,
+        chunk.appId,
+        expired.map((row) => row.id),
+      );
     }
 
     let retryChunk: DeliveryChunk | null = null;
@@ -316,6 +324,7 @@ export async function recordChunkOutcome(
     }
 
     await tx.update(notifications).set(addToCounters(outcome)).where(eq(notifications.id, chunk.notificationId));
+    await recordNotificationFinished(tx, chunk.notificationId);
     return { recorded: true, retryChunk };
   });
 }

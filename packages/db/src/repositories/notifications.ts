@@ -11,13 +11,24 @@ import {
 } from '../schema.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 import { reserveMonthlySends } from './usage.js';
+import { recordNotificationFinished } from './webhook-outbox.js';
 
 export type Notification = typeof notifications.$inferSelect;
 
 /** What the API shows of a notification: its progress and what was sent. */
 export type NotificationSummary = Pick<
   Notification,
-  'id' | 'status' | 'targets' | 'sent' | 'failed' | 'expired' | 'payload' | 'createdAt' | 'completedAt'
+  | 'id'
+  | 'status'
+  | 'targets'
+  | 'sent'
+  | 'failed'
+  | 'expired'
+  | 'shown'
+  | 'clicked'
+  | 'payload'
+  | 'createdAt'
+  | 'completedAt'
 >;
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
@@ -147,6 +158,7 @@ export async function acceptNotification<R extends Record<string, unknown>>(
         .onConflictDoNothing({ target: [notifications.appId, notifications.idempotencyKey] })
         .returning();
       if (!inserted) throw new IdempotencyRace();
+      if (targets === 0) await recordNotificationFinished(tx, id);
       return { kind: 'accepted', notification: inserted, response };
     });
   } catch (error) {
@@ -197,6 +209,8 @@ const summaryColumns = {
   sent: notifications.sent,
   failed: notifications.failed,
   expired: notifications.expired,
+  shown: notifications.shown,
+  clicked: notifications.clicked,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,
