@@ -1,5 +1,6 @@
 import { Link, NavLink, Outlet } from 'react-router';
 import { useMe } from '../api/session.js';
+import { VerifyBanner } from '../pages/account-email.js';
 
 export function Layout() {
   const me = useMe();
@@ -46,6 +47,7 @@ export function Layout() {
         </div>
       </header>
       <main id="main" className="container" tabIndex={-1}>
+        {signedIn && <VerifyBanner />}
         <Outlet />
       </main>
     </>
