@@ -9,6 +9,38 @@ import { Skeleton } from '../components/skeleton.js';
 
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
+const BROWSERS = [
+  ['Edge', /Edg\/(\d+)/],
+  ['Firefox', /Firefox\/(\d+)/],
+  ['Chrome', /Chrome\/(\d+)/],
+  ['Safari', /Version\/(\d+)[^ ]* (?:Mobile\/\S+ )?Safari/],
+] as const;
+
+/** "Chrome 126 on Linux" from a User-Agent (the full string is the cell's title). */
+export function describeAgent(agent: string): string {
+  let browser: string | null = null;
+  for (const [name, pattern] of BROWSERS) {
+    const match = pattern.exec(agent);
+    if (match) {
+      browser = `${name} ${match[1]}`;
+      break;
+    }
+  }
+  const system = /iPhone|iPad/.test(agent)
+    ? 'iOS'
+    : /Android/.test(agent)
+      ? 'Android'
+      : /Windows/.test(agent)
+        ? 'Windows'
+        : /Mac OS X/.test(agent)
+          ? 'macOS'
+          : /Linux/.test(agent)
+            ? 'Linux'
+            : null;
+  if (!browser) return agent.length > 60 ? `${agent.slice(0, 60)}…` : agent;
+  return system ? `${browser} on ${system}` : browser;
+}
+
 /** GET /auth/sessions: every live session, "this device" marked; the others can be ended. */
 function Sessions() {
   const queryClient = useQueryClient();
@@ -60,12 +92,12 @@ function Sessions() {
             <tbody>
               {sessions.data.sessions.map((session) => (
                 <tr key={session.id} data-testid="session-row">
-                  <td className="break-all">
-                    {session.userAgent ?? <span className="muted">Unknown</span>}
+                  <td title={session.userAgent ?? undefined}>
+                    {session.userAgent ? describeAgent(session.userAgent) : <span className="muted">Unknown</span>}
                     {session.current && (
                       <>
                         {' '}
-                        <span className="badge">This device</span>
+                        <span className="badge nowrap">This device</span>
                       </>
                     )}
                   </td>

@@ -104,6 +104,7 @@ if (browser) {
     await rows.nth(1).waitFor();
     t.equal(await rows.count(), 2, 'two sessions');
     t.equal(await page.getByText('This device').count(), 1, 'one is this device');
+    t.match(await rows.first().textContent(), /Chrome \d+ on Linux/, 'the browser, read from its User-Agent');
     await checkPage(t, page, 'account');
 
     await page.getByRole('button', { name: /^Sign out the session from/ }).click();
@@ -158,19 +159,22 @@ if (browser) {
     await page.getByRole('radio', { name: /Tags/ }).check();
     await page.getByRole('checkbox', { name: /Send later/ }).check();
     await checkPage(t, page, 'send');
-    await page.getByLabel('Tags').fill('lang ja');
+    await page.getByRole('textbox', { name: 'Tags' }).fill('lang ja');
     await page.getByRole('button', { name: 'Schedule notification' }).click();
     t.match(await page.locator('#tags-error').textContent(), 'not a key=value pair');
-    await page.getByLabel('Tags').fill('lang=ja\nplan=pro');
+    await page.getByRole('textbox', { name: 'Tags' }).fill('lang=ja\nplan=pro');
     await page.getByRole('button', { name: 'Schedule notification' }).click();
     const status = page.getByTestId('send-status');
     await status.waitFor();
     t.equal(await status.getAttribute('data-status'), 'scheduled');
-    const [sent] = await sql<{ id: string; status: string; send_at: Date }[]>`
-      select id, status, send_at from notifications where app_id = ${appId}`;
+    const [sent] = await sql<{ id: string; status: string; tags: unknown; ahead: number }[]>`
+      select id, status, target_tags as tags,
+             extract(epoch from send_at - now())::float8 as ahead
+      from notifications where app_id = ${appId}`;
     t.equal(sent?.status, 'scheduled');
-    const ahead = (sent?.send_at.getTime() ?? 0) - Date.now();
-    t.ok(ahead > 50 * 60_000 && ahead <= 61 * 60_000, 'sendAt is the hour ahead the form proposed');
+    t.same(sent?.tags, { lang: 'ja', plan: 'pro' }, 'the tags audience was sent');
+    const ahead = sent?.ahead ?? 0;
+    t.ok(ahead > 50 * 60 && ahead <= 61 * 60, `sendAt is the hour ahead the form proposed (${ahead} s)`);
 
     await page.getByRole('link', { name: 'See all notifications' }).click();
     const cancel = page.getByRole('button', { name: `Cancel scheduled send ${sent?.id}` });
