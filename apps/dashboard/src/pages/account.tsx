@@ -149,7 +149,7 @@ export function AccountPage() {
         <dl className="facts">
           <dt>E-mail</dt>
           <dd>
-            {user.email}{' '}
+            <span>{user.email}</span>{' '}
             {user.emailVerified ? <span className="badge">verified</span> : <span className="badge">not verified</span>}
           </dd>
           <dt>Plan</dt>
