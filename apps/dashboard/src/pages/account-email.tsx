@@ -161,8 +161,12 @@ export function ResetPasswordPage() {
   }, []);
   const reset = useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/password-reset/confirm', { body: { token, password } })),
-    // Every session of the user ended, this browser's too when it was signed in as them.
-    onSuccess: () => switchUser(queryClient, null),
+    // Every session of the user ended: this browser's too when it was signed in as them.
+    onSuccess: async () => {
+      const current = queryClient.getQueryData<{ id: string } | null>(['me']);
+      if (current) switchUser(queryClient, null);
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
+    },
   });
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
