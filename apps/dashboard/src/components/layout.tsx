@@ -1,9 +1,13 @@
-import { Link, NavLink, Outlet } from 'react-router';
+import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useMe } from '../api/session.js';
+import { VerifyBanner } from '../pages/account-email.js';
 
 export function Layout() {
   const me = useMe();
   const signedIn = Boolean(me.data);
+  // /verify-email has its own way to resend.
+  const { pathname } = useLocation();
+  const banner = signedIn && pathname !== '/verify-email';
   return (
     <>
       <a className="skip-link" href="#main">
@@ -46,6 +50,7 @@ export function Layout() {
         </div>
       </header>
       <main id="main" className="container" tabIndex={-1}>
+        {banner && <VerifyBanner />}
         <Outlet />
       </main>
     </>

@@ -20,6 +20,7 @@ const tabs = [
   { to: 'subscribers', label: 'Subscribers' },
   { to: 'keys', label: 'API keys' },
   { to: 'try', label: 'Try it' },
+  { to: 'settings', label: 'Settings' },
 ];
 
 export function AppLayout() {

@@ -81,6 +81,11 @@ export function AuthPage({ mode }: { mode: Mode }) {
           hint={signUp ? '8 to 128 characters.' : undefined}
           error={field === 'password' ? submit.error : null}
         />
+        {!signUp && (
+          <p className="hint">
+            <Link to="/forgot-password">Forgot your password?</Link>
+          </p>
+        )}
         {field === null && <ErrorMessage error={submit.error} />}
         <button type="submit" className="button button-primary button-wide" disabled={submit.isPending}>
           {submit.isPending ? 'Please wait…' : signUp ? 'Create account' : 'Sign in'}

@@ -1,7 +1,8 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../api/client.js';
+import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Skeleton } from '../components/skeleton.js';
@@ -26,6 +27,27 @@ export type Notification = Awaited<
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 const formatDate = (value: string | null | undefined) => (value ? dateFormat.format(new Date(value)) : '—');
 
+/** Cancel a scheduled send (asks first; 409 NOT_CANCELABLE once it has started shows in the dialog). */
+export function CancelSend({ appId, id, onCanceled }: { appId: string; id: string; onCanceled?: () => void }) {
+  const queryClient = useQueryClient();
+  const cancel = async () => {
+    await call(api.DELETE('/api/v1/apps/{appId}/notifications/{id}', { params: { path: { appId, id } } }));
+    onCanceled?.();
+    await queryClient.invalidateQueries({ queryKey: ['notifications', appId] });
+  };
+  return (
+    <ConfirmButton
+      label="Cancel"
+      ariaLabel={`Cancel scheduled send ${id}`}
+      title="Cancel this scheduled send?"
+      confirmLabel="Cancel the send"
+      onConfirm={cancel}
+    >
+      <p>Nothing will be sent. This cannot be undone.</p>
+    </ConfirmButton>
+  );
+}
+
 function Details({ notification }: { notification: Notification }) {
   return (
     <dl className="facts">
@@ -45,6 +67,20 @@ function Details({ notification }: { notification: Notification }) {
       )}
       <dt>Created</dt>
       <dd>{formatDate(notification.createdAt)}</dd>
+      {notification.sendAt && (
+        <>
+          <dt>Send at</dt>
+          <dd>{formatDate(notification.sendAt)}</dd>
+        </>
+      )}
+      {notification.errorCode && (
+        <>
+          <dt>Error</dt>
+          <dd>
+            <code>{notification.errorCode}</code>
+          </dd>
+        </>
+      )}
       <dt>Completed</dt>
       <dd>{formatDate(notification.completedAt)}</dd>
       <dt>Delivery</dt>
@@ -99,6 +135,9 @@ export function NotificationsPage() {
                   <th scope="col" className="num">
                     Expired
                   </th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -119,15 +158,21 @@ export function NotificationsPage() {
                       <td>{notification.title}</td>
                       <td>
                         <span className={`status status-${notification.status}`}>{notification.status}</span>
+                        {notification.status === 'scheduled' && notification.sendAt && (
+                          <span className="hint">for {formatDate(notification.sendAt)}</span>
+                        )}
                       </td>
                       <td className="num">{notification.targets}</td>
                       <td className="num">{notification.sent}</td>
                       <td className="num">{notification.failed}</td>
                       <td className="num">{notification.expired}</td>
+                      <td className="actions">
+                        {notification.status === 'scheduled' && <CancelSend appId={app.id} id={notification.id} />}
+                      </td>
                     </tr>
                     {open === notification.id && (
                       <tr id={`details-${notification.id}`} className="details-row">
-                        <td colSpan={7}>
+                        <td colSpan={8}>
                           <Details notification={notification} />
                         </td>
                       </tr>

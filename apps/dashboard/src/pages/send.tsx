@@ -5,7 +5,7 @@ import { api, call } from '../api/client.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useCurrentApp } from './app-layout.js';
-import { type Notification, notificationsQuery } from './notifications.js';
+import { CancelSend, type Notification, notificationsQuery } from './notifications.js';
 
 /** CONTRACT "Sending": the payload is at most 3,072 bytes. */
 export const MAX_PAYLOAD_BYTES = 3_072;
@@ -33,6 +33,51 @@ export function payloadOf(draft: Draft) {
 
 /** Exactly the API's rule: UTF-8 bytes of JSON.stringify of the present fields, escapes included. */
 export const payloadBytes = (draft: Draft) => new TextEncoder().encode(JSON.stringify(payloadOf(draft))).length;
+
+/** CONTRACT "Audiences": 1 to 1,000 uids; "Scheduled sends": in the future, at most 30 days ahead. */
+export const MAX_UIDS = 1_000;
+const MAX_AHEAD_MS = 30 * 24 * 60 * 60 * 1_000;
+
+type Audience = 'all' | 'uids' | 'tags';
+
+/** uids separated by commas or new lines; blanks dropped, duplicates kept once. */
+export const uidsOf = (text: string) => [
+  ...new Set(
+    text
+      .split(/[\n,]/)
+      .map((uid) => uid.trim())
+      .filter(Boolean),
+  ),
+];
+
+/** `key=value` pairs, one a line (or comma separated): the tags object, or the first line that is not a pair. */
+export function tagsOf(text: string): { tags: Record<string, string> } | { problem: string } {
+  const tags: Record<string, string> = {};
+  for (const line of text.split(/[\n,]/)) {
+    const pair = line.trim();
+    if (!pair) continue;
+    const at = pair.indexOf('=');
+    if (at < 1) return { problem: `“${pair}” is not a key=value pair.` };
+    tags[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  if (Object.keys(tags).length === 0) return { problem: 'Give at least one key=value pair.' };
+  return { tags };
+}
+
+/** A datetime-local value (the browser's time zone) as RFC 3339 UTC, or why it cannot be used. */
+export function sendAtOf(local: string, now = Date.now()): { sendAt: string } | { problem: string } {
+  const when = new Date(local);
+  if (!local || Number.isNaN(when.getTime())) return { problem: 'Choose a date and time.' };
+  if (when.getTime() <= now) return { problem: 'Choose a time in the future.' };
+  if (when.getTime() > now + MAX_AHEAD_MS) return { problem: 'Choose a time at most 30 days ahead.' };
+  return { sendAt: when.toISOString() };
+}
+
+/** A datetime-local value `minutes` from now, in the browser's time zone. */
+const localIn = (minutes: number) => {
+  const when = new Date(Date.now() + minutes * 60_000);
+  return new Date(when.getTime() - when.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
 
 const STEPS = ['queued', 'sending', 'completed'] as const;
 const isFinished = (status: string | undefined) =>
@@ -81,6 +126,26 @@ function Progress({ appId, accepted }: { appId: string; accepted: { id: string; 
   );
 }
 
+const scheduleFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+
+function Scheduled({ appId, id, sendAt }: { appId: string; id: string; sendAt: string }) {
+  const [canceled, setCanceled] = useState(false);
+  return (
+    <section className="panel" aria-labelledby="scheduled-title">
+      <h2 id="scheduled-title">Scheduled</h2>
+      <p role="status" data-testid="send-status" data-status={canceled ? 'canceled' : 'scheduled'}>
+        {canceled
+          ? 'Canceled: nothing will be sent.'
+          : `Scheduled for ${scheduleFormat.format(new Date(sendAt))}. The audience is counted when it starts.`}
+      </p>
+      {!canceled && <CancelSend appId={appId} id={id} onCanceled={() => setCanceled(true)} />}
+      <p>
+        <Link to={`/apps/${appId}/notifications`}>See all notifications</Link>
+      </p>
+    </section>
+  );
+}
+
 function Preview({ draft }: { draft: Draft }) {
   let host = '';
   try {
@@ -112,6 +177,12 @@ export function SendPage() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [audience, setAudience] = useState<Audience>('all');
+  const [uidsText, setUidsText] = useState('');
+  const [tagsText, setTagsText] = useState('');
+  const [later, setLater] = useState(false);
+  const [when, setWhen] = useState(() => localIn(60));
+  const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; message: string } | null>(null);
   useEffect(() => {
     document.title = `Send · ${app.name} · Web Push`;
   }, [app.name]);
@@ -119,22 +190,61 @@ export function SendPage() {
   const tooLarge = bytes > MAX_PAYLOAD_BYTES;
 
   const send = useMutation({
-    mutationFn: () =>
+    mutationFn: (options: { uids?: string[]; tags?: Record<string, string>; sendAt?: string }) =>
       call(
         api.POST('/api/v1/apps/{appId}/notifications', {
           params: { path: { appId: app.id } },
-          body: payloadOf(draft),
+          body: { ...payloadOf(draft), ...options },
         }),
-      ),
+      ).then((answer) => ({ ...answer, sendAt: options.sendAt })),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['usage', app.id] });
       await queryClient.invalidateQueries({ queryKey: ['app', app.id] });
+      await queryClient.invalidateQueries({ queryKey: ['notifications', app.id] });
     },
   });
+  /** The audience and time as the API takes them, or the first thing to fix (shown next to its field). */
+  const optionsOf = () => {
+    const options: { uids?: string[]; tags?: Record<string, string>; sendAt?: string } = {};
+    if (audience === 'uids') {
+      const uids = uidsOf(uidsText);
+      if (uids.length === 0) return { field: 'uids' as const, message: 'Give at least one user id.' };
+      if (uids.length > MAX_UIDS)
+        return {
+          field: 'uids' as const,
+          message: `At most ${MAX_UIDS.toLocaleString('en')} user ids (${uids.length}).`,
+        };
+      options.uids = uids;
+    }
+    if (audience === 'tags') {
+      const parsed = tagsOf(tagsText);
+      if ('problem' in parsed) return { field: 'tags' as const, message: parsed.problem };
+      options.tags = parsed.tags;
+    }
+    if (later) {
+      const parsed = sendAtOf(when);
+      if ('problem' in parsed) return { field: 'send-at' as const, message: parsed.problem };
+      options.sendAt = parsed.sendAt;
+    }
+    return options;
+  };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (!tooLarge) send.mutate();
+    if (tooLarge) return;
+    const options = optionsOf();
+    if ('message' in options) {
+      setProblem(options);
+      return;
+    }
+    setProblem(null);
+    send.mutate(options);
   };
+  const problemOf = (field: 'uids' | 'tags' | 'send-at') =>
+    problem?.field === field ? (
+      <p className="error-message" role="alert" id={`${field}-error`}>
+        {problem.message}
+      </p>
+    ) : null;
   const set = (field: keyof Draft) => (event: { target: { value: string } }) =>
     setDraft((current) => ({ ...current, [field]: event.target.value }));
 
@@ -143,11 +253,89 @@ export function SendPage() {
       <div className="send-grid">
         <section className="panel">
           <h2>New notification</h2>
-          <p className="muted">
-            Goes to all {app.stats.activeSubscribers} active{' '}
-            {app.stats.activeSubscribers === 1 ? 'subscriber' : 'subscribers'} of this app.
-          </p>
           <form onSubmit={onSubmit}>
+            <fieldset className="scopes">
+              <legend>Audience</legend>
+              <label className="scope-option">
+                <input
+                  type="radio"
+                  name="audience"
+                  value="all"
+                  checked={audience === 'all'}
+                  onChange={() => setAudience('all')}
+                />
+                <span>
+                  <strong>All subscribers</strong>
+                  <span className="hint">
+                    {app.stats.activeSubscribers} active{' '}
+                    {app.stats.activeSubscribers === 1 ? 'subscriber' : 'subscribers'} now.
+                  </span>
+                </span>
+              </label>
+              <label className="scope-option">
+                <input
+                  type="radio"
+                  name="audience"
+                  value="uids"
+                  checked={audience === 'uids'}
+                  onChange={() => setAudience('uids')}
+                />
+                <span>
+                  <strong>User ids</strong>
+                  <span className="hint">Every browser of these uids (up to 1,000).</span>
+                </span>
+              </label>
+              <label className="scope-option">
+                <input
+                  type="radio"
+                  name="audience"
+                  value="tags"
+                  checked={audience === 'tags'}
+                  onChange={() => setAudience('tags')}
+                />
+                <span>
+                  <strong>Tags</strong>
+                  <span className="hint">Every browser whose tags contain all these pairs.</span>
+                </span>
+              </label>
+            </fieldset>
+            {audience === 'uids' && (
+              <div className="field">
+                <label htmlFor="uids">User ids</label>
+                <textarea
+                  id="uids"
+                  name="uids"
+                  rows={3}
+                  value={uidsText}
+                  onChange={(event) => setUidsText(event.target.value)}
+                  aria-invalid={problem?.field === 'uids' ? true : undefined}
+                  aria-describedby="uids-hint uids-error"
+                />
+                <p className="hint" id="uids-hint">
+                  Separated by commas or new lines.
+                </p>
+                {problemOf('uids')}
+              </div>
+            )}
+            {audience === 'tags' && (
+              <div className="field">
+                <label htmlFor="tags">Tags</label>
+                <textarea
+                  id="tags"
+                  name="tags"
+                  rows={3}
+                  placeholder={'lang=ja\nplan=pro'}
+                  value={tagsText}
+                  onChange={(event) => setTagsText(event.target.value)}
+                  aria-invalid={problem?.field === 'tags' ? true : undefined}
+                  aria-describedby="tags-hint tags-error"
+                />
+                <p className="hint" id="tags-hint">
+                  <code>key=value</code>, one a line.
+                </p>
+                {problemOf('tags')}
+              </div>
+            )}
             <Field id="title" label="Title" required value={draft.title} onChange={set('title')} />
             <div className="field">
               <label htmlFor="body">Body</label>
@@ -179,6 +367,31 @@ export function SendPage() {
               onChange={set('badge')}
               hint="A small monochrome image some systems show in the status bar."
             />
+            <label className="scope-option">
+              <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
+              <span>
+                <strong>Send later</strong>
+                <span className="hint">At most 30 days ahead; it can be canceled until it starts.</span>
+              </span>
+            </label>
+            {later && (
+              <div className="field">
+                <label htmlFor="send-at">Send at (your time zone)</label>
+                <input
+                  id="send-at"
+                  name="send-at"
+                  type="datetime-local"
+                  required
+                  min={localIn(1)}
+                  max={localIn(30 * 24 * 60)}
+                  value={when}
+                  onChange={(event) => setWhen(event.target.value)}
+                  aria-invalid={problem?.field === 'send-at' ? true : undefined}
+                  aria-describedby="send-at-error"
+                />
+                {problemOf('send-at')}
+              </div>
+            )}
             <p className={tooLarge ? 'byte-counter over' : 'byte-counter'} id="byte-counter" aria-live="polite">
               {bytes.toLocaleString('en')} / {MAX_PAYLOAD_BYTES.toLocaleString('en')} bytes
               {tooLarge && ': too large, shorten the text'}
@@ -190,13 +403,23 @@ export function SendPage() {
               disabled={send.isPending || tooLarge}
               aria-describedby="byte-counter"
             >
-              {send.isPending ? 'Sending…' : 'Send notification'}
+              {send.isPending ? 'Sending…' : later ? 'Schedule notification' : 'Send notification'}
             </button>
           </form>
         </section>
         <Preview draft={draft} />
       </div>
-      {send.data && <Progress key={send.data.notification.id} appId={app.id} accepted={send.data.notification} />}
+      {send.data &&
+        (send.data.notification.status === 'scheduled' && send.data.sendAt ? (
+          <Scheduled
+            key={send.data.notification.id}
+            appId={app.id}
+            id={send.data.notification.id}
+            sendAt={send.data.sendAt}
+          />
+        ) : (
+          <Progress key={send.data.notification.id} appId={app.id} accepted={send.data.notification} />
+        ))}
     </>
   );
 }

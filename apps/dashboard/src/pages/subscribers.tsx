@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorPanel } from '../components/error-panel.js';
@@ -32,11 +32,15 @@ export function SubscribersPage() {
   const pages = useCursorPages();
   const queryClient = useQueryClient();
   const [status, setStatus] = useState<StatusFilter>('all');
+  // What is typed, and what the list is filtered by (applied with the Filter button).
+  const [uidInput, setUidInput] = useState('');
+  const [tagInput, setTagInput] = useState('');
+  const [filter, setFilter] = useState({ uid: '', tag: '' });
   useEffect(() => {
     document.title = `Subscribers · ${app.name} · Web Push`;
   }, [app.name]);
   const list = useQuery({
-    queryKey: ['subscribers', app.id, status, pages.cursor],
+    queryKey: ['subscribers', app.id, status, filter.uid, filter.tag, pages.cursor],
     queryFn: () =>
       call(
         api.GET('/api/v1/apps/{appId}/subscribers', {
@@ -45,6 +49,8 @@ export function SubscribersPage() {
             query: {
               limit: PAGE_SIZE,
               ...(status === 'all' ? {} : { status }),
+              ...(filter.uid ? { uid: filter.uid } : {}),
+              ...(filter.tag ? { tag: filter.tag } : {}),
               ...(pages.cursor ? { cursor: pages.cursor } : {}),
             },
           },
@@ -52,6 +58,12 @@ export function SubscribersPage() {
       ),
     placeholderData: keepPreviousData,
   });
+  const applyFilter = (event: FormEvent) => {
+    event.preventDefault();
+    setFilter({ uid: uidInput.trim(), tag: tagInput.trim() });
+    pages.reset();
+  };
+  const filtered = status !== 'all' || filter.uid !== '' || filter.tag !== '';
   const remove = async (subscriberId: string) => {
     await call(
       api.DELETE('/api/v1/apps/{appId}/subscribers/{subscriberId}', {
@@ -82,12 +94,30 @@ export function SubscribersPage() {
           </select>
         </div>
       </div>
+      <form className="inline-form" onSubmit={applyFilter} aria-label="Filter subscribers">
+        <div className="field field-inline">
+          <label htmlFor="uid-filter">User id</label>
+          <input id="uid-filter" value={uidInput} onChange={(event) => setUidInput(event.target.value)} />
+        </div>
+        <div className="field field-inline">
+          <label htmlFor="tag-filter">Tag</label>
+          <input
+            id="tag-filter"
+            placeholder="lang:ja"
+            value={tagInput}
+            onChange={(event) => setTagInput(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button button-small">
+          Filter
+        </button>
+      </form>
       {list.isPending ? (
         <Skeleton lines={6} />
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.subscribers.length === 0 ? (
-        <p className="empty">No subscribers{status === 'all' ? ' yet' : ` with status ${status}`}.</p>
+        <p className="empty">{filtered ? 'No subscribers match these filters.' : 'No subscribers yet.'}</p>
       ) : (
         <>
           <div className="table-wrap">
@@ -97,6 +127,8 @@ export function SubscribersPage() {
                   <th scope="col">Push service</th>
                   <th scope="col">Endpoint</th>
                   <th scope="col">Status</th>
+                  <th scope="col">User id</th>
+                  <th scope="col">Tags</th>
                   <th scope="col">Subscribed</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -112,6 +144,20 @@ export function SubscribersPage() {
                     </td>
                     <td>
                       <span className={`status status-${subscriber.status}`}>{subscriber.status}</span>
+                    </td>
+                    <td className="break-all">{subscriber.uid ?? <span className="muted">—</span>}</td>
+                    <td>
+                      {Object.keys(subscriber.tags).length === 0 ? (
+                        <span className="muted">—</span>
+                      ) : (
+                        <span className="tag-list">
+                          {Object.entries(subscriber.tags).map(([key, value]) => (
+                            <code key={key}>
+                              {key}:{value}
+                            </code>
+                          ))}
+                        </span>
+                      )}
                     </td>
                     <td>{dateFormat.format(new Date(subscriber.createdAt))}</td>
                     <td className="actions">

@@ -197,7 +197,7 @@ if (browser) {
 
   await t.test('sign out ends the session', async (t) => {
     await page.goto(`${url}/account`);
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.goto(`${url}/account`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -1,0 +1,245 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type MailServer, type ReceivedMail, startMailServer } from '@webpush/testing';
+import type { Page } from 'playwright-core';
+import t, { type Test } from 'tap';
+import {
+  assertAccessible,
+  assertNoHorizontalScroll,
+  createAppInPage,
+  launchChromium,
+  openDashboard,
+  PASSWORD,
+  screenshot,
+  signUp,
+  startDashboard,
+  uniqueEmail,
+} from './harness.js';
+
+/*
+ * The account and audience pages in real Chromium against the real API, with a real local SMTP
+ * server: the verification and reset links are read from the e-mails and opened as a user would.
+ * Sessions, the app's Settings tab, a tags audience sent later and its cancel, subscriber filters;
+ * axe-core and 375 px on each new page.
+ */
+
+const JAPANESE = /[\u3040-\u30ff\u4e00-\u9fff]/;
+const SHOTS = join(tmpdir(), 'dashboard-more');
+
+const browser = await launchChromium(t);
+if (browser) {
+  const mail: MailServer = await startMailServer();
+  t.teardown(() => mail.close());
+  const { ctx, url } = await startDashboard(t, { ...mail.env, MAIL_FROM: 'Web Push <no-reply@push.example.com>' });
+  const sql = ctx.database.sql;
+  const { page, problems } = await openDashboard(t, browser);
+
+  /** The one `${url}${path}?token=…` link of the message. */
+  const linkOf = (message: ReceivedMail, path: string) => {
+    const link = message.text.split(/\s+/).find((word) => word.startsWith(`${url}${path}?token=`));
+    if (!link) throw new Error(`no ${path} link in: ${message.text}`);
+    return link;
+  };
+  const mailLink = async (address: string, path: string, count = 1) =>
+    linkOf(await mail.waitFor(address, { count, matching: (m) => m.text.includes(`${url}${path}?token=`) }), path);
+
+  /** axe at 1440 px, then no sideways scrolling (and axe again) at 375 px; screenshots of both. */
+  async function checkPage(t: Test, target: Page, name: string) {
+    await assertAccessible(t, target, name);
+    await screenshot(target, join(SHOTS, `${name}-1440.png`));
+    await target.setViewportSize({ width: 375, height: 800 });
+    await assertNoHorizontalScroll(t, target, `${name} at 375 px`);
+    await screenshot(target, join(SHOTS, `${name}-375.png`));
+    await target.setViewportSize({ width: 1440, height: 900 });
+  }
+
+  const email = uniqueEmail('owner');
+  let appId = '';
+
+  await t.test(
+    'an unverified owner sees the banner; the e-mail link verifies; a bad link says so in Japanese',
+    async (t) => {
+      await signUp(page, url, email);
+      const banner = page.getByRole('region', { name: 'E-mail verification' });
+      await banner.waitFor();
+      await banner.getByRole('button', { name: 'Resend verification e-mail' }).click();
+      await banner.getByText('Sent: check your inbox.').waitFor();
+      await checkPage(t, page, 'banner');
+      const link = await mailLink(email, '/verify-email', 2);
+
+      await page.goto(`${url}/verify-email?token=wpv_not-a-real-token`);
+      const error = page.getByRole('alert');
+      await error.waitFor();
+      t.match(await error.textContent(), JAPANESE);
+      t.match(await error.textContent(), 'INVALID_TOKEN');
+      t.ok(
+        await page.getByRole('button', { name: 'Resend verification e-mail' }).first().isVisible(),
+        'a way to resend',
+      );
+      await checkPage(t, page, 'verify-email-invalid');
+
+      await page.goto(link);
+      await page.getByText('is verified').waitFor();
+      await checkPage(t, page, 'verify-email');
+      const [row] = await sql<
+        { verified: boolean }[]
+      >`select email_verified as verified from users where email = ${email}`;
+      t.equal(row?.verified, true, 'the user is verified in the database');
+      await page.getByRole('link', { name: 'Go to your apps' }).click();
+      await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+      t.equal(await banner.count(), 0, 'no banner any more');
+    },
+  );
+
+  await t.test('Account lists both sessions; ending the other one signs that browser out', async (t) => {
+    const other = await openDashboard(t, browser);
+    await other.page.goto(`${url}/sign-in`);
+    await other.page.getByLabel('E-mail').fill(email);
+    await other.page.getByLabel('Password').fill(PASSWORD);
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.getByRole('heading', { name: 'Your apps' }).waitFor();
+
+    await page.goto(`${url}/account`);
+    const rows = page.getByTestId('session-row');
+    await rows.nth(1).waitFor();
+    t.equal(await rows.count(), 2, 'two sessions');
+    t.equal(await page.getByText('This device').count(), 1, 'one is this device');
+    t.match(await rows.first().textContent(), /Chrome \d+ on Linux/, 'the browser, read from its User-Agent');
+    await checkPage(t, page, 'account');
+
+    await page.getByRole('button', { name: /^Sign out the session from/ }).click();
+    await page.getByRole('button', { name: 'Sign it out' }).click();
+    await eventuallyCount(rows, 1);
+    t.equal(await rows.count(), 1, 'one session left');
+    const me = await other.context.request.get(`${url}/api/v1/auth/me`);
+    t.equal(me.status(), 401, 'the other browser is signed out');
+    t.equal((await page.context().request.get(`${url}/api/v1/auth/me`)).status(), 200, 'this one is not');
+  });
+
+  await t.test('Settings: rename, allowed origins (checked, saved), identity secret shown once', async (t) => {
+    await page.goto(`${url}/`);
+    appId = await createAppInPage(page, 'Shop');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Allowed origins' }).waitFor();
+    await checkPage(t, page, 'settings');
+
+    await page.getByLabel('App name').fill('Shop JP');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('heading', { name: 'Shop JP', level: 1 }).waitFor();
+
+    const origins = page.getByLabel('Origins, one a line');
+    await origins.fill('https://shop.example.com/path');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    t.match(await page.locator('#allowed-origins-error').textContent(), 'is not an origin');
+    t.equal(await origins.getAttribute('aria-invalid'), 'true');
+    await origins.fill('https://shop.example.com\nhttp://localhost:5173');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    await page.getByText('Saved: https://shop.example.com, http://localhost:5173.').waitFor();
+    const [app] = await sql<{ name: string; allowed_origins: string[]; sealed: boolean }[]>`
+      select name, allowed_origins, identity_secret_sealed is not null as sealed from apps where id = ${appId}`;
+    t.equal(app?.name, 'Shop JP');
+    t.same(app?.allowed_origins, ['https://shop.example.com', 'http://localhost:5173']);
+    t.equal(app?.sealed, false, 'no identity secret yet');
+
+    await page.getByRole('button', { name: 'Create or rotate the identity secret' }).click();
+    await page.getByRole('button', { name: 'Create new secret' }).click();
+    const secret = (await page.getByTestId('identity-secret').textContent()) ?? '';
+    t.ok(secret.length >= 32, 'the secret is shown');
+    const [sealed] = await sql<
+      { sealed: string }[]
+    >`select identity_secret_sealed as sealed from apps where id = ${appId}`;
+    t.ok(sealed?.sealed, 'stored');
+    t.notOk(sealed?.sealed.includes(secret), 'sealed, not in clear');
+  });
+
+  await t.test('a tags audience sent later is scheduled, listed with its time, and canceled', async (t) => {
+    await page.getByRole('link', { name: 'Send' }).click();
+    await page.getByLabel('Title').fill('Sale');
+    await page.getByLabel('Body').fill('Tomorrow only');
+    await page.getByRole('radio', { name: /Tags/ }).check();
+    await page.getByRole('checkbox', { name: /Send later/ }).check();
+    await checkPage(t, page, 'send');
+    await page.getByRole('textbox', { name: 'Tags' }).fill('lang ja');
+    await page.getByRole('button', { name: 'Schedule notification' }).click();
+    t.match(await page.locator('#tags-error').textContent(), 'not a key=value pair');
+    await page.getByRole('textbox', { name: 'Tags' }).fill('lang=ja\nplan=pro');
+    await page.getByRole('button', { name: 'Schedule notification' }).click();
+    const status = page.getByTestId('send-status');
+    await status.waitFor();
+    t.equal(await status.getAttribute('data-status'), 'scheduled');
+    const [sent] = await sql<{ id: string; status: string; tags: unknown; ahead: number }[]>`
+      select id, status, target_tags as tags,
+             extract(epoch from send_at - now())::float8 as ahead
+      from notifications where app_id = ${appId}`;
+    t.equal(sent?.status, 'scheduled');
+    t.same(sent?.tags, { lang: 'ja', plan: 'pro' }, 'the tags audience was sent');
+    const ahead = sent?.ahead ?? 0;
+    t.ok(ahead > 50 * 60 && ahead <= 61 * 60, `sendAt is the hour ahead the form proposed (${ahead} s)`);
+
+    await page.getByRole('link', { name: 'See all notifications' }).click();
+    const cancel = page.getByRole('button', { name: `Cancel scheduled send ${sent?.id}` });
+    await cancel.waitFor();
+    t.match(await page.locator('tbody').textContent(), /scheduledfor /);
+    await checkPage(t, page, 'notifications-scheduled');
+    await cancel.click();
+    await page.getByRole('button', { name: 'Cancel the send' }).click();
+    await page.locator('.status-canceled').waitFor();
+    const [canceled] = await sql<{ status: string }[]>`select status from notifications where id = ${sent?.id ?? ''}`;
+    t.equal(canceled?.status, 'canceled');
+  });
+
+  await t.test('subscribers: uid and tag filters reach the API', async (t) => {
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByLabel('User id').fill('user-42');
+    await page.getByLabel('Tag').fill('lang:ja');
+    const request = page.waitForRequest((r) => r.url().includes('/subscribers?'));
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const query = new URL((await request).url()).searchParams;
+    t.equal(query.get('uid'), 'user-42');
+    t.equal(query.get('tag'), 'lang:ja');
+    await page.getByText('No subscribers match these filters.').waitFor();
+    await checkPage(t, page, 'subscribers');
+  });
+
+  await t.test('forgot password → the e-mail link → a new password; every session ends', async (t) => {
+    const visitor = await openDashboard(t, browser);
+    await visitor.page.goto(`${url}/sign-in`);
+    await visitor.page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await visitor.page.getByLabel('E-mail').fill(email);
+    await checkPage(t, visitor.page, 'forgot-password');
+    await visitor.page.getByRole('button', { name: 'Send the link' }).click();
+    await visitor.page.getByText('If an account exists').waitFor();
+    const link = await mailLink(email, '/reset-password');
+
+    await visitor.page.goto(`${url}/reset-password?token=wpr_not-a-real-token`);
+    await visitor.page.getByLabel('New password').fill('a new long password');
+    await visitor.page.getByRole('button', { name: 'Set the new password' }).click();
+    const error = visitor.page.getByRole('alert');
+    await error.waitFor();
+    t.match(await error.textContent(), JAPANESE);
+    t.match(await error.textContent(), 'INVALID_TOKEN');
+    await checkPage(t, visitor.page, 'reset-password-invalid');
+
+    await visitor.page.goto(link);
+    await visitor.page.getByLabel('New password').fill('a new long password');
+    await visitor.page.getByRole('button', { name: 'Set the new password' }).click();
+    await visitor.page.getByText('Every session of your account was signed out').waitFor();
+    await checkPage(t, visitor.page, 'reset-password');
+    t.equal((await page.context().request.get(`${url}/api/v1/auth/me`)).status(), 401, 'the owner’s session ended');
+
+    await visitor.page.getByRole('link', { name: 'Sign in' }).last().click();
+    await visitor.page.getByLabel('E-mail').fill(email);
+    await visitor.page.getByLabel('Password').fill('a new long password');
+    await visitor.page.getByRole('button', { name: 'Sign in' }).click();
+    await visitor.page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    t.same(visitor.problems, [], 'no CSP violation or page error');
+  });
+
+  t.same(problems, [], 'no CSP violation or page error');
+
+  async function eventuallyCount(locator: ReturnType<Page['getByTestId']>, count: number) {
+    for (let tries = 0; tries < 100 && (await locator.count()) !== count; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
