@@ -56,10 +56,13 @@ export function VerifyEmailPage() {
   }, []);
   const verify = useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/verify-email', { body: { token } })),
-    onSuccess: (answer) => {
-      // Only when this browser is signed in as that user does the cached user change.
+    onSuccess: async (answer) => {
+      // A /auth/me already in flight would land after this with `emailVerified: false` and bring the
+      // banner back: cancel it, update the cached user when it is this one, then ask again.
+      await queryClient.cancelQueries({ queryKey: ['me'] });
       const current = queryClient.getQueryData<{ id: string } | null>(['me']);
       if (current && current.id === answer.user.id) queryClient.setQueryData(['me'], answer.user);
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
     },
   });
   useEffect(() => {
