@@ -1,6 +1,7 @@
 import { findStalledNotifications } from '@webpush/db';
 import { fanOutJobId, jobNames } from '@webpush/queue';
 import type { WorkerContext } from './context.js';
+import { startPeriodicTask } from './periodic-task.js';
 
 /** Notifications looked at per pass; the oldest first, the rest on the next pass. */
 const BATCH = 500;
@@ -42,23 +43,5 @@ export function startReconciler(context: WorkerContext): Reconciler {
     return requeued;
   }
 
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() =>
-      runOnce().catch((error: unknown) => log.error({ err: error }, 'reconciler pass failed; retrying next interval')),
-    );
-  }, config.delivery.reconcileIntervalMs);
-  timer.unref();
-
-  return {
-    runOnce: () => {
-      const pass = running.then(runOnce);
-      running = pass.catch(() => undefined);
-      return pass;
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask('reconciler', config.delivery.reconcileIntervalMs, runOnce, log);
 }

@@ -2,6 +2,7 @@ import { type StartedSend, startDueScheduledSend } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
 import { fanOutJobId, jobNames } from '@webpush/queue';
 import type { WorkerContext } from './context.js';
+import { startPeriodicTask } from './periodic-task.js';
 
 /** Sends started per pass at most; the rest on the next pass (a pass repeats at once when this is reached). */
 const BATCH = 200;
@@ -43,23 +44,5 @@ export function startScheduler(context: WorkerContext): Scheduler {
     return started;
   }
 
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = running.then(() =>
-      runOnce().catch((error: unknown) => log.error({ err: error }, 'scheduler pass failed; retrying next interval')),
-    );
-  }, config.delivery.schedulerIntervalMs);
-  timer.unref();
-
-  return {
-    runOnce: () => {
-      const pass = running.then(runOnce);
-      running = pass.catch(() => undefined);
-      return pass;
-    },
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicTask('scheduler', config.delivery.schedulerIntervalMs, runOnce, log);
 }
