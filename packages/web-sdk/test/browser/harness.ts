@@ -166,8 +166,13 @@ export async function openPage(context: BrowserContext, origin: string, keys: Br
   return page;
 }
 
-/** Polls until `accept` holds or the time is up; returns the last value either way, for the assertion. */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 5_000): Promise<T> {
+/**
+ * Polls until `accept` holds or `ms` runs out, then returns the last value (the caller asserts it).
+ * Every caller waits for something that should happen, so a long deadline costs nothing when
+ * things work; 20 s because a busy 2-core CI machine was seen taking over 5 s to show a pushed
+ * notification while other test files ran.
+ */
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   let value = await probe();
   while (!accept(value) && Date.now() < deadline) {
