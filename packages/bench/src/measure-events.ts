@@ -79,7 +79,7 @@ export async function measureEvents(
   const load = { seconds: options.httpSeconds, concurrency: options.httpConcurrency, rounds: options.httpRuns };
   const [notification] = await sql<{ id: string }[]>`
     insert into notifications (app_id, payload, ttl, urgency, target_kind, targets, status, completed_at)
-    values (${app.id}, ${sql.json({ title: 'Bench', body: 'events' })}, 86400, 'normal', 'all', 0, 'completed', now())
+    values (${app.id}, ${JSON.stringify({ title: 'Bench', body: 'events' })}::jsonb, 86400, 'normal', 'all', 0, 'completed', now())
     returning id`;
   if (!notification) throw new Error('could not create the bench notification');
   const endpoints = (
@@ -149,7 +149,9 @@ export async function measureEvents(
       writesPer1000: ((insertStatements + notificationRowUpdates) * 1000) / endpoints.length,
       counted: counted?.shown ?? 0,
     };
-    say(describeEvents(figures));
+    say(
+      `events phase done: ${figures.counted.toLocaleString('en-US')} of ${figures.distinctEvents.toLocaleString('en-US')} distinct events counted`,
+    );
     return figures;
   } finally {
     await sql`drop trigger bench_count_updates on notifications`;

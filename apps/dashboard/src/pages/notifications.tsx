@@ -148,13 +148,13 @@ export function NotificationsPage() {
                   <th scope="col" className="num">
                     Expired
                   </th>
-                  <th scope="col" className="num">
+                  <th scope="col" className="engagement">
                     Shown
                   </th>
-                  <th scope="col" className="num">
+                  <th scope="col" className="engagement">
                     Clicked
                   </th>
-                  <th scope="col" className="num">
+                  <th scope="col" className="engagement">
                     <abbr title={CTR_DEFINITION}>CTR</abbr>
                   </th>
                   <th scope="col">
@@ -188,9 +188,9 @@ export function NotificationsPage() {
                       <td className="num">{notification.sent}</td>
                       <td className="num">{notification.failed}</td>
                       <td className="num">{notification.expired}</td>
-                      <td className="num">{notification.shown}</td>
-                      <td className="num">{notification.clicked}</td>
-                      <td className="num">{clickThroughRate(notification)}</td>
+                      <td className="engagement">{notification.shown}</td>
+                      <td className="engagement">{notification.clicked}</td>
+                      <td className="engagement">{clickThroughRate(notification)}</td>
                       <td className="actions">
                         {notification.status === 'scheduled' && <CancelSend appId={app.id} id={notification.id} />}
                       </td>

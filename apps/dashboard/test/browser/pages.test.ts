@@ -171,9 +171,10 @@ if (browser) {
         'CTR',
       ]);
       t.equal(await page.locator('thead abbr').getAttribute('title'), 'Click-through rate: clicked ÷ shown');
-      const cells = async (row: number) => await page.locator('tbody tr').nth(row).locator('td.num').allTextContents();
-      t.strictSame((await cells(0)).slice(-3), ['8', '3', '37.5%'], 'shown, clicked, clicked ÷ shown');
-      t.strictSame((await cells(1)).slice(-3), ['0', '0', '—'], 'no rate while nothing was shown');
+      const cells = (row: number) => page.locator('tbody tr').nth(row).locator('td.engagement').allTextContents();
+      t.strictSame(await cells(0), ['8', '3', '37.5%'], 'shown, clicked, clicked ÷ shown');
+      t.strictSame(await cells(1), ['0', '0', '—'], 'no rate while nothing was shown');
+      t.equal(await page.locator('tbody tr').first().locator('td.num').count(), 4, 'the delivery counts stay apart');
       t.match(await page.locator('main').textContent(), /CTR, the click-through rate, is clicked ÷ shown/);
 
       await page.locator('tbody tr').first().getByRole('button').first().click();
