@@ -172,11 +172,9 @@ if (browser) {
     const id = await newNotification();
 
     await visitor.push({ title: 'Private', body: 'x', url: `${visitor.site}/quiet`, id });
-    const privateShown = await eventually(visitor.titles, (list) => list.includes('Private'));
-    if (!privateShown.includes('Private'))
-      t.comment(
-        `worker: ${JSON.stringify(visitor.logs)} titles ${JSON.stringify(privateShown)} url ${visitor.worker.url()}`,
-      );
+    const titles = await eventually(visitor.titles, (list) => list.includes('Private'));
+    // Once seen failing under heavy load (the push never showed); the worker's console says why next time.
+    if (!titles.includes('Private')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
     await visitor.click('Private');
     t.same(
       await eventually(visitor.windowCalls, (calls) => calls.length > 0),
