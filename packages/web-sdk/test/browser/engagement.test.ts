@@ -144,7 +144,8 @@ if (browser) {
     // The same notification shown and clicked again (say, the push service delivered it twice).
     // Another title, so the wait cannot mistake the first one, still closing, for it.
     await visitor.push({ title: 'Counted again', body: 'x', url: `${visitor.site}/landing`, id });
-    await eventually(visitor.titles, (list) => list.includes('Counted again'));
+    const again = await eventually(visitor.titles, (list) => list.includes('Counted again'));
+    if (!again.includes('Counted again')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
     await visitor.click('Counted again');
     const reports = await eventually(
       async () => eventsFrom(visitor.site),

@@ -171,9 +171,10 @@ export async function openPage(context: BrowserContext, origin: string, keys: Br
 
 /**
  * Polls until `accept` holds or the time is up; returns the last value either way, for the assertion.
- * 20 s by default: a loaded machine (other test files, two cores) can take seconds to show a notification.
+ * 30 s by default: a loaded machine (other test files on two cores, load average 40 seen) can take
+ * over 20 s to show a notification.
  */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 20_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   let value = await probe();
   while (!accept(value) && Date.now() < deadline) {
