@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
+import engagementBufferPlugin from './plugins/app/engagement-buffer.js';
 import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
 import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
@@ -28,6 +29,7 @@ import authRoutes from './routes/auth/index.js';
 import passwordResetRoutes from './routes/auth/password-reset.js';
 import sessionRoutes from './routes/auth/sessions.js';
 import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
+import eventRoutes from './routes/events/index.js';
 import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
 import metricsRoutes from './routes/metrics.js';
@@ -104,6 +106,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(passwordsPlugin);
   await app.register(mailerPlugin);
   await app.register(newSubscriptionCapPlugin);
+  await app.register(engagementBufferPlugin);
   await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
@@ -133,6 +136,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(notificationRoutes);
       await api.register(appNotificationRoutes, { prefix: '/apps/:appId/notifications' });
       await api.register(subscriberRoutes, { prefix: '/apps/:appId/subscribers' });
+      await api.register(eventRoutes);
       await api.register(usageRoutes);
       await api.register(planRoutes);
     },

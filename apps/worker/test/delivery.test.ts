@@ -59,8 +59,8 @@ t.test('a notification to every subscriber: each one decrypts exactly the payloa
   t.match(done, { id, status: 'completed', targets: 5, sent: 5, failed: 0, expired: 0 });
   t.type(done.completedAt, 'string');
 
-  const expected = JSON.stringify(payload);
-  t.equal(serializePayload(payload), expected, 'fields go out in the contract order');
+  const expected = JSON.stringify({ ...payload, id });
+  t.equal(serializePayload(payload, id), expected, 'fields go out in the contract order, with the notification id');
   for (const subscriber of subscribers) {
     const messages = messagesTo(subscriber.id);
     t.equal(messages.length, 1, 'exactly one message per subscriber');
@@ -94,7 +94,7 @@ t.test('defaults: TTL 86400, Urgency normal, no Topic', async (t) => {
   const { id } = await harness.notify(owner, { title: 'T', body: 'B' });
   await harness.finished(owner, id);
   t.match(messagesTo(subscriber.id)[0], {
-    payload: '{"title":"T","body":"B"}',
+    payload: `{"title":"T","body":"B","id":"${id}"}`,
     ttl: 86_400,
     urgency: 'normal',
     topic: null,

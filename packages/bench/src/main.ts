@@ -23,6 +23,7 @@ import {
 import { loadAverage, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
 import { measureAudiences } from './measure-audiences.js';
+import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
@@ -293,6 +294,9 @@ async function run(): Promise<BenchFigures> {
     ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
+  const events = options.phases.has('events')
+    ? await measureEvents(api, apiUrl, database, tenant.app, options, say)
+    : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
 
@@ -306,6 +310,7 @@ async function run(): Promise<BenchFigures> {
     peers,
     http,
     audiences,
+    events,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

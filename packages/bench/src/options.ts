@@ -4,7 +4,7 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences'] as const;
+export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {

@@ -1,5 +1,6 @@
 import type { SendingCpu } from './cpu-meter.js';
 import type { AudienceFigures } from './measure-audiences.js';
+import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import { round } from './stats.js';
 
@@ -53,6 +54,7 @@ export interface BenchFigures {
   } | null;
   http: { notify: RequestRate; bare: RequestRate } | null;
   audiences: AudienceFigures | null;
+  events: EventFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -186,6 +188,7 @@ export function printReport(figures: BenchFigures): void {
       ],
     ]),
   );
+  if (figures.events) console.log(describeEvents(figures.events));
   console.log('');
   console.log('Where the cores went (cores busy on average; CPU µs per message):');
   console.log(
@@ -298,6 +301,7 @@ export function printReport(figures: BenchFigures): void {
       settings,
       standIn,
       audiences: figures.audiences,
+      events: figures.events,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

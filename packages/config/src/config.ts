@@ -72,6 +72,12 @@ export interface Config {
     readonly lockDurationMs: number;
     readonly stalledIntervalMs: number;
   };
+  readonly events: {
+    /** How often the API moves buffered engagement events from Redis into PostgreSQL. */
+    readonly flushIntervalMs: number;
+    /** Events per flush statement. */
+    readonly flushBatch: number;
+  };
   /** Credentials of the operations surfaces (Bull Board); null when either is unset (disabled). */
   readonly ops: { readonly username: string; readonly password: string } | null;
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
@@ -201,6 +207,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     },
+    events: { flushIntervalMs: env.EVENTS_FLUSH_INTERVAL_MS, flushBatch: env.EVENTS_FLUSH_BATCH },
     ops:
       env.OPS_USERNAME !== undefined && env.OPS_PASSWORD !== undefined
         ? { username: env.OPS_USERNAME, password: env.OPS_PASSWORD }

@@ -52,6 +52,9 @@ export const EnvSchema = Type.Object({
   SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 4_000, default: 1_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 6_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 1_000 }),
+  // Engagement events (POST /events): buffered in Redis, counted in batches by the API.
+  EVENTS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1_000 }),
+  EVENTS_FLUSH_BATCH: Type.Integer({ minimum: 1, maximum: 10_000, default: 5_000 }),
   // Mail (verification and password-reset links). Without SMTP_URL messages are logged, not sent.
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),

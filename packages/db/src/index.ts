@@ -5,6 +5,7 @@ export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/audiences.js';
 export * from './repositories/deliveries.js';
+export * from './repositories/events.js';
 export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/scheduled-sends.js';
@@ -17,6 +18,8 @@ export {
   type AccountTokenPurpose,
   type ApiKeyScope,
   apiKeyScopes,
+  type EngagementType,
+  engagementTypes,
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,

@@ -238,6 +238,9 @@ export const notifications = pgTable(
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
+    /** Engagement counts, raised in batches by the API's event flusher (one UPDATE per notification per flush). */
+    shown: integer('shown').notNull().default(0),
+    clicked: integer('clicked').notNull().default(0),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
     /** The 202 body given for an idempotent request, replayed for the same key. */
@@ -321,4 +324,30 @@ export const monthlyUsage = pgTable(
     sends: bigint('sends', { mode: 'number' }).notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.userId, table.month] })],
+);
+
+export const engagementTypes = ['shown', 'clicked'] as const;
+export type EngagementType = (typeof engagementTypes)[number];
+
+/**
+ * One row per (notification, subscription, type) ever counted: the durable de-duplication of
+ * engagement events. Inserted in batches by the flusher; a conflict means "already counted".
+ */
+export const notificationEvents = pgTable(
+  'notification_events',
+  {
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    subscriptionId: uuid('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    type: text('type').$type<EngagementType>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.notificationId, table.subscriptionId, table.type] }),
+    // Deleting a subscription cascades here; without it that would scan the whole table.
+    index('notification_events_subscription_idx').on(table.subscriptionId),
+  ],
 );

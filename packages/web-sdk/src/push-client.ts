@@ -74,6 +74,11 @@ export interface SubscribeOptions extends WorkerOptions, ApiTarget {
   uidSignature?: string;
   /** Your tags for this browser (at most 20 string pairs); they replace its tags. */
   tags?: Record<string, string>;
+  /**
+   * Default true: the service worker reports `shown` and `clicked` for each notification
+   * (`POST /events`). False: it reports nothing.
+   */
+  tracking?: boolean;
 }
 
 export interface UnsubscribeOptions extends WorkerOptions, Partial<ApiTarget> {}
@@ -174,7 +179,12 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
 
   let registration: RegistrationLike;
   try {
-    const scriptUrl = workerScriptUrl(options.serviceWorkerUrl ?? DEFAULT_WORKER_URL, env.pageUrl, target);
+    const scriptUrl = workerScriptUrl(
+      options.serviceWorkerUrl ?? DEFAULT_WORKER_URL,
+      env.pageUrl,
+      target,
+      options.tracking !== false,
+    );
     registration = await serviceWorker.register(scriptUrl, options.scope ? { scope: options.scope } : undefined);
   } catch (cause) {
     throw new WebPushError('service-worker', `the service worker could not be registered${because(cause)}`, { cause });

@@ -1,13 +1,15 @@
 /*
  * The service worker a site serves from its own origin (copy dist/sw.js to /sw.js, or put
  * `importScripts('https://<service>/sdk/sw.js')` in its own worker). Built as a plain script, no
- * modules. It shows the service's pushes, opens their `url` on click and keeps the subscription
- * alive when the browser rotates it. The service's address and the app's API key come from this
- * script's own URL (`/sw.js?baseUrl=…&apiKey=…`), which `subscribe()` registers.
+ * modules. It shows the service's pushes, opens their `url` on click, reports `shown` and
+ * `clicked` to the service (unless the site passed `tracking: false`) and keeps the subscription
+ * alive when the browser rotates it. The service's address, the app's API key and the tracking
+ * switch come from this script's own URL (`/sw.js?baseUrl=…&apiKey=…[&tracking=0]`), which
+ * `subscribe()` registers.
  */
 import { type ApiTarget, callApi, fetchVapidKey } from './api-client.js';
 import { base64UrlToBytes } from './base64url.js';
-import { targetFromScriptUrl } from './worker-url.js';
+import { targetFromScriptUrl, trackingFromScriptUrl } from './worker-url.js';
 
 const worker = self as unknown as ServiceWorkerGlobalScope;
 
@@ -17,11 +19,13 @@ interface PushPayload {
   url?: string;
   icon?: string;
   badge?: string;
+  /** The notification's id, which engagement events are reported with. */
+  id?: string;
 }
 
 const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
 
-/** The contract's payload `{title, body, url?, icon?, badge?}`, or null for anything else. */
+/** The contract's payload `{title, body, url?, icon?, badge?, id?}`, or null for anything else. */
 function readPayload(data: PushMessageData | null): PushPayload | null {
   if (!data) return null;
   let value: unknown;
@@ -33,7 +37,7 @@ function readPayload(data: PushMessageData | null): PushPayload | null {
   if (typeof value !== 'object' || value === null) return null;
   const fields = value as Record<string, unknown>;
   if (typeof fields.title !== 'string' || typeof fields.body !== 'string') return null;
-  if (!optionalString(fields.url) || !optionalString(fields.icon) || !optionalString(fields.badge)) return null;
+  if (!['url', 'icon', 'badge', 'id'].every((name) => optionalString(fields[name]))) return null;
   return fields as unknown as PushPayload;
 }
 
@@ -43,16 +47,33 @@ worker.addEventListener('install', () => {
   void worker.skipWaiting();
 });
 
+/**
+ * Tells the service a notification was shown or clicked (`POST /events`, counted once per
+ * notification, subscription and type). Never throws: an event that cannot be sent is dropped.
+ */
+async function report(type: 'shown' | 'clicked', notificationId: unknown): Promise<void> {
+  const target = targetFromScriptUrl(worker.location.href);
+  if (!target || typeof notificationId !== 'string' || !trackingFromScriptUrl(worker.location.href)) return;
+  try {
+    const subscription = await worker.registration.pushManager.getSubscription();
+    if (subscription)
+      await callApi(fetch, target, 'POST', '/events', { notificationId, endpoint: subscription.endpoint, type });
+  } catch (error) {
+    console.warn(`[webpush] could not report "${type}"`, error);
+  }
+}
+
 worker.addEventListener('push', (event) => {
   const payload = readPayload(event.data);
   if (!payload) {
     console.warn('[webpush] ignored a push whose payload is not {title, body, url?, icon?, badge?}');
     return;
   }
-  const options: NotificationOptions = { body: payload.body, data: { url: payload.url } };
+  const options: NotificationOptions = { body: payload.body, data: { url: payload.url, id: payload.id } };
   if (payload.icon) options.icon = payload.icon;
   if (payload.badge) options.badge = payload.badge;
-  event.waitUntil(worker.registration.showNotification(payload.title, options));
+  // Reported once the notification is up, so it never waits on the network.
+  event.waitUntil(worker.registration.showNotification(payload.title, options).then(() => report('shown', payload.id)));
 });
 
 async function focusOrOpen(url: string): Promise<void> {
@@ -65,9 +86,10 @@ async function focusOrOpen(url: string): Promise<void> {
 
 worker.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  const url = (event.notification.data as { url?: unknown } | null)?.url;
-  if (typeof url !== 'string') return;
-  event.waitUntil(focusOrOpen(url));
+  const data = event.notification.data as { url?: unknown; id?: unknown } | null;
+  // Side by side: opening the url does not wait for the report.
+  const clicked = report('clicked', data?.id);
+  event.waitUntil(typeof data?.url === 'string' ? Promise.all([focusOrOpen(data.url), clicked]) : clicked);
 });
 
 async function renewSubscription(event: PushSubscriptionChangeEvent, target: ApiTarget): Promise<void> {

@@ -49,6 +49,19 @@ t.test('getState', async (t) => {
   });
 });
 
+t.test('tracking: false travels to the worker as tracking=0 in its URL; the default adds nothing', async (t) => {
+  const off = fakeBrowser({ permission: 'granted' });
+  await subscribe(off.env, { ...options, tracking: false });
+  const offUrl = new URL(off.log.find((entry) => entry.startsWith('register '))?.slice('register '.length) ?? '');
+  t.equal(offUrl.searchParams.get('tracking'), '0');
+  t.equal(offUrl.searchParams.get('apiKey'), API_KEY, 'beside the key');
+
+  const on = fakeBrowser({ permission: 'granted' });
+  await subscribe(on.env, { ...options, tracking: true });
+  const onUrl = new URL(on.log.find((entry) => entry.startsWith('register '))?.slice('register '.length) ?? '');
+  t.equal(onUrl.searchParams.has('tracking'), false, 'tracking on is the default: the URL stays as before');
+});
+
 t.test('subscribe: the happy path, in order', async (t) => {
   const browser = fakeBrowser({ api: { 'POST /api/v1/subscribe': () => json(201, { subscriber: { id: 'sub_42' } }) } });
   const result = await subscribe(browser.env, { ...options, baseUrl: `${BASE_URL}/` });

@@ -132,6 +132,10 @@ export const NotificationSchema = Type.Object(
     sent: Type.Integer(),
     failed: Type.Integer(),
     expired: Type.Integer({ description: 'Subscriptions found expired (404/410) while sending' }),
+    shown: Type.Integer({
+      description: 'Subscriptions that displayed it (reported by the SDK service worker, counted once each)',
+    }),
+    clicked: Type.Integer({ description: 'Subscriptions that clicked it (counted once each)' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     sendAt: Type.Optional(

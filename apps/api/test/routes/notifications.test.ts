@@ -288,6 +288,8 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       sent: 0,
       failed: 0,
       expired: 0,
+      shown: 0,
+      clicked: 0,
       createdAt: body.notification.createdAt,
       completedAt: null,
       title: 'Status',

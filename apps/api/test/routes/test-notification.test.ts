@@ -51,8 +51,9 @@ t.test(
     t.strictSame(JSON.parse(message?.payload ?? 'null'), {
       title: 'テスト通知',
       body: 'プッシュ通知は正しく設定されています。',
+      id: 'test',
     });
-    t.equal(message?.payload, JSON.stringify(TEST_NOTIFICATION));
+    t.equal(message?.payload, JSON.stringify({ ...TEST_NOTIFICATION, id: 'test' }), 'carries "id":"test"');
     t.equal(message?.vapidPublicKey, owner.app.vapidPublicKey, "k is the app's VAPID key");
     t.equal(message?.claims.aud, push.origin);
     t.equal(message?.claims.sub, config.vapidSubject);

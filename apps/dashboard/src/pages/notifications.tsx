@@ -24,6 +24,14 @@ export type Notification = Awaited<
   ReturnType<ReturnType<typeof notificationsQuery>['queryFn']>
 >['notifications'][number];
 
+const percentFormat = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
+
+/** Click-through rate: clicked ÷ shown, "—" while nothing has been shown (no rate to speak of). */
+export const clickThroughRate = ({ shown, clicked }: { shown: number; clicked: number }) =>
+  shown === 0 ? '—' : percentFormat.format(clicked / shown);
+
+export const CTR_DEFINITION = 'Click-through rate: clicked ÷ shown';
+
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
 const formatDate = (value: string | null | undefined) => (value ? dateFormat.format(new Date(value)) : '—');
 
@@ -87,6 +95,11 @@ function Details({ notification }: { notification: Notification }) {
       <dd>
         {notification.sent} sent, {notification.failed} failed, {notification.expired} expired of {notification.targets}
       </dd>
+      <dt>Engagement</dt>
+      <dd data-testid="engagement">
+        {notification.shown} shown, {notification.clicked} clicked, click-through rate {clickThroughRate(notification)}{' '}
+        <span className="hint">(clicked ÷ shown)</span>
+      </dd>
     </dl>
   );
 }
@@ -135,6 +148,15 @@ export function NotificationsPage() {
                   <th scope="col" className="num">
                     Expired
                   </th>
+                  <th scope="col" className="engagement">
+                    Shown
+                  </th>
+                  <th scope="col" className="engagement">
+                    Clicked
+                  </th>
+                  <th scope="col" className="engagement">
+                    <abbr title={CTR_DEFINITION}>CTR</abbr>
+                  </th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
                   </th>
@@ -166,13 +188,16 @@ export function NotificationsPage() {
                       <td className="num">{notification.sent}</td>
                       <td className="num">{notification.failed}</td>
                       <td className="num">{notification.expired}</td>
+                      <td className="engagement">{notification.shown}</td>
+                      <td className="engagement">{notification.clicked}</td>
+                      <td className="engagement">{clickThroughRate(notification)}</td>
                       <td className="actions">
                         {notification.status === 'scheduled' && <CancelSend appId={app.id} id={notification.id} />}
                       </td>
                     </tr>
                     {open === notification.id && (
                       <tr id={`details-${notification.id}`} className="details-row">
-                        <td colSpan={8}>
+                        <td colSpan={11}>
                           <Details notification={notification} />
                         </td>
                       </tr>
@@ -182,6 +207,10 @@ export function NotificationsPage() {
               </tbody>
             </table>
           </div>
+          <p className="hint table-note">
+            Shown and clicked are reported by the SDK's service worker (unless the site turned tracking off), each
+            subscriber counted once. CTR, the click-through rate, is clicked ÷ shown; — until something is shown.
+          </p>
           <Pager
             label="Notification"
             pageNumber={pages.pageNumber}

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startFakeGithub } from '@webpush/testing';
 import t from 'tap';
 import {
@@ -7,6 +9,7 @@ import {
   launchChromium,
   openDashboard,
   PASSWORD,
+  screenshot,
   signUp,
   startDashboard,
   uniqueEmail,
@@ -142,6 +145,46 @@ if (browser) {
     t.equal(revoked.statusCode, 401);
     t.equal(revoked.json().code, 'INVALID_API_KEY', 'the revoked key is refused');
   });
+
+  await t.test(
+    'the history shows shown, clicked and the click-through rate, in the list and the details',
+    async (t) => {
+      // The two sends of the key test; counts as the event flusher would have raised them.
+      const [counted, uncounted] = await ctx.database.sql<{ id: string }[]>`
+      select id from notifications where app_id = ${appId} order by created_at desc, id`;
+      if (!counted || !uncounted) throw new Error('the key test sent two notifications');
+      await ctx.database.sql`update notifications set shown = 8, clicked = 3 where id = ${counted.id}`;
+
+      await page.goto(`${url}/apps/${appId}/notifications`);
+      await page.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();
+      const headers = await page.locator('thead th').allTextContents();
+      t.match(headers, [
+        'Sent at',
+        'Title',
+        'Status',
+        'Targets',
+        'Sent',
+        'Failed',
+        'Expired',
+        'Shown',
+        'Clicked',
+        'CTR',
+      ]);
+      t.equal(await page.locator('thead abbr').getAttribute('title'), 'Click-through rate: clicked ÷ shown');
+      const cells = (row: number) => page.locator('tbody tr').nth(row).locator('td.engagement').allTextContents();
+      t.strictSame(await cells(0), ['8', '3', '37.5%'], 'shown, clicked, clicked ÷ shown');
+      t.strictSame(await cells(1), ['0', '0', '—'], 'no rate while nothing was shown');
+      t.equal(await page.locator('tbody tr').first().locator('td.num').count(), 4, 'the delivery counts stay apart');
+      t.match(await page.locator('main').textContent(), /CTR, the click-through rate, is clicked ÷ shown/);
+
+      await page.locator('tbody tr').first().getByRole('button').first().click();
+      const engagement = page.getByTestId('engagement');
+      await engagement.waitFor();
+      t.match(await engagement.textContent(), /8 shown, 3 clicked, click-through rate 37\.5%/);
+      await assertAccessible(t, page, 'notifications with details');
+      await screenshot(page, join(tmpdir(), 'dashboard-engagement', 'notifications-1440.png'));
+    },
+  );
 
   await t.test('a failed request shows its message and a Retry that works', async (t) => {
     await page.route('**/api/v1/apps', (route) => route.abort('connectionrefused'));

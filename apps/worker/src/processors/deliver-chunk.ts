@@ -16,10 +16,13 @@ import { VapidKeyUnavailableError } from '../vapid-keyring.js';
 
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
 
-/** The JSON the browser receives, fields in the contract's order (jsonb does not keep key order). */
-export function serializePayload(payload: NotificationPayload): string {
+/**
+ * The JSON the browser receives, fields in the contract's order (jsonb does not keep key order),
+ * and the notification's id, which the SDK's service worker reports engagement events with.
+ */
+export function serializePayload(payload: NotificationPayload, id: string): string {
   const { title, body, url, icon, badge } = payload;
-  return JSON.stringify({ title, body, url, icon, badge });
+  return JSON.stringify({ title, body, url, icon, badge, id });
 }
 
 /**
@@ -88,7 +91,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
 
   const options: PushOptions = { ttl: delivery.notification.ttl, urgency: delivery.notification.urgency };
   if (delivery.notification.topic !== null) options.topic = delivery.notification.topic;
-  const payload = serializePayload(delivery.notification.payload);
+  const payload = serializePayload(delivery.notification.payload, delivery.notification.id);
   const mayRetry = job.attempt < config.delivery.maxAttempts;
   const concurrency = config.delivery.pushConcurrency;
   const batchSize = progressBatchSize(concurrency);

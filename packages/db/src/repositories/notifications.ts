@@ -26,6 +26,8 @@ export type NotificationSummary = Pick<
   | 'sent'
   | 'failed'
   | 'expired'
+  | 'shown'
+  | 'clicked'
   | 'payload'
   | 'createdAt'
   | 'completedAt'
@@ -231,6 +233,8 @@ const summaryColumns = {
   sent: notifications.sent,
   failed: notifications.failed,
   expired: notifications.expired,
+  shown: notifications.shown,
+  clicked: notifications.clicked,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,

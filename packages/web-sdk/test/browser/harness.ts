@@ -92,6 +92,8 @@ export interface RunningApi {
   vapidPublicKey: string;
   /** A `subscribe_only` key of the app, as a site would embed it. */
   apiKey: string;
+  /** The owner's session token (dashboard routes, creating other keys). */
+  userToken: string;
 }
 
 /** The real API on its own port, with a user, an app and a `subscribe_only` key. */
@@ -106,6 +108,7 @@ export async function startApi(t: Test): Promise<RunningApi> {
     appId: owner.app.id,
     vapidPublicKey: owner.app.vapidPublicKey,
     apiKey: owner.secret,
+    userToken: owner.user.token,
   };
 }
 
@@ -167,12 +170,11 @@ export async function openPage(context: BrowserContext, origin: string, keys: Br
 }
 
 /**
- * Polls until `accept` holds or `ms` runs out, then returns the last value (the caller asserts it).
- * Every caller waits for something that should happen, so a long deadline costs nothing when
- * things work; 20 s because a busy 2-core CI machine was seen taking over 5 s to show a pushed
- * notification while other test files ran.
+ * Polls until `accept` holds or the time is up; returns the last value either way, for the assertion.
+ * 30 s by default: a loaded machine (other test files on two cores, load average 40 seen) can take
+ * over 20 s to show a notification.
  */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 20_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   let value = await probe();
   while (!accept(value) && Date.now() < deadline) {

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
- * Browser-facing routes (/subscribe, /vapid-public-key) are called from customers' pages on any
+ * Browser-facing routes (/subscribe, /vapid-public-key, /events) are called from customers' pages on any
  * origin with a `subscribe_only` key in the Authorization header, never with cookies, so any origin
  * is allowed and credentials are not. `*` does not cover Authorization, hence the explicit list.
  */
-export const BROWSER_ROUTES = new Set(['/api/v1/subscribe', '/api/v1/vapid-public-key']);
+export const BROWSER_ROUTES = new Set(['/api/v1/subscribe', '/api/v1/vapid-public-key', '/api/v1/events']);
 
 export default fp(async (app: FastifyInstance) => {
   await app.register(cors, {

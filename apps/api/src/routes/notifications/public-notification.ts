@@ -2,7 +2,7 @@ import { cancelScheduledNotification, type Database, isUuid, type NotificationSu
 import { AppError } from '@webpush/errors';
 
 /**
- * A notification as the API shows it, the same on every route: progress counts plus what was sent
+ * A notification as the API shows it, the same on every route: progress and engagement counts plus what was sent
  * (title, body and the payload's url, icon and badge when present), so a history can show both.
  */
 export function publicNotification(notification: NotificationSummary) {
@@ -14,6 +14,8 @@ export function publicNotification(notification: NotificationSummary) {
     sent: notification.sent,
     failed: notification.failed,
     expired: notification.expired,
+    shown: notification.shown,
+    clicked: notification.clicked,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
     ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),

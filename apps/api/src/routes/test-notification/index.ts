@@ -79,7 +79,7 @@ export default async function testNotificationRoutes(fastify: FastifyInstance) {
       const target = await appFor(request, request.params.appId);
       const outcome = await app.pushSender.send(
         request.body.subscription,
-        JSON.stringify(TEST_NOTIFICATION),
+        JSON.stringify({ ...TEST_NOTIFICATION, id: 'test' }),
         {
           cacheKey: target.id,
           publicKey: target.vapidPublicKey,

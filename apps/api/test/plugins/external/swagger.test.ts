@@ -112,6 +112,7 @@ t.test('every control-plane route is documented with its success and error statu
     ['get', '/api/v1/apps/{appId}/subscribers', ['200'], ['400', '401', '404']],
     ['delete', '/api/v1/apps/{appId}/subscribers/{subscriberId}', ['204'], ['401', '404']],
     ['get', '/api/v1/apps/{appId}/usage', ['200'], ['400', '401', '404']],
+    ['post', '/api/v1/events', ['202'], ['400', '401', '403', '429']],
   ];
   for (const [method, path, success, errors] of expected) {
     const operation = document.paths[path]?.[method];
@@ -168,6 +169,13 @@ t.test('every control-plane route is documented with its success and error statu
   t.match(schemas, /errorCode/, 'the notification object documents errorCode');
   t.match(schemas, /emailVerified/, 'the user object documents emailVerified');
   t.match(schemas, /allowedOrigins/, 'the app object documents allowedOrigins');
+  for (const field of ['notificationId', 'endpoint', 'type']) {
+    t.match(bodyOf('post', '/api/v1/events'), new RegExp(`"${field}"`), `/events documents ${field}`);
+  }
+  t.match(codesOf('post', '/api/v1/events', '400'), /INVALID_ENDPOINT/);
+  const notification = JSON.stringify(document.paths['/api/v1/notifications/{id}']?.get?.responses?.['200'] ?? {});
+  t.match(notification, /"shown"/, 'the notification object documents shown');
+  t.match(notification, /"clicked"/, 'the notification object documents clicked');
 });
 
 t.test('the dashboard lists document their query parameters with types and bounds', async (t) => {

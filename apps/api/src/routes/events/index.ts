@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { findEngagementTarget, isUuid } from '@webpush/db';
+import type { FastifyInstance } from 'fastify';
+import { apiKeyPrincipal } from '../../plugins/app/auth.js';
+import { errorResponses } from '../../schemas/common.js';
+import { EventAccepted, EventBody } from '../../schemas/events.js';
+
+const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
+
+/**
+ * POST /events: engagement reported by the SDK's service worker. Always 202 for a well-formed
+ * body: an endpoint that is not a subscriber of the key's app, another app's notification, a test
+ * notification ("test") or an id that is no uuid counts nothing, and the answer is the same, so a
+ * browser learns nothing about what exists. Counting happens in batches (plugins/app/engagement-buffer).
+ */
+export default async function eventRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/events',
+    {
+      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })],
+      schema: {
+        tags: ['engagement'],
+        summary: 'Report that a notification was shown or clicked (sent by the SDK service worker)',
+        description:
+          'Counted once per (notification, subscription, type). Always 202 for a valid body, whether or not ' +
+          "the notification and the subscription exist in the key's app.",
+        security: keySecurity,
+        body: EventBody,
+        response: {
+          202: EventAccepted,
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_URL',
+            'INVALID_ENDPOINT',
+            'INVALID_INPUT',
+            'UNAUTHORIZED',
+            'INVALID_API_KEY',
+            'ORIGIN_NOT_ALLOWED',
+            'RATE_LIMITED',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { appId } = apiKeyPrincipal(request);
+      const { notificationId, endpoint, type } = request.body;
+      if (isUuid(notificationId)) {
+        const subscriptionId = await findEngagementTarget(app.db, appId, notificationId, endpoint);
+        if (subscriptionId !== null) {
+          await app.engagement
+            .record({ notificationId, subscriptionId, type })
+            .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
+        }
+      }
+      return reply.code(202).send({});
+    },
+  );
+}

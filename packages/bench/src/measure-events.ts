@@ -1,0 +1,176 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { BenchApp, BenchDatabase } from './bench-database.js';
+import { measureRequestRate, type RequestRate } from './measure-http.js';
+import type { BenchOptions } from './options.js';
+
+/** The figures of the events phase (issue 11): POST /events against a plain route, and its database writes. */
+export interface EventFigures {
+  /** POST /events, `rounds` rounds of `seconds` on `concurrency` keep-alive connections; the median round. */
+  eventsPerSec: number;
+  bareFastifyReqPerSec: number;
+  roundsPerSec: number[];
+  connections: number;
+  /** Distinct events (one subscription each, one notification) posted, then flushed, for the write count. */
+  distinctEvents: number;
+  /** SQL statements that wrote to `notification_events` (one per flushed batch). */
+  insertStatements: number;
+  /** Times the notification's row was updated (one per flushed batch that had news for it). */
+  notificationRowUpdates: number;
+  /** (insert statements + notification row updates) per 1,000 events; a row update per event would be 1,000. */
+  writesPer1000: number;
+  /** The count the API reports afterwards: equals `distinctEvents` when nothing was lost. */
+  counted: number;
+}
+
+const DISTINCT_EVENTS = 10_000;
+
+/**
+ * The decorators of the API this phase uses. @webpush/api's published types (dist/app.d.ts) do not
+ * carry its plugins' `declare module 'fastify'` augmentations, so they are named here.
+ */
+interface EngagementApi {
+  config: { redisKeyPrefix: string };
+  redis: { llen(key: string): Promise<number> };
+  engagement: { flush(): Promise<unknown> };
+}
+
+/** Flushes until the Redis buffer is empty (the API's own timer may hold the flush lock for a moment). */
+async function drain(api: EngagementApi, listKey: string): Promise<void> {
+  for (let attempt = 0; (await api.redis.llen(listKey)) > 0; attempt++) {
+    if (attempt > 600) throw new Error('the engagement buffer does not drain');
+    await api.engagement.flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** POSTs every body to `url` on `lanes` concurrent keep-alive lanes; throws unless all are 202. */
+async function postAll(url: string, secret: string, bodies: string[], lanes: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < bodies.length; index = next++) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: bodies[index],
+      });
+      await response.arrayBuffer();
+      if (response.status !== 202) throw new Error(`POST /events answered ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+/**
+ * (g) Engagement events: the accepted rate of POST /events (API-key auth, rate limit, one indexed
+ * read, one RPUSH; the API's own 1 s flush timer runs meanwhile) against a plain Fastify route under
+ * the same load, then the database writes of `DISTINCT_EVENTS` distinct events, counted by
+ * PostgreSQL triggers installed for that step only.
+ */
+export async function measureEvents(
+  fastify: FastifyInstance,
+  apiUrl: string,
+  database: BenchDatabase,
+  app: BenchApp,
+  options: Pick<BenchOptions, 'httpSeconds' | 'httpConcurrency' | 'httpRuns'>,
+  say: (text: string) => void,
+): Promise<EventFigures> {
+  const api = fastify as unknown as EngagementApi;
+  const { sql } = database.handle;
+  const load = { seconds: options.httpSeconds, concurrency: options.httpConcurrency, rounds: options.httpRuns };
+  const [notification] = await sql<{ id: string }[]>`
+    insert into notifications (app_id, payload, ttl, urgency, target_kind, targets, status, completed_at)
+    values (${app.id}, ${JSON.stringify({ title: 'Bench', body: 'events' })}::jsonb, 86400, 'normal', 'all', 0, 'completed', now())
+    returning id`;
+  if (!notification) throw new Error('could not create the bench notification');
+  const endpoints = (
+    await sql<{ endpoint: string }[]>`
+      select endpoint from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}`
+  ).map((row) => row.endpoint);
+  const [first] = endpoints;
+  if (!first) throw new Error('the events phase needs subscriptions');
+  const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
+
+  const bare = Fastify({ logger: { level: 'warn' } });
+  bare.post('/bare', async (_request, reply) => reply.code(202).send({}));
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  const body = JSON.stringify({ notificationId: notification.id, endpoint: first, type: 'shown' });
+  const request = (url: string, headers: Record<string, string>) => ({
+    url,
+    headers,
+    body,
+    concurrency: load.concurrency,
+    seconds: load.seconds,
+  });
+  const eventRounds: RequestRate[] = [];
+  const bareRounds: RequestRate[] = [];
+  try {
+    for (let index = 0; index < load.rounds; index++) {
+      bareRounds.push(await measureRequestRate(request(`${bareUrl}/bare`, {}), 202));
+      eventRounds.push(
+        await measureRequestRate(request(`${apiUrl}/api/v1/events`, { authorization: `Bearer ${app.secret}` }), 202),
+      );
+    }
+  } finally {
+    await bare.close();
+  }
+  const medianOf = (rounds: RequestRate[]) =>
+    [...rounds].map((round) => round.perSecond).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)] ?? 0;
+  await drain(api, listKey);
+  await sql`update notifications set shown = 0, clicked = 0 where id = ${notification.id}`;
+  await sql`delete from notification_events where notification_id = ${notification.id}`;
+
+  await sql`create table bench_write_log (what text not null)`;
+  await sql`create function bench_log_write() returns trigger language plpgsql as $$
+    begin insert into bench_write_log values (tg_argv[0]); return null; end $$`;
+  await sql`create trigger bench_count_updates after update on notifications
+    for each row execute function bench_log_write('notification row update')`;
+  await sql`create trigger bench_count_inserts after insert on notification_events
+    for each statement execute function bench_log_write('insert statement')`;
+  try {
+    const bodies = endpoints.map((endpoint) =>
+      JSON.stringify({ notificationId: notification.id, endpoint, type: 'shown' }),
+    );
+    await postAll(`${apiUrl}/api/v1/events`, app.secret, bodies, load.concurrency);
+    await drain(api, listKey);
+    const writes = await sql<{ what: string; n: number }[]>`
+      select what, count(*)::int as n from bench_write_log group by what`;
+    const byKind = Object.fromEntries(writes.map((row) => [row.what, row.n]));
+    const [counted] = await sql<{ shown: number }[]>`select shown from notifications where id = ${notification.id}`;
+    const insertStatements = byKind['insert statement'] ?? 0;
+    const notificationRowUpdates = byKind['notification row update'] ?? 0;
+    const figures: EventFigures = {
+      eventsPerSec: medianOf(eventRounds),
+      bareFastifyReqPerSec: medianOf(bareRounds),
+      roundsPerSec: eventRounds.map((round) => round.perSecond),
+      connections: load.concurrency,
+      distinctEvents: endpoints.length,
+      insertStatements,
+      notificationRowUpdates,
+      writesPer1000: ((insertStatements + notificationRowUpdates) * 1000) / endpoints.length,
+      counted: counted?.shown ?? 0,
+    };
+    say(
+      `events phase done: ${figures.counted.toLocaleString('en-US')} of ${figures.distinctEvents.toLocaleString('en-US')} distinct events counted`,
+    );
+    return figures;
+  } finally {
+    await sql`drop trigger bench_count_updates on notifications`;
+    await sql`drop trigger bench_count_inserts on notification_events`;
+    await sql`drop function bench_log_write()`;
+    await sql`drop table bench_write_log`;
+  }
+}
+
+const whole = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** The report's lines for (g). */
+export function describeEvents(figures: EventFigures): string {
+  return (
+    `(g) POST /events: ${whole(figures.eventsPerSec)} events/s accepted (rounds ${figures.roundsPerSec.map(whole).join(', ')}), ` +
+    `plain Fastify route ${whole(figures.bareFastifyReqPerSec)} req/s, same load (${figures.connections} keep-alive connections, median)\n` +
+    `    database writes: ${figures.distinctEvents.toLocaleString('en-US')} distinct events → ` +
+    `${figures.insertStatements} insert statements + ${figures.notificationRowUpdates} notification row updates = ` +
+    `${figures.writesPer1000.toFixed(2)} writes per 1,000 events (a row update per event: 1,000); ` +
+    `${whole(figures.counted)} counted`
+  );
+}

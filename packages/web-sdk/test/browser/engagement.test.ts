@@ -1,0 +1,190 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BrowserContext, Worker } from 'playwright-core';
+import t from 'tap';
+import { createKey } from '../../../../apps/api/test/helper.js';
+import { eventually, fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
+
+/*
+ * Engagement events end to end (issue 11): real Chromium, the real API and its database. A push
+ * delivered through CDP is shown and clicked in the service worker, which reports `shown` and
+ * `clicked` to POST /events; the API counts each (notification, subscription, type) once, and a
+ * site that passed `tracking: false` makes its worker send nothing.
+ */
+
+declare const WebPush: { subscribe(options: Record<string, unknown>): Promise<{ subscriberId: string }> };
+
+const browser = await launchChromium(t);
+if (browser) {
+  const api = await startApi(t);
+
+  // Every answered POST /events, by the Origin of the worker that sent it (one site per case).
+  const answered: { origin: string; status: number }[] = [];
+  api.ctx.app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'POST' || request.url !== '/api/v1/events') return;
+    response.on('finish', () => answered.push({ origin: String(request.headers.origin), status: response.statusCode }));
+  });
+  const eventsFrom = (origin: string) => answered.filter((event) => event.origin === origin);
+
+  const notifyKey = await createKey(api.ctx.app, api.userToken, api.appId, 'notify');
+  /** A real notification of the app (no worker runs here: it stays queued, which is all we need). */
+  const newNotification = async () => {
+    const response = await api.ctx.app.inject({
+      method: 'POST',
+      url: '/api/v1/notify',
+      headers: { authorization: `Bearer ${notifyKey.secret}` },
+      payload: { title: 'Sale', body: 'Now' },
+    });
+    if (response.statusCode !== 202) throw new Error(`notify: ${response.statusCode} ${response.body}`);
+    return response.json<{ notification: { id: string } }>().notification.id;
+  };
+  const counts = async (id: string) => {
+    await api.ctx.app.engagement.flush();
+    const response = await api.ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/notifications/${id}`,
+      headers: { authorization: `Bearer ${notifyKey.secret}` },
+    });
+    const { shown, clicked } = response.json<{ notification: { shown: number; clicked: number } }>().notification;
+    return { shown, clicked };
+  };
+
+  /** A site whose visitor subscribed with `options`, its worker, and ways to push to and click in it. */
+  async function subscribedSite(context: BrowserContext, options: Record<string, unknown>) {
+    const site = await startSite(t);
+    const logs: string[] = [];
+    context.on('serviceworker', (worker) => worker.on('console', (message) => logs.push(message.text())));
+    const keys = newKeys();
+    const page = await openPage(context, site, [keys]);
+    const cdp = await context.newCDPSession(page);
+    const registrationIds = new Map<string, string>();
+    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      for (const registration of registrations) {
+        if (!registration.isDeleted) registrationIds.set(registration.scopeURL, registration.registrationId);
+      }
+    });
+    await cdp.send('ServiceWorker.enable');
+    await page.goto(`${site}/`);
+    await page.evaluate((subscribeOptions) => WebPush.subscribe(subscribeOptions), {
+      baseUrl: api.url,
+      apiKey: api.apiKey,
+      ...options,
+    });
+    const registrationId = await eventually(
+      async () => registrationIds.get(`${site}/`),
+      (id) => id !== undefined,
+    );
+    const worker = (await eventually(
+      async () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
+      (found) => found !== undefined,
+    )) as Worker;
+    // The worker's PushManager is the browser's real one, which has no subscription here (no push
+    // service is reachable): give it the page's fake one, holding the same subscription.
+    await worker.evaluate(fakePushScript([keys]));
+    await worker.evaluate(
+      'registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: new Uint8Array([4]) })',
+    );
+    await worker.evaluate(`(() => {
+      globalThis.windowCalls = [];
+      Clients.prototype.openWindow = async function (url) { globalThis.windowCalls.push(['open', url]); return null; };
+    })()`);
+
+    const push = (payload: object) =>
+      cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: site,
+        registrationId: registrationId ?? '',
+        data: JSON.stringify(payload),
+      });
+    const titles = () =>
+      worker.evaluate(
+        '(async () => (await registration.getNotifications()).map((notification) => notification.title))()',
+      ) as Promise<string[]>;
+    const click = (title: string) =>
+      worker.evaluate(`(async () => {
+        const notification = (await registration.getNotifications()).find((n) => n.title === ${JSON.stringify(title)});
+        if (!notification) throw new Error('no notification to click');
+        dispatchEvent(new NotificationEvent('notificationclick', { notification }));
+      })()`);
+    const windowCalls = () => worker.evaluate('globalThis.windowCalls') as Promise<[string, string][]>;
+    return { site, worker, push, titles, click, windowCalls, logs };
+  }
+
+  await t.test('shown and clicked are reported once the notification is up and clicked, counted once', async (t) => {
+    const context = await browser.newContext();
+    t.teardown(() => context.close());
+    const visitor = await subscribedSite(context, {});
+    const id = await newNotification();
+    t.strictSame(await counts(id), { shown: 0, clicked: 0 });
+
+    await visitor.push({ title: 'Counted', body: 'x', url: `${visitor.site}/landing`, id });
+    t.same(await eventually(visitor.titles, (list) => list.includes('Counted')), ['Counted'], 'shown');
+    t.strictSame(
+      await eventually(
+        () => counts(id),
+        (value) => value.shown === 1,
+      ),
+      { shown: 1, clicked: 0 },
+      'the API counted one shown',
+    );
+
+    await visitor.click('Counted');
+    t.same(
+      await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+      [['open', `${visitor.site}/landing`]],
+      'the url opened',
+    );
+    t.strictSame(
+      await eventually(
+        () => counts(id),
+        (value) => value.clicked === 1,
+      ),
+      { shown: 1, clicked: 1 },
+      'the API counted one clicked',
+    );
+
+    // The same notification shown and clicked again (say, the push service delivered it twice).
+    // Another title, so the wait cannot mistake the first one, still closing, for it.
+    await visitor.push({ title: 'Counted again', body: 'x', url: `${visitor.site}/landing`, id });
+    const again = await eventually(visitor.titles, (list) => list.includes('Counted again'));
+    if (!again.includes('Counted again')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
+    await visitor.click('Counted again');
+    const reports = await eventually(
+      async () => eventsFrom(visitor.site),
+      (list) => list.length === 4,
+    );
+    t.same(
+      reports.map((report) => report.status),
+      [202, 202, 202, 202],
+      'both shows and both clicks were reported and accepted',
+    );
+    t.strictSame(await counts(id), { shown: 1, clicked: 1 }, 'a second click does not count twice');
+    const stored = await api.ctx.database.sql`
+      select type from notification_events where notification_id = ${id} order by type`;
+    t.strictSame(
+      stored.map((row) => row.type),
+      ['clicked', 'shown'],
+    );
+  });
+
+  await t.test('with tracking: false the worker shows and opens, and sends nothing', async (t) => {
+    const context = await browser.newContext();
+    t.teardown(() => context.close());
+    const visitor = await subscribedSite(context, { tracking: false });
+    t.match(visitor.worker.url(), /[?&]tracking=0(&|$)/, 'the switch travels in the worker URL');
+    const id = await newNotification();
+
+    await visitor.push({ title: 'Private', body: 'x', url: `${visitor.site}/quiet`, id });
+    const titles = await eventually(visitor.titles, (list) => list.includes('Private'));
+    // Once seen failing under heavy load (the push never showed); the worker's console says why next time.
+    if (!titles.includes('Private')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
+    await visitor.click('Private');
+    t.same(
+      await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+      [['open', `${visitor.site}/quiet`]],
+      'the url opened',
+    );
+    // The worker decides before any await; give a request that should not exist time to arrive anyway.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    t.same(eventsFrom(visitor.site), [], 'no POST /events');
+    t.strictSame(await counts(id), { shown: 0, clicked: 0 }, 'nothing counted');
+  });
+}
