@@ -7,7 +7,10 @@ import { BlockList, isIP } from 'node:net';
  * NAT64, 6to4, Teredo) are refused as a whole: a real webhook receiver is never reached through
  * them, and each could carry a refused IPv4 address past an IPv4-only check.
  */
-const refused = new BlockList();
+// Two lists: Node's BlockList matches an IPv4 address against IPv6 rules as IPv4-mapped, so one
+// list holding ::ffff:0:0/96 would refuse every IPv4 address.
+const refusedIpv4 = new BlockList();
+const refusedIpv6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -24,7 +27,7 @@ for (const [network, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv4');
+  refusedIpv4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
   // Unspecified, loopback and the deprecated IPv4-compatible form (::a.b.c.d).
@@ -42,14 +45,14 @@ for (const [network, prefix] of [
   ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
+  refusedIpv6.addSubnet(network, prefix, 'ipv6');
 }
 
 /** True when `address` (an IP literal) is one a webhook may connect to. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return !refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? !refusedIpv4.check(address, 'ipv4') : !refusedIpv6.check(address, 'ipv6');
 }
 
 /** `[::1]` → `::1`; a URL's hostname keeps the brackets of an IPv6 literal. */
