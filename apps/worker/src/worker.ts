@@ -129,6 +129,21 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
+  let closing: Promise<void> | null = null;
+  async function closeOnce(): Promise<void> {
+    await reconciler.stop();
+    await scheduler.stop();
+    await authCleanup.stop();
+    // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
+    const force = redis.status !== 'ready';
+    await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
+    await queues.close();
+    if (!deps.sender) await sender.close();
+    // QUIT waits for a connection that may never come back; only a live one is closed politely.
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
+    await database.close();
+  }
 
   return {
     metrics: metrics.registry,
@@ -163,19 +178,10 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       ).filter((dependency): dependency is Dependency => dependency !== null);
       if (down.length > 0) throw new DependenciesDownError(down);
     },
-    async close() {
-      await reconciler.stop();
-      await scheduler.stop();
-      await authCleanup.stop();
-      // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
-      const force = redis.status !== 'ready';
-      await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
-      await queues.close();
-      if (!deps.sender) await sender.close();
-      // QUIT waits for a connection that may never come back; only a live one is closed politely.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
-      await database.close();
+    close() {
+      // A second call (a test's teardown after the test stopped it) waits for the first.
+      closing ??= closeOnce();
+      return closing;
     },
   };
 }
