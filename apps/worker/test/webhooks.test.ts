@@ -135,6 +135,36 @@ t.test(
   },
 );
 
+t.test('notification.failed when a scheduled send is over the monthly limit at its start', async (t) => {
+  const owner = await harness.owner();
+  const path = '/hooks/limit';
+  await setWebhook(owner, path);
+  await harness.subscribe(owner, 2);
+  const userId = owner.user.user.id;
+  await sql`update users set plan = 'free' where id = ${userId}`;
+  const sendAt = new Date(Date.now() + 600).toISOString();
+  const { id } = await harness.notify(owner, { title: 'Over', body: 'limit', sendAt });
+  await sql`insert into monthly_usage (user_id, month, sends)
+    values (${userId}, date_trunc('month', now() at time zone 'UTC')::date, 29999)
+    on conflict (user_id, month) do update set sends = excluded.sends`;
+  t.match(await harness.finished(owner, id), { status: 'failed', errorCode: 'MONTHLY_LIMIT_EXCEEDED' });
+
+  const [request] = await receiver.waitFor(path, 1);
+  t.equal(request?.verifyError, null);
+  const body = JSON.parse(request?.body ?? '{}');
+  t.match(body, { type: 'notification.failed', data: { id, status: 'failed', errorCode: 'MONTHLY_LIMIT_EXCEEDED' } });
+});
+
+t.test('a send with no target completes at acceptance: notification.completed, written by the API', async (t) => {
+  const owner = await harness.owner();
+  const path = '/hooks/empty';
+  await setWebhook(owner, path);
+  const { id, targets } = await harness.notify(owner, { title: 'Nobody', body: 'here' });
+  t.equal(targets, 0);
+  const [request] = await receiver.waitFor(path, 1);
+  t.match(JSON.parse(request?.body ?? '{}'), { type: 'notification.completed', data: { id, targets: 0 } });
+});
+
 t.test('only the events the webhook subscribes to are written and sent', async (t) => {
   const owner = await harness.owner();
   const path = '/hooks/only-expired';
