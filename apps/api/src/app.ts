@@ -40,6 +40,7 @@ import subscriberRoutes from './routes/subscribers/index.js';
 import subscriptionRoutes from './routes/subscriptions/index.js';
 import testNotificationRoutes from './routes/test-notification/index.js';
 import usageRoutes from './routes/usage/index.js';
+import webhookRoutes from './routes/webhooks/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -137,6 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(appNotificationRoutes, { prefix: '/apps/:appId/notifications' });
       await api.register(subscriberRoutes, { prefix: '/apps/:appId/subscribers' });
       await api.register(eventRoutes);
+      await api.register(webhookRoutes, { prefix: '/apps/:appId/webhook' });
       await api.register(usageRoutes);
       await api.register(planRoutes);
     },

@@ -22,11 +22,14 @@ import { fanOut } from './processors/fan-out.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { VapidKeyring } from './vapid-keyring.js';
+import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
 
 export interface WorkerDeps {
   /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */
   sender?: PushSender;
   log?: Logger;
+  /** Extra CA trusted by webhook deliveries (tests' local HTTPS receiver). */
+  webhookCa?: string;
 }
 
 export interface RunningWorker {
@@ -36,6 +39,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Webhook deliveries and the outbox relay. */
+  readonly webhooks: WebhookDelivery;
   /** PostgreSQL and Redis answer. */
   ready(): Promise<void>;
   /** Stops taking jobs, lets the active ones finish, and closes every connection. */
@@ -43,13 +48,15 @@ export interface RunningWorker {
 }
 
 /**
- * The delivery worker: BullMQ workers for fan-out and delivery chunks, plus the reconciler and the
- * periodic removal of expired sessions and account tokens. `main.ts`
+ * The delivery worker: BullMQ workers for fan-out, delivery chunks and webhooks, plus the
+ * reconciler, the scheduler, the webhook relay and the periodic removal of expired sessions and
+ * account tokens. `main.ts`
  * runs it as a process; tests run it in-process against their own database and key prefix.
  */
 export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
   const log = deps.log ?? pino({ level: config.logLevel, base: { service: 'worker' } });
-  const connections = config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 2;
+  // Webhook jobs hold a connection only between their short queries: a few share the pool.
+  const connections = config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 4;
   const database = createDatabase(config.databaseUrl, { max: connections });
   // postgres.js connects lazily: open the pool now, in the background, so the first notification's
   // fan-out and chunk do not each pay a PostgreSQL connection start-up on the way to the first push.
@@ -121,12 +128,29 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
+  let closing: Promise<void> | null = null;
+  async function closeOnce(): Promise<void> {
+    await reconciler.stop();
+    await scheduler.stop();
+    await authCleanup.stop();
+    // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
+    const force = redis.status !== 'ready';
+    await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
+    await queues.close();
+    if (!deps.sender) await sender.close();
+    // QUIT waits for a connection that may never come back; only a live one is closed politely.
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
+    await database.close();
+  }
 
   return {
     metrics: metrics.registry,
     reconciler,
     scheduler,
     authCleanup,
+    webhooks,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound both checks. What went wrong is
@@ -154,19 +178,10 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       ).filter((dependency): dependency is Dependency => dependency !== null);
       if (down.length > 0) throw new DependenciesDownError(down);
     },
-    async close() {
-      await reconciler.stop();
-      await scheduler.stop();
-      await authCleanup.stop();
-      // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
-      const force = redis.status !== 'ready';
-      await Promise.all(workers.map((worker) => worker.close(force)));
-      await queues.close();
-      if (!deps.sender) await sender.close();
-      // QUIT waits for a connection that may never come back; only a live one is closed politely.
-      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-      else redis.disconnect();
-      await database.close();
+    close() {
+      // A second call (a test's teardown after the test stopped it) waits for the first.
+      closing ??= closeOnce();
+      return closing;
     },
   };
 }

@@ -1,10 +1,11 @@
 import { createECDH, randomBytes } from 'node:crypto';
+import type { Config } from '@webpush/config';
 import { createPushSender } from '@webpush/push';
 import { type FakePushService, type FakeSubscription, startFakePushService } from '@webpush/testing';
 import { pino } from 'pino';
 import type { Test } from 'tap';
 import { bearer, buildTestApp, ownerWithKey, type TestContext } from '../../api/test/helper.js';
-import { type RunningWorker, startWorker } from '../src/worker.js';
+import { type RunningWorker, startWorker, type WorkerDeps } from '../src/worker.js';
 
 export type Owner = Awaited<ReturnType<typeof ownerWithKey>>;
 
@@ -21,8 +22,14 @@ export interface NotificationStatus {
 
 export interface DeliveryHarness extends TestContext {
   push: FakePushService;
-  /** A worker in this process, sending through a sender that trusts the stand-in; closed after the test. */
-  startInProcessWorker(): Promise<RunningWorker>;
+  /**
+   * A worker in this process, sending through a sender that trusts the stand-in; closed after the
+   * test. `config` changes the harness's configuration for this worker only.
+   */
+  startInProcessWorker(options?: {
+    config?: Config;
+    deps?: Omit<WorkerDeps, 'sender' | 'log'>;
+  }): Promise<RunningWorker>;
   /** A user (plan `enterprise`, so limits stay out of the way) with an app and a `notify` key. */
   owner(): Promise<Owner>;
   /** Subscribes `count` stand-in subscriptions through the API. */
@@ -69,8 +76,9 @@ export async function deliveryHarness(t: Test, env: Record<string, string> = {})
   return {
     ...context,
     push,
-    async startInProcessWorker() {
-      const worker = await startWorker(config, {
+    async startInProcessWorker(options = {}) {
+      const worker = await startWorker(options.config ?? config, {
+        ...options.deps,
         sender: createPushSender({ allowlist: config.pushServiceHosts, ca: push.caPem, timeoutMs: 5_000 }),
         log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       });

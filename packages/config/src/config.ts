@@ -80,6 +80,21 @@ export interface Config {
   };
   /** Credentials of the operations surfaces (Bull Board); null when either is unset (disabled). */
   readonly ops: { readonly username: string; readonly password: string } | null;
+  readonly webhooks: {
+    /** Lower-case `host` or `host:port` exempt from the public-address rule, also over http (local testing). */
+    readonly allowedHosts: readonly string[];
+    readonly connectTimeoutMs: number;
+    /** One attempt, from connecting to the last byte of the capped answer. */
+    readonly timeoutMs: number;
+    /** Attempts per event; retry n waits `backoffMs × 2^(n-1)`, so the defaults span about 34 hours. */
+    readonly maxAttempts: number;
+    readonly backoffMs: number;
+    readonly concurrency: number;
+    /** How often the worker turns outbox rows without a job into jobs. */
+    readonly relayIntervalMs: number;
+    /** A queued event is checked against Redis again after this long. */
+    readonly relayStaleMs: number;
+  };
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
   readonly problems: readonly string[];
 }
@@ -157,6 +172,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.SMTP_URL === undefined && env.NODE_ENV === 'production') {
     problems.push('SMTP_URL is not set: verification and password-reset e-mails are written to the log, not sent');
   }
+  const webhookRetrySpanMs = env.WEBHOOK_BACKOFF_MS * (2 ** (env.WEBHOOK_MAX_ATTEMPTS - 1) - 1);
+  if (env.NODE_ENV === 'production' && webhookRetrySpanMs < 24 * 3_600_000) {
+    problems.push(
+      `webhook retries span only ${Math.round(webhookRetrySpanMs / 60_000)} minutes (WEBHOOK_MAX_ATTEMPTS, WEBHOOK_BACKOFF_MS): receivers expect at least 24 hours`,
+    );
+  }
   return {
     env: env.NODE_ENV,
     port: env.PORT,
@@ -212,6 +233,18 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       env.OPS_USERNAME !== undefined && env.OPS_PASSWORD !== undefined
         ? { username: env.OPS_USERNAME, password: env.OPS_PASSWORD }
         : null,
+    webhooks: {
+      allowedHosts: env.WEBHOOK_ALLOWED_HOSTS.split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+      connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      backoffMs: env.WEBHOOK_BACKOFF_MS,
+      concurrency: env.WEBHOOK_CONCURRENCY,
+      relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
+      relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
+    },
     problems,
   };
 }

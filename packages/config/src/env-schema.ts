@@ -60,6 +60,21 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  // Webhooks: the API checks URLs at PUT, the worker delivers (README "Webhooks").
+  /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
+  WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  /** One attempt, from connecting to the last byte of the (capped) answer. */
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Attempts per event; the waits double from WEBHOOK_BACKOFF_MS (12 × 60 s: retries span about 34 hours). */
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 30, default: 12 }),
+  WEBHOOK_BACKOFF_MS: Type.Integer({ minimum: 0, default: 60_000 }),
+  /** Webhook deliveries one worker process runs at once. */
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 10 }),
+  /** How often each worker queues outbox events that have no job yet (new, or lost with Redis). */
+  WEBHOOK_RELAY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 1_000 }),
+  /** A queued event is checked against Redis again after this long without an attempt. */
+  WEBHOOK_RELAY_STALE_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),

@@ -1,5 +1,6 @@
 export { createDatabase, type Database, type DatabaseHandle, type Transaction } from './client.js';
 export { isUuid } from './ids.js';
+export { publicNotification } from './public-notification.js';
 export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
@@ -13,6 +14,8 @@ export * from './repositories/sessions.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';
+export * from './repositories/webhook-outbox.js';
+export * from './repositories/webhooks.js';
 export * as schema from './schema.js';
 export {
   type AccountTokenPurpose,
@@ -27,4 +30,7 @@ export {
   type SubscriptionTags,
   type Urgency,
   urgencies,
+  type WebhookEventType,
+  type WebhookMessageStatus,
+  webhookEventTypes,
 } from './schema.js';

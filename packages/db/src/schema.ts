@@ -351,3 +351,79 @@ export const notificationEvents = pgTable(
     index('notification_events_subscription_idx').on(table.subscriptionId),
   ],
 );
+
+export const webhookEventTypes = ['notification.completed', 'notification.failed', 'subscription.expired'] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+export type WebhookMessageStatus = 'pending' | 'delivered' | 'failed';
+
+/** One webhook endpoint per app. The signing secret (`whsec_…`) is sealed like VAPID private keys. */
+export const webhooks = pgTable('webhooks', {
+  appId: uuid('app_id')
+    .primaryKey()
+    .references(() => apps.id, { onDelete: 'cascade' }),
+  url: text('url').notNull(),
+  events: text('events').array().$type<WebhookEventType[]>().notNull(),
+  secretSealed: text('secret_sealed').notNull(),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * The webhook outbox: one row per event to deliver, written in the same transaction as the change
+ * that caused it, and only when the app's webhook subscribes to that event. Its id is the
+ * `webhook-id` of every attempt. `dedupe_key` makes the write idempotent (a re-run of the causing
+ * step adds nothing). `body` is fixed at the first attempt so every retry sends the same bytes.
+ */
+export const webhookMessages = pgTable(
+  'webhook_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    type: text('type').$type<WebhookEventType>().notNull(),
+    /** The notification or subscription the event is about. */
+    subjectId: uuid('subject_id').notNull(),
+    dedupeKey: text('dedupe_key').notNull(),
+    /** What the event reports, taken in the causing transaction when it may not outlive it (a subscriber). */
+    data: jsonb('data').$type<Record<string, unknown>>(),
+    body: text('body'),
+    /** pending → delivered | failed (attempts exhausted, or the webhook was removed). */
+    status: text('status').$type<WebhookMessageStatus>().notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When a job was last put on the queue for it; the relay queues pending rows without one. */
+    queuedAt: timestamp('queued_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('webhook_messages_dedupe_key').on(table.dedupeKey),
+    index('webhook_messages_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
+  ],
+);
+
+/** Every delivery attempt of a webhook message: what the receiver answered, for the deliveries list. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => webhookMessages.id, { onDelete: 'cascade' }),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** HTTP status, null when no answer came (refused address, timeout, connection error). */
+    status: integer('status'),
+    durationMs: integer('duration_ms').notNull(),
+    /** The first bytes of the answer (capped). */
+    response: text('response'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index('webhook_attempts_app_created_idx').on(table.appId, table.createdAt.desc()),
+    index('webhook_attempts_message_idx').on(table.messageId),
+  ],
+);

@@ -12,4 +12,7 @@ export {
   type Queues,
   queueDepths,
   queueNames,
+  queueWebhookMessage,
+  type WebhookJob,
+  webhookJobOptions,
 } from './queues.js';

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 export const queueNames = {
   fanOut: 'fan-out',
   deliveries: 'deliveries',
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
@@ -27,9 +28,15 @@ export interface DeliveryChunkJob {
   subscriptionIds: string[];
 }
 
+/** Delivers one webhook event (a `webhook_messages` outbox row). The job id is the message id. */
+export interface WebhookJob {
+  messageId: string;
+}
+
 export const jobNames = {
   fanOut: 'fan-out',
   deliverChunk: 'deliver-chunk',
+  deliverWebhook: 'deliver-webhook',
 } as const;
 
 /** BullMQ job ids may not contain `:`; uuids never contain `_`. */
@@ -50,9 +57,48 @@ export const defaultJobOptions: DefaultJobOptions = {
   removeOnFail: { age: 24 * 3600, count: 10_000 },
 };
 
+/**
+ * Retry policy of webhook deliveries: exponential, `backoffMs × 2^(n-1)` before retry n. The
+ * defaults (12 attempts, 60 s) wait 60 s × (2^11 − 1) ≈ 34 h in all before giving up, more than
+ * the 24 hours receivers are promised. Failed jobs are kept a week for Bull Board.
+ */
+export function webhookJobOptions(settings: { maxAttempts: number; backoffMs: number }): DefaultJobOptions {
+  return {
+    attempts: settings.maxAttempts,
+    backoff: { type: 'exponential', delay: settings.backoffMs },
+    removeOnComplete: true,
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+}
+
+const IN_FLIGHT = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+
+/**
+ * Puts a webhook message on the queue under its stable job id (the message id), unless a job for
+ * it is already waiting, delayed or running. A finished job of that id (failed, or a completed one
+ * kept) is removed first, or BullMQ would ignore the new one: that is "send again". Resolves to
+ * whether a job was added.
+ */
+export async function queueWebhookMessage(
+  queue: Queue<WebhookJob>,
+  messageId: string,
+  settings: { maxAttempts: number; backoffMs: number },
+  options: { replaceWaiting?: boolean } = {},
+): Promise<boolean> {
+  const state = await queue.getJobState(messageId);
+  if (IN_FLIGHT.has(state)) {
+    // "Send again" of an event waiting for its next retry: try now instead (an active one is left alone).
+    if (!options.replaceWaiting || state === 'active') return false;
+  }
+  if (state !== 'unknown') await (await queue.getJob(messageId))?.remove();
+  await queue.add(jobNames.deliverWebhook, { messageId }, { ...webhookJobOptions(settings), jobId: messageId });
+  return true;
+}
+
 export interface Queues {
   fanOut: Queue<FanOutJob>;
   deliveries: Queue<DeliveryChunkJob>;
+  webhooks: Queue<WebhookJob>;
   all(): Queue[];
   close(): Promise<void>;
 }
@@ -64,12 +110,15 @@ export interface Queues {
 export function createQueues(connection: Redis, prefix: string): Queues {
   const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
   const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
+  // Retry options are set per job (they come from the configuration).
+  const webhooks = new Queue<WebhookJob>(queueNames.webhooks, { connection, prefix, defaultJobOptions });
   return {
     fanOut,
     deliveries,
-    all: () => [fanOut, deliveries] as Queue[],
+    webhooks,
+    all: () => [fanOut, deliveries, webhooks] as Queue[],
     close: async () => {
-      await Promise.all([fanOut.close(), deliveries.close()]);
+      await Promise.all([fanOut.close(), deliveries.close(), webhooks.close()]);
     },
   };
 }
@@ -80,6 +129,7 @@ export async function queueDepths(queues: Queues): Promise<{ queue: QueueName; s
   for (const [queue, instance] of [
     [queueNames.fanOut, queues.fanOut],
     [queueNames.deliveries, queues.deliveries],
+    [queueNames.webhooks, queues.webhooks],
   ] as const) {
     const counts = await instance.getJobCounts('waiting', 'active', 'delayed', 'failed');
     for (const [state, count] of Object.entries(counts)) depths.push({ queue, state, count });

@@ -16,6 +16,8 @@ const SEALED_VERSION = 'v2';
 export const vapidKeyContext = (appId: string): string => `webpush:app:${appId}:vapid-private-key`;
 /** The additional data an app's identity secret (the key its uidSignatures are made with) is sealed under. */
 export const identitySecretContext = (appId: string): string => `webpush:app:${appId}:identity-secret`;
+/** The additional data an app's webhook signing secret (`whsec_…`) is sealed under. */
+export const webhookSecretContext = (appId: string): string => `webpush:app:${appId}:webhook-secret`;
 
 /** A ciphertext of the old format, not bound to its row: re-seal it with `sealSecret`. */
 export const isLegacySealed = (sealed: string): boolean => sealed.startsWith(`${LEGACY_VERSION}.`);

@@ -85,7 +85,7 @@ t.test('with them, Bull Board and /metrics answer only to those credentials', as
   });
   t.equal(api.statusCode, 200);
   const { queues } = api.json() as { queues: { name: string; counts: Record<string, number> }[] };
-  t.strictSame(queues.map((queue) => queue.name).sort(), ['deliveries', 'fan-out']);
+  t.strictSame(queues.map((queue) => queue.name).sort(), ['deliveries', 'fan-out', 'webhooks']);
   t.equal(queues.find((queue) => queue.name === 'fan-out')?.counts.waiting, 1);
 
   const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: basic('ops', 's3cret:with-colon') });

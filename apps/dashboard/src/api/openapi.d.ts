@@ -4765,6 +4765,642 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{appId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's webhook, without its secret */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Set the app's webhook URL and events; the answer carries the signing secret
+         * @description The URL must be https:// and resolve to a public address (no loopback, private, link-local, CGNAT, multicast or cloud-metadata address, IPv4 or IPv6, IPv4-mapped included): otherwise 400 INVALID_URL. The address is checked again at every connection. The first PUT creates the secret (`whsec_…`); a later one keeps it (rotate it with rotate-secret).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)
+                         * @example https://example.com/webhooks/push
+                         */
+                        url: string;
+                        /** @description Events to receive */
+                        events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description Signing secret (`whsec_…`, Standard Webhooks): keep it; GET does not show it again */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the app's webhook; events not yet delivered are dropped */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; the new one is shown only in this answer */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent delivery attempts, newest first: status, duration, the first bytes of the answer */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Attempts, 1 to 100 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Most recent attempts first */
+                            deliveries: {
+                                /**
+                                 * Format: uuid
+                                 * @description The attempt
+                                 */
+                                id: string;
+                                /** @description The event: its `webhook-id`, the same on every retry */
+                                messageId: string;
+                                /** @description An event type */
+                                type: "notification.completed" | "notification.failed" | "subscription.expired";
+                                /** @description Where this attempt went */
+                                url: string;
+                                /** @description HTTP status; null when no answer came */
+                                status: number | null;
+                                durationMs: number;
+                                /** @description The first 1 KiB of the answer */
+                                response: string | null;
+                                /** @description Why no answer came (refused address, timeout, connection error) */
+                                error: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Where the event stands now: `pending` while retries remain */
+                                messageStatus: "pending" | "delivered" | "failed";
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description An attempt id from the deliveries list */
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: queued for delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: {
+                                /** @description The event sent again, with this same `webhook-id` */
+                                messageId: string;
+                                /** @enum {string} */
+                                status: "pending";
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/usage": {
         parameters: {
             query?: never;

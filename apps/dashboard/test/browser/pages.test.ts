@@ -186,6 +186,87 @@ if (browser) {
     },
   );
 
+  await t.test(
+    'webhook settings: URL and events, the secret once, attempts with Send again, rotate, delete',
+    async (t) => {
+      const sql = ctx.database.sql;
+      await page.goto(`${url}/apps/${appId}/settings`);
+      const section = page.getByRole('region', { name: 'Webhook' });
+      await section.getByRole('button', { name: 'Create webhook' }).waitFor();
+      t.equal(await section.getByRole('button', { name: 'Delete webhook' }).count(), 0, 'nothing to delete yet');
+
+      // A refused address shows the API's message next to the field.
+      await section.getByLabel('Endpoint URL').fill('https://127.0.0.1/hook');
+      await section.getByRole('button', { name: 'Create webhook' }).click();
+      await section.getByText('INVALID_URL').waitFor();
+      t.equal(await sql`select 1 from webhooks where app_id = ${appId}`.then((rows) => rows.length), 0);
+
+      await section.getByLabel('Endpoint URL').fill('https://93.184.215.14/hooks/push');
+      await section.getByLabel('notification.failed').uncheck();
+      await section.getByRole('button', { name: 'Create webhook' }).click();
+      const secret = (await section.getByTestId('webhook-secret').textContent()) ?? '';
+      t.match(secret, /^whsec_/, 'the signing secret is shown after creation');
+      const [stored] = await sql`select url, events from webhooks where app_id = ${appId}`;
+      t.match(stored, {
+        url: 'https://93.184.215.14/hooks/push',
+        events: ['notification.completed', 'subscription.expired'],
+      });
+      await section.getByRole('button', { name: 'I have copied it' }).click();
+      t.equal(await section.getByTestId('webhook-secret').count(), 0, 'gone once dismissed');
+      await page.reload();
+      await section.getByRole('button', { name: 'Save webhook' }).waitFor();
+      t.equal(await section.getByLabel('Endpoint URL').inputValue(), 'https://93.184.215.14/hooks/push');
+      t.equal(await section.getByLabel('notification.failed').isChecked(), false, 'the events are as saved');
+      t.equal(await section.getByTestId('webhook-secret').count(), 0, 'the secret is not shown again');
+
+      // Two attempts of one event, as the worker records them.
+      const subject = '00000000-0000-4000-8000-000000000001';
+      const [message] = await sql<{ id: string }[]>`
+      insert into webhook_messages (app_id, type, subject_id, dedupe_key, status, attempts, body)
+      values (${appId}, 'subscription.expired', ${subject}, ${`ui:${subject}`}, 'failed', 2, '{}') returning id`;
+      await sql`insert into webhook_attempts (message_id, app_id, url, status, duration_ms, response, created_at)
+      values (${message?.id ?? ''}, ${appId}, 'https://93.184.215.14/hooks/push', 500, 41, 'upstream exploded',
+        now() - interval '2 minutes')`;
+      await sql`insert into webhook_attempts (message_id, app_id, url, status, duration_ms, error)
+      values (${message?.id ?? ''}, ${appId}, 'https://93.184.215.14/hooks/push', null, 10000,
+        'timed out after 10000 ms')`;
+      await page.reload();
+      const rows = section.getByTestId('webhook-delivery');
+      await rows.first().waitFor();
+      t.equal(await rows.count(), 2);
+      t.match(await rows.nth(0).textContent(), /subscription\.expired.*no answer.*10000 ms.*timed out after 10000 ms/);
+      t.match(await rows.nth(1).textContent(), /500.*41 ms.*upstream exploded/);
+      await assertAccessible(t, page, 'webhook settings with deliveries');
+
+      await rows.nth(1).getByRole('button', { name: 'Send again subscription.expired' }).click();
+      await section.getByText('Queued again with the same').waitFor();
+      const [pending] = await sql`select status from webhook_messages where id = ${message?.id ?? ''}`;
+      t.equal(pending?.status, 'pending', 'the event is pending again');
+      t.ok(await ctx.app.queues.webhooks.getJob(message?.id ?? ''), 'and queued under its webhook-id');
+      await ctx.app.queues.webhooks.obliterate({ force: true });
+
+      const sealedBefore = (await sql`select secret_sealed from webhooks where app_id = ${appId}`)[0]?.secret_sealed;
+      await section.getByRole('button', { name: 'Rotate signing secret' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+      const rotated = (await section.getByTestId('webhook-secret').textContent()) ?? '';
+      t.match(rotated, /^whsec_/);
+      t.not(rotated, secret, 'a new secret, shown once');
+      const sealedAfter = (await sql`select secret_sealed from webhooks where app_id = ${appId}`)[0]?.secret_sealed;
+      t.not(sealedAfter, sealedBefore);
+
+      await page.setViewportSize({ width: 375, height: 800 });
+      await assertNoHorizontalScroll(t, page, 'webhook settings at 375 px');
+      await page.setViewportSize({ width: 1440, height: 900 });
+      if (process.env.SCREENSHOT_DIR) await screenshot(page, `${process.env.SCREENSHOT_DIR}/webhook-settings.png`);
+
+      await section.getByRole('button', { name: 'Delete webhook' }).click();
+      await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+      await section.getByRole('button', { name: 'Create webhook' }).waitFor();
+      t.equal(await sql`select 1 from webhooks where app_id = ${appId}`.then((rows) => rows.length), 0, 'deleted');
+    },
+  );
+
   await t.test('a failed request shows its message and a Retry that works', async (t) => {
     await page.route('**/api/v1/apps', (route) => route.abort('connectionrefused'));
     await page.goto(`${url}/`);

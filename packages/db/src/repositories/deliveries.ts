@@ -4,6 +4,11 @@ import type { Database } from '../client.js';
 import { notificationChunks, notifications, subscriptions } from '../schema.js';
 import { audienceCondition } from './audiences.js';
 import type { Notification } from './notifications.js';
+import {
+  recordNotificationFinished,
+  withNotificationFinishedOutbox,
+  withSubscriptionsExpiredOutbox,
+} from './webhook-outbox.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
@@ -180,6 +185,8 @@ export async function planDeliveryChunks(
           : { ...progress, updatedAt: sql`now()` },
       )
       .where(eq(notifications.id, notificationId));
+    // A plan that ends with every target vanished finishes the notification here.
+    if (done) await recordNotificationFinished(tx, notificationId);
     return { chunks, done };
   });
 }
@@ -320,13 +327,18 @@ const inTransaction = (sql: postgres.TransactionSql): Sql => sql as unknown as S
 
 /**
  * Subscriptions the push service answered 404/410 for become expired; the rest of the app is
- * untouched. The only place the worker expires subscriptions.
+ * untouched. The only place the worker expires subscriptions; the `subscription.expired` webhook
+ * event of each one is written by the same statement.
  */
 async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch): Promise<void> {
   const ids = batch.ids.filter((_, index) => batch.kinds[index] === 'expired');
   if (ids.length === 0) return;
-  await sql`update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
-    where app_id = ${appId} and status = 'active' and id = any(${ids}::uuid[])`;
+  await withSubscriptionsExpiredOutbox(
+    sql,
+    sql`update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
+      where app_id = ${appId} and status = 'active' and id = any(${ids}::uuid[])
+      returning id, app_id, endpoint, uid, expired_at`,
+  );
 }
 
 const updateChunk = (sql: Sql, chunk: ChunkKey, batch: AnsweredBatch, complete: boolean) => sql<
@@ -403,17 +415,22 @@ export async function recordChunkOutcome(
         on conflict do nothing`;
     }
 
-    // Finishes the notification once sent + failed + expired reaches its targets (see addToCounters).
+    // Finishes the notification once sent + failed + expired reaches its targets (see addToCounters),
+    // and writes its webhook event in the same statement when that happens.
     const { sent, failed, expired } = counts;
     const total = sent + failed + expired;
-    await sql`update notifications n set sent = n.sent + ${sent}, failed = n.failed + ${failed},
+    await withNotificationFinishedOutbox(
+      sql,
+      sql`update notifications n set sent = n.sent + ${sent}, failed = n.failed + ${failed},
         expired = n.expired + ${expired},
         status = case when n.sent + n.failed + n.expired + ${total} >= n.targets
           then (case when n.sent + ${sent} > 0 then 'completed' else 'failed' end) else n.status end,
         completed_at = case when n.sent + n.failed + n.expired + ${total} >= n.targets
           then coalesce(n.completed_at, now()) else n.completed_at end,
         updated_at = now()
-      where n.id = ${chunk.notificationId}`;
+      where n.id = ${chunk.notificationId}
+      returning n.id, n.app_id, n.status`,
+    );
     return { recorded: true, counts, retryChunk };
   }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
 }

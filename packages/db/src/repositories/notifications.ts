@@ -14,6 +14,7 @@ import {
 import { countAudience, type StoredAudience } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 import { reserveMonthlySends } from './usage.js';
+import { recordNotificationFinished } from './webhook-outbox.js';
 
 export type Notification = typeof notifications.$inferSelect;
 
@@ -190,6 +191,8 @@ export async function acceptNotification<R extends Record<string, unknown>>(
         .onConflictDoNothing({ target: [notifications.appId, notifications.idempotencyKey] })
         .returning();
       if (!inserted) throw new IdempotencyRace();
+      // No target: the notification is finished at acceptance, and says so to the webhook too.
+      if (inserted.status === 'completed') await recordNotificationFinished(tx, inserted.id);
       return { kind: 'accepted', notification: inserted, response };
     });
   } catch (error) {

@@ -3,6 +3,7 @@ import type { Database } from '../client.js';
 import { apps, notifications, users } from '../schema.js';
 import { countTargets } from './notifications.js';
 import { reserveMonthlySends } from './usage.js';
+import { recordNotificationFinished } from './webhook-outbox.js';
 
 /** What starting one scheduled send did. */
 export interface StartedSend {
@@ -58,6 +59,7 @@ export async function startDueScheduledSend(
           updatedAt: sql`now()`,
         })
         .where(eq(notifications.id, due.id));
+      await recordNotificationFinished(tx, due.id);
       return { id: due.id, status: 'failed', targets: 0 };
     }
     const status = targets === 0 ? 'completed' : 'queued';
@@ -66,6 +68,7 @@ export async function startDueScheduledSend(
       .update(notifications)
       .set({ status, targets, startedAt: sql`now()`, fannedOutAt: done, completedAt: done, updatedAt: sql`now()` })
       .where(eq(notifications.id, due.id));
+    if (status === 'completed') await recordNotificationFinished(tx, due.id);
     return { id: due.id, status, targets };
   });
 }

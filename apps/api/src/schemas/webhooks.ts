@@ -1,0 +1,77 @@
+import { Type } from 'typebox';
+import { RequiredString } from './common.js';
+
+const WebhookEvent = Type.Union(
+  [Type.Literal('notification.completed'), Type.Literal('notification.failed'), Type.Literal('subscription.expired')],
+  { description: 'An event type' },
+);
+
+export const PutWebhookBody = Type.Object({
+  url: RequiredString(
+    'Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)',
+    { maxLength: 2048, examples: ['https://example.com/webhooks/push'] },
+  ),
+  events: Type.Array(WebhookEvent, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Events to receive' }),
+});
+
+const WebhookFields = {
+  url: Type.String(),
+  events: Type.Array(WebhookEvent),
+};
+
+export const WebhookWithSecretResponse = Type.Object({
+  webhook: Type.Object({
+    ...WebhookFields,
+    secret: Type.String({
+      description: 'Signing secret (`whsec_…`, Standard Webhooks): keep it; GET does not show it again',
+    }),
+  }),
+});
+
+export const WebhookResponse = Type.Object({ webhook: Type.Object(WebhookFields) });
+
+export const RotatedSecretResponse = Type.Object({
+  webhook: Type.Object({
+    ...WebhookFields,
+    secret: Type.String({
+      description: 'The new signing secret (`whsec_…`): shown only now; the old one stops signing at once',
+    }),
+  }),
+});
+
+export const WebhookDeliveriesQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Attempts, 1 to 100' })),
+});
+
+export const WebhookAttemptSchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The attempt' }),
+  messageId: Type.String({ description: 'The event: its `webhook-id`, the same on every retry' }),
+  type: WebhookEvent,
+  url: Type.String({ description: 'Where this attempt went' }),
+  status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when no answer came' }),
+  durationMs: Type.Integer(),
+  response: Type.Union([Type.String(), Type.Null()], { description: 'The first 1 KiB of the answer' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why no answer came (refused address, timeout, connection error)',
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  messageStatus: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], {
+    description: 'Where the event stands now: `pending` while retries remain',
+  }),
+});
+
+export const WebhookDeliveriesResponse = Type.Object({
+  deliveries: Type.Array(WebhookAttemptSchema, { description: 'Most recent attempts first' }),
+});
+
+export const WebhookDeliveryParams = Type.Object({
+  appId: Type.String({ description: 'App id (uuid)' }),
+  deliveryId: Type.String({ description: 'An attempt id from the deliveries list' }),
+});
+
+export const ResendResponse = Type.Object({
+  delivery: Type.Object({
+    messageId: Type.String({ description: 'The event sent again, with this same `webhook-id`' }),
+    status: Type.Literal('pending'),
+  }),
+});

@@ -1,0 +1,84 @@
+import {
+  dropWebhookMessage,
+  findWebhookNotification,
+  fixWebhookBody,
+  loadWebhookDelivery,
+  publicNotification,
+  recordWebhookAttempt,
+  type WebhookMessage,
+} from '@webpush/db';
+import type { WebhookJob } from '@webpush/queue';
+import { openSecret, webhookSecretContext } from '@webpush/secrets';
+import type { WebhookAttemptResult, WebhookClient } from '@webpush/webhooks';
+import { UnrecoverableError } from 'bullmq';
+import type { WorkerContext } from '../context.js';
+
+export type WebhookResult = 'delivered' | 'skipped' | 'dropped';
+
+/** A non-2xx answer or no answer: BullMQ retries the job after the webhook backoff. */
+export class WebhookAttemptFailed extends Error {
+  override readonly name = 'WebhookAttemptFailed';
+}
+
+/** What `subscription.expired` reports, in the contract's field order (jsonb keeps none). */
+function subscriberData(data: Record<string, unknown> | null) {
+  const subscriber = (data?.subscriber ?? {}) as { id?: unknown; endpoint?: unknown; uid?: unknown };
+  return { subscriber: { id: subscriber.id, endpoint: subscriber.endpoint, uid: subscriber.uid ?? null } };
+}
+
+/**
+ * `{type, timestamp, data}`, built once, at the first attempt, and kept: every retry and every
+ * "send again" sends the same bytes. Null when the notification it reports is gone.
+ */
+async function messageBody(context: WorkerContext, message: WebhookMessage): Promise<string | null> {
+  if (message.body !== null) return message.body;
+  let data: unknown;
+  if (message.type === 'subscription.expired') {
+    data = subscriberData(message.data);
+  } else {
+    const notification = await findWebhookNotification(context.db, message);
+    if (!notification) return null;
+    data = publicNotification(notification);
+  }
+  const body = JSON.stringify({ type: message.type, timestamp: message.createdAt.toISOString(), data });
+  return fixWebhookBody(context.db, message.id, body);
+}
+
+/**
+ * Sends one outbox event and records the attempt. Throws on a failed attempt so BullMQ retries it
+ * (with the same `webhook-id`, the event's id); the last attempt marks the event `failed`.
+ */
+export async function deliverWebhook(
+  context: WorkerContext,
+  client: WebhookClient,
+  job: WebhookJob,
+  attempt: { number: number; last: boolean },
+): Promise<WebhookResult> {
+  const { db, config, log } = context;
+  const delivery = await loadWebhookDelivery(db, job.messageId);
+  if (!delivery) return 'skipped';
+  const { message, webhook } = delivery;
+  if (message.status !== 'pending') return 'skipped';
+  const body = webhook ? await messageBody(context, message) : null;
+  if (!webhook || body === null) {
+    await dropWebhookMessage(db, message.id);
+    log.info({ messageId: message.id, appId: message.appId }, 'webhook event dropped: no webhook or subject any more');
+    return 'dropped';
+  }
+
+  let result: WebhookAttemptResult;
+  if (!config.encryptionKey) {
+    result = { ok: false, status: null, durationMs: 0, response: null, error: 'signing secret unavailable' };
+  } else {
+    const secret = openSecret(config.encryptionKey, webhook.secretSealed, webhookSecretContext(message.appId));
+    result = await client.send({ url: webhook.url, secret, id: message.id, body });
+  }
+  const outcome = result.ok ? 'delivered' : attempt.last ? 'failed' : 'pending';
+  const { status, durationMs, response, error } = result;
+  await recordWebhookAttempt(db, message, { url: webhook.url, status, durationMs, response, error }, outcome);
+  if (result.ok) return 'delivered';
+  const reason = error ?? `answered ${status}`;
+  log.info({ messageId: message.id, attempt: attempt.number, reason }, 'webhook attempt failed');
+  if (attempt.last) throw new UnrecoverableError(reason);
+  throw new WebhookAttemptFailed(reason);
+}

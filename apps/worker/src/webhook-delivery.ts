@@ -1,0 +1,73 @@
+import { claimWebhookMessagesToQueue } from '@webpush/db';
+import { queueWebhookMessage, type WebhookJob } from '@webpush/queue';
+import { createWebhookClient } from '@webpush/webhooks';
+import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import type { WorkerContext } from './context.js';
+import { startPeriodicTask } from './periodic-task.js';
+import { deliverWebhook } from './processors/deliver-webhook.js';
+
+/** Outbox rows looked at per relay pass; the oldest first, the rest on the next pass. */
+const RELAY_BATCH = 500;
+
+export interface WebhookDelivery {
+  /** One relay pass now: queues outbox events without a job; resolves to how many were queued. */
+  relayOnce(): Promise<number>;
+  close(force: boolean): Promise<void>;
+}
+
+export interface WebhookDeliveryOptions {
+  /** Extra trusted CA (tests' local HTTPS receiver); processes use NODE_EXTRA_CA_CERTS. */
+  ca?: string;
+}
+
+/**
+ * Webhook delivery in the worker: a BullMQ worker on the `webhooks` queue, and the relay, a
+ * periodic task (a timer like the reconciler's, so it survives a loss of Redis data) that turns
+ * every pending outbox event without a job into one: new events (the transaction that writes an
+ * event never queues it) and events whose job was lost. The job id is the event id, so queueing
+ * twice is harmless, and a worker that was down when the event was written delivers it once it runs.
+ */
+export function startWebhookDelivery(
+  context: WorkerContext,
+  common: WorkerOptions,
+  options: WebhookDeliveryOptions = {},
+): WebhookDelivery {
+  const { db, queues, config, log } = context;
+  const settings = config.webhooks;
+  const client = createWebhookClient({
+    allowedHosts: settings.allowedHosts,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    totalTimeoutMs: settings.timeoutMs,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+
+  const worker = new Worker<WebhookJob>(
+    queues.webhooks.name,
+    (job: Job<WebhookJob>) => {
+      const attempts = job.opts.attempts ?? settings.maxAttempts;
+      const number = job.attemptsMade + 1;
+      return deliverWebhook(context, client, job.data, { number, last: number >= attempts });
+    },
+    { ...common, concurrency: settings.concurrency },
+  );
+  worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
+
+  async function relayOnce(): Promise<number> {
+    let queued = 0;
+    for (const { id } of await claimWebhookMessagesToQueue(db, settings.relayStaleMs / 1000, RELAY_BATCH)) {
+      if (await queueWebhookMessage(queues.webhooks, id, settings)) queued++;
+    }
+    if (queued > 0) log.debug({ events: queued }, 'webhook relay queued events');
+    return queued;
+  }
+
+  const relay = startPeriodicTask('webhook relay', settings.relayIntervalMs, relayOnce, log);
+  return {
+    relayOnce: () => relay.runOnce(),
+    async close(force) {
+      await relay.stop();
+      await worker.close(force);
+      await client.close();
+    },
+  };
+}

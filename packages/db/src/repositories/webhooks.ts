@@ -1,0 +1,210 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import {
+  notifications,
+  type WebhookEventType,
+  type WebhookMessageStatus,
+  webhookAttempts,
+  webhookMessages,
+  webhooks,
+} from '../schema.js';
+import type { Notification } from './notifications.js';
+
+export type Webhook = typeof webhooks.$inferSelect;
+export type WebhookMessage = typeof webhookMessages.$inferSelect;
+
+// --- The owner's side: every function takes the app id it filters on (checked to be the caller's). ---
+
+export async function findWebhook(db: Database, appId: string): Promise<Webhook | null> {
+  const [row] = await db.select().from(webhooks).where(eq(webhooks.appId, appId)).limit(1);
+  return row ?? null;
+}
+
+/**
+ * Creates the app's webhook, or changes its URL and events. `secretSealed` is used only when the
+ * webhook is created: an existing webhook keeps its secret (rotation is its own step).
+ */
+export async function putWebhook(
+  db: Database,
+  appId: string,
+  input: { url: string; events: WebhookEventType[]; secretSealed: string },
+): Promise<Webhook> {
+  const [row] = await db
+    .insert(webhooks)
+    .values({ appId, url: input.url, events: input.events, secretSealed: input.secretSealed })
+    .onConflictDoUpdate({
+      target: webhooks.appId,
+      set: { url: input.url, events: input.events, updatedAt: sql`now()` },
+    })
+    .returning();
+  if (!row) throw new Error('webhook upsert returned nothing');
+  return row;
+}
+
+export async function setWebhookSecret(db: Database, appId: string, secretSealed: string): Promise<Webhook | null> {
+  const [row] = await db
+    .update(webhooks)
+    .set({ secretSealed, updatedAt: sql`now()` })
+    .where(eq(webhooks.appId, appId))
+    .returning();
+  return row ?? null;
+}
+
+/** Removes the webhook; its pending events are dropped when their turn comes (no webhook to send to). */
+export async function deleteWebhook(db: Database, appId: string): Promise<boolean> {
+  const rows = await db.delete(webhooks).where(eq(webhooks.appId, appId)).returning({ appId: webhooks.appId });
+  return rows.length > 0;
+}
+
+export interface WebhookAttemptRow {
+  id: string;
+  messageId: string;
+  type: WebhookEventType;
+  url: string;
+  status: number | null;
+  durationMs: number;
+  response: string | null;
+  error: string | null;
+  createdAt: Date;
+  /** Where the event stands now: `pending` while retries remain. */
+  messageStatus: WebhookMessageStatus;
+}
+
+/** The app's most recent delivery attempts, newest first. */
+export async function listWebhookAttempts(db: Database, appId: string, limit: number): Promise<WebhookAttemptRow[]> {
+  return db
+    .select({
+      id: webhookAttempts.id,
+      messageId: webhookAttempts.messageId,
+      type: webhookMessages.type,
+      url: webhookAttempts.url,
+      status: webhookAttempts.status,
+      durationMs: webhookAttempts.durationMs,
+      response: webhookAttempts.response,
+      error: webhookAttempts.error,
+      createdAt: webhookAttempts.createdAt,
+      messageStatus: webhookMessages.status,
+    })
+    .from(webhookAttempts)
+    .innerJoin(webhookMessages, eq(webhookMessages.id, webhookAttempts.messageId))
+    .where(eq(webhookAttempts.appId, appId))
+    .orderBy(desc(webhookAttempts.createdAt), desc(webhookAttempts.id))
+    .limit(limit);
+}
+
+/**
+ * "Send again": makes the event of one of the app's attempts pending again, with its attempts
+ * budget renewed by a new job. Resolves to the event's id (its `webhook-id`), or null when the
+ * attempt is not the app's.
+ */
+export async function resendWebhookAttempt(db: Database, appId: string, attemptId: string): Promise<string | null> {
+  const [row] = await db
+    .update(webhookMessages)
+    .set({ status: 'pending', queuedAt: sql`now()` })
+    .where(
+      and(
+        eq(webhookMessages.appId, appId),
+        sql`${webhookMessages.id} = (select ${webhookAttempts.messageId} from ${webhookAttempts}
+          where ${webhookAttempts.id} = ${attemptId} and ${webhookAttempts.appId} = ${appId})`,
+      ),
+    )
+    .returning({ id: webhookMessages.id });
+  return row?.id ?? null;
+}
+
+// --- The worker's side: delivery bookkeeping, for message ids taken from our own queue. ---
+
+/**
+ * Pending events whose job may be missing: never queued, or queued more than `staleSeconds` ago.
+ * Marks them queued now and returns them; rows another worker is claiming are skipped, so two
+ * relays never queue the same event in one pass.
+ */
+export async function claimWebhookMessagesToQueue(
+  db: Database,
+  staleSeconds: number,
+  limit: number,
+): Promise<{ id: string; neverQueued: boolean }[]> {
+  const sql = db.$client;
+  return sql<{ id: string; neverQueued: boolean }[]>`
+    update webhook_messages m set queued_at = now()
+    from (
+      select id, queued_at from webhook_messages
+      where status = 'pending' and (queued_at is null or queued_at < now() - make_interval(secs => ${staleSeconds}))
+      order by created_at
+      limit ${limit}
+      for update skip locked
+    ) c
+    where m.id = c.id
+    returning m.id, c.queued_at is null as "neverQueued"`;
+}
+
+export interface WebhookDelivery {
+  message: WebhookMessage;
+  webhook: Webhook | null;
+}
+
+export async function loadWebhookDelivery(db: Database, messageId: string): Promise<WebhookDelivery | null> {
+  const [row] = await db
+    .select({ message: webhookMessages, webhook: webhooks })
+    .from(webhookMessages)
+    .leftJoin(webhooks, eq(webhooks.appId, webhookMessages.appId))
+    .where(eq(webhookMessages.id, messageId))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The notification an event reports, as it is now; null when it is gone. */
+export async function findWebhookNotification(
+  db: Database,
+  message: Pick<WebhookMessage, 'appId' | 'subjectId'>,
+): Promise<Notification | null> {
+  const [row] = await db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.appId, message.appId), eq(notifications.id, message.subjectId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Fixes the body of an event at its first attempt, so every retry sends the same bytes. */
+export async function fixWebhookBody(db: Database, messageId: string, body: string): Promise<string> {
+  const [row] = await db
+    .update(webhookMessages)
+    .set({ body: sql`coalesce(${webhookMessages.body}, ${body})` })
+    .where(eq(webhookMessages.id, messageId))
+    .returning({ body: webhookMessages.body });
+  return row?.body ?? body;
+}
+
+export interface AttemptRecord {
+  url: string;
+  status: number | null;
+  durationMs: number;
+  response: string | null;
+  error: string | null;
+}
+
+/** Records one attempt and the event's new state in one transaction. */
+export async function recordWebhookAttempt(
+  db: Database,
+  message: Pick<WebhookMessage, 'id' | 'appId'>,
+  attempt: AttemptRecord,
+  outcome: WebhookMessageStatus,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.insert(webhookAttempts).values({ messageId: message.id, appId: message.appId, ...attempt });
+    await tx
+      .update(webhookMessages)
+      .set({
+        status: outcome,
+        attempts: sql`${webhookMessages.attempts} + 1`,
+        deliveredAt: outcome === 'delivered' ? sql`now()` : webhookMessages.deliveredAt,
+      })
+      .where(eq(webhookMessages.id, message.id));
+  });
+}
+
+/** An event that cannot be delivered at all (webhook removed, subject gone). */
+export async function dropWebhookMessage(db: Database, messageId: string): Promise<void> {
+  await db.update(webhookMessages).set({ status: 'failed' }).where(eq(webhookMessages.id, messageId));
+}

@@ -1,0 +1,157 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
+import { isPublicAddress, unbracket } from './address-policy.js';
+import { signWebhook } from './signature.js';
+import { checkWebhookUrlSyntax, type TargetPolicy } from './target.js';
+
+export interface WebhookClientOptions extends TargetPolicy {
+  /** TCP + TLS set-up. */
+  connectTimeoutMs: number;
+  /** The whole attempt: connect, send, answer headers and the capped body. */
+  totalTimeoutMs: number;
+  /** Bytes of the answer read and kept for the deliveries list; the rest is never read. */
+  responseCapBytes?: number;
+  /** Extra trusted certificate (tests' local HTTPS receiver); processes use NODE_EXTRA_CA_CERTS. */
+  ca?: string;
+}
+
+export interface WebhookRequest {
+  url: string;
+  secret: string;
+  /** `webhook-id`: the outbox row id, the same on every retry. */
+  id: string;
+  body: string;
+}
+
+export interface WebhookAttemptResult {
+  /** Any 2xx. */
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  /** The first `responseCapBytes` of the answer, as text. */
+  response: string | null;
+  /** Why no answer came: refused address, timeout, connection error. */
+  error: string | null;
+}
+
+export const DEFAULT_RESPONSE_CAP_BYTES = 1_024;
+
+export class RefusedAddressError extends Error {
+  override readonly name = 'RefusedAddressError';
+  readonly code = 'EREFUSEDADDRESS';
+}
+
+type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * `lookup` for the TLS/TCP connection: resolves the name once and hands the socket only public
+ * addresses, so the address checked is the address connected to (DNS rebinding gets nothing).
+ */
+function checkedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+    if (error) return callback(error, '');
+    const usable = addresses.filter((entry) => isPublicAddress(entry.address));
+    const first = usable[0];
+    if (!first) return callback(new RefusedAddressError(`${hostname} resolves to no public address`), '');
+    if (options.all) return callback(null, usable);
+    return callback(null, first.address, first.family);
+  });
+}
+
+/** PostgreSQL text cannot hold NUL; a receiver's answer may. */
+const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD');
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return 'request failed';
+  // undici wraps the socket's error: the refused address is the cause.
+  const cause = error.cause instanceof Error ? error.cause : null;
+  const root = cause instanceof RefusedAddressError ? cause : error;
+  const code = 'code' in root && typeof root.code === 'string' ? `${root.code}: ` : '';
+  return storable(`${code}${root.message}`).slice(0, 500);
+}
+
+/**
+ * Sends signed webhooks (Standard Webhooks headers) through undici. Hosts that are not exempt are
+ * connected only through `checkedLookup` (IP literals are checked before connecting); redirects
+ * are never followed (undici's `request` does not, and no redirect interceptor is installed); the
+ * answer is read up to a small cap.
+ */
+export function createWebhookClient(options: WebhookClientOptions) {
+  const cap = options.responseCapBytes ?? DEFAULT_RESPONSE_CAP_BYTES;
+  const tls = options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca] };
+  const agentOptions = { connections: 4, keepAliveTimeout: 1_000 };
+  const guarded = new Agent({
+    ...agentOptions,
+    connect: { timeout: options.connectTimeoutMs, lookup: checkedLookup, ...tls },
+  });
+  const exemptAgent = new Agent({ ...agentOptions, connect: { timeout: options.connectTimeoutMs, ...tls } });
+
+  async function send(request: WebhookRequest): Promise<WebhookAttemptResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const failure = (error: string): WebhookAttemptResult => ({
+      ok: false,
+      status: null,
+      durationMs: elapsed(),
+      response: null,
+      error,
+    });
+    // The stored URL was checked at PUT, but the rules (or WEBHOOK_ALLOWED_HOSTS) may have changed.
+    const target = checkWebhookUrlSyntax(request.url, options);
+    if (!target.ok) return failure(`refused URL: ${target.reason}`);
+    const host = unbracket(target.url.hostname);
+    if (!target.exempt && isIP(host) !== 0 && !isPublicAddress(host)) return failure('refused URL: refused_address');
+
+    const timestamp = Math.floor(Date.now() / 1000);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error('timed out')), options.totalTimeoutMs);
+    try {
+      const response = await (target.exempt ? exemptAgent : guarded).request({
+        origin: target.url.origin,
+        path: `${target.url.pathname}${target.url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'webpush-webhooks/1',
+          'webhook-id': request.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(request.secret, request.id, timestamp, request.body),
+        },
+        body: request.body,
+        signal: deadline.signal,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        const buffer = chunk as Buffer;
+        chunks.push(buffer);
+        size += buffer.length;
+        if (size >= cap) break;
+      }
+      response.body.destroy();
+      const status = response.statusCode;
+      return {
+        ok: status >= 200 && status < 300,
+        status,
+        durationMs: elapsed(),
+        response: storable(Buffer.concat(chunks).subarray(0, cap).toString('utf8')),
+        error: null,
+      };
+    } catch (error) {
+      return failure(deadline.signal.aborted ? `timed out after ${options.totalTimeoutMs} ms` : describe(error));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    send,
+    close: async () => {
+      await Promise.all([guarded.close(), exemptAgent.close()]);
+    },
+  };
+}
+
+export type WebhookClient = ReturnType<typeof createWebhookClient>;

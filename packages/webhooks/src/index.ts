@@ -1,0 +1,17 @@
+export { isAllowedHost, isPublicAddress } from './address-policy.js';
+export {
+  createWebhookClient,
+  DEFAULT_RESPONSE_CAP_BYTES,
+  RefusedAddressError,
+  type WebhookAttemptResult,
+  type WebhookClient,
+  type WebhookClientOptions,
+  type WebhookRequest,
+} from './deliver.js';
+export { generateWebhookSecret, signWebhook } from './signature.js';
+export {
+  checkWebhookUrl,
+  checkWebhookUrlSyntax,
+  type TargetCheck,
+  type TargetPolicy,
+} from './target.js';
