@@ -4,6 +4,7 @@ import type { Database } from '../client.js';
 import { notificationChunks, notifications, subscriptions } from '../schema.js';
 import { audienceCondition } from './audiences.js';
 import type { Notification } from './notifications.js';
+import { releaseSlots } from './subscriber-counters.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
@@ -320,13 +321,19 @@ const inTransaction = (sql: postgres.TransactionSql): Sql => sql as unknown as S
 
 /**
  * Subscriptions the push service answered 404/410 for become expired; the rest of the app is
- * untouched. The only place the worker expires subscriptions.
+ * untouched, and the owner's subscriber counter goes down by as many. The only place the worker
+ * expires subscriptions.
  */
 async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch): Promise<void> {
   const ids = batch.ids.filter((_, index) => batch.kinds[index] === 'expired');
   if (ids.length === 0) return;
-  await sql`update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
-    where app_id = ${appId} and status = 'active' and id = any(${ids}::uuid[])`;
+  // The owner's subscriber counter gives back exactly the slots this statement took out of `active`.
+  await sql`with expired as (
+      update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
+      where app_id = ${appId} and status = 'active' and id = any(${ids}::uuid[])
+      returning id
+    )
+    ${releaseSlots(sql, appId, sql`select count(*) from expired`)}`;
 }
 
 const updateChunk = (sql: Sql, chunk: ChunkKey, batch: AnsweredBatch, complete: boolean) => sql<
