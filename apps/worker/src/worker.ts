@@ -21,6 +21,7 @@ import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
+import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
 
 export interface WorkerDeps {
@@ -32,6 +33,7 @@ export interface WorkerDeps {
 export interface RunningWorker {
   readonly metrics: Registry;
   readonly reconciler: Reconciler;
+  readonly subscriberCountCheck: SubscriberCountCheck;
   /** Starts scheduled sends when they are due. */
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
@@ -121,12 +123,14 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const subscriberCountCheck = startSubscriberCountCheck(context);
 
   return {
     metrics: metrics.registry,
     reconciler,
     scheduler,
     authCleanup,
+    subscriberCountCheck,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound both checks. What went wrong is
@@ -158,6 +162,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       await reconciler.stop();
       await scheduler.stop();
       await authCleanup.stop();
+      await subscriberCountCheck.stop();
       // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
       const force = redis.status !== 'ready';
       await Promise.all(workers.map((worker) => worker.close(force)));

@@ -57,6 +57,8 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */
+  SUBSCRIBER_COUNT_CHECK_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),

@@ -62,9 +62,8 @@ export async function upsertSubscription(
           if (!(await options.admitNew())) return 'rate_limited';
         }
         // Locks in the order every writer takes them (app, subscription, counter), so this cannot
-        // deadlock with deleteApp, which locks the app first; the foreign-key check would take the
-        // app's lock only at the end of the statement, after the counter's.
-        // Nothing inserted (a concurrent subscribe of this endpoint won): go round as a re-subscribe.
+        // deadlock with deleteApp, which locks the app first; the foreign-key check alone would take
+        // the app's lock only at the end of the statement, after the counter's.
         const [inserted] = await sql<SubscribeRow[]>`
           with app as (
             select id from apps where id = ${appId} for key share
@@ -78,7 +77,7 @@ export async function upsertSubscription(
           select i.id, case when not exists (select 1 from reserved) then subscriber_limit_exceeded() end
           from inserted i`;
         if (inserted) return { id: inserted.id, created: true };
-        continue;
+        continue; // nothing inserted: a concurrent subscribe of this endpoint won, so re-subscribe
       }
       // `previous` locks the row and reads its status as it is now (READ COMMITTED re-reads a row
       // that changed since the snapshot), so an expiry or another re-activation racing with this one
