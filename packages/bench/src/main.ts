@@ -25,6 +25,7 @@ import { subscriberKeyPool } from './key-pool.js';
 import { measureAudiences } from './measure-audiences.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
+import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
 import {
@@ -295,6 +296,18 @@ async function run(): Promise<BenchFigures> {
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
+  const subscribe = options.phases.has('subscribe')
+    ? await measureSubscribe(database, {
+        serviceEnv,
+        origin: standIn.origin,
+        pool,
+        largeOwnerSubscriptions: options.subscribeLarge,
+        concurrency: options.httpConcurrency,
+        seconds: options.httpSeconds,
+        runs: options.httpRuns,
+        say,
+      })
+    : null;
 
   const final = await standIn.stats();
   if (final.violations > 0) throw new Error(`the stand-in saw protocol errors: ${final.violationSamples.join('; ')}`);
@@ -306,6 +319,7 @@ async function run(): Promise<BenchFigures> {
     peers,
     http,
     audiences,
+    subscribe,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -1,6 +1,7 @@
 import type { SendingCpu } from './cpu-meter.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import type { RequestRate } from './measure-http.js';
+import type { SubscribeFigures } from './measure-subscribe.js';
 import { round } from './stats.js';
 
 export interface Machine {
@@ -53,6 +54,7 @@ export interface BenchFigures {
   } | null;
   http: { notify: RequestRate; bare: RequestRate } | null;
   audiences: AudienceFigures | null;
+  subscribe: SubscribeFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -184,6 +186,12 @@ export function printReport(figures: BenchFigures): void {
         `${fixed(http?.bare.perSecond)} req/s`,
         `same process, same load; ${fixed(microsPerRequest(http?.bare))} µs CPU a request`,
       ],
+      [
+        `POST /subscribe, ${figures.subscribe?.concurrency ?? 32} concurrent`,
+        `${fixed(figures.subscribe?.emptyPerSec)} → ${fixed(figures.subscribe?.largePerSec)} req/s`,
+        `target ≥ 2,000 /s, flat 0 → 1,000,000; new endpoint each request, owner with 0 → ` +
+          `${fixed(figures.subscribe?.largeOwnerSubscriptions)} subscriptions, median of rounds`,
+      ],
     ]),
   );
   console.log('');
@@ -298,6 +306,7 @@ export function printReport(figures: BenchFigures): void {
       settings,
       standIn,
       audiences: figures.audiences,
+      subscribe: figures.subscribe,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },
