@@ -21,6 +21,7 @@ import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
+import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
 import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
 
@@ -35,6 +36,7 @@ export interface WorkerDeps {
 export interface RunningWorker {
   readonly metrics: Registry;
   readonly reconciler: Reconciler;
+  readonly subscriberCountCheck: SubscriberCountCheck;
   /** Starts scheduled sends when they are due. */
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
@@ -128,12 +130,14 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const subscriberCountCheck = startSubscriberCountCheck(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
   let closing: Promise<void> | null = null;
   async function closeOnce(): Promise<void> {
     await reconciler.stop();
     await scheduler.stop();
     await authCleanup.stop();
+    await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
     const force = redis.status !== 'ready';
     await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
@@ -151,6 +155,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     scheduler,
     authCleanup,
     webhooks,
+    subscriberCountCheck,
     async ready() {
       // A worker connection retries forever, so a ping to a Redis that is down never settles:
       // answer from the connection state instead, and bound both checks. What went wrong is

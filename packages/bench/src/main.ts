@@ -26,6 +26,7 @@ import { measureAudiences } from './measure-audiences.js';
 import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
+import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
 import {
@@ -299,6 +300,18 @@ async function run(): Promise<BenchFigures> {
     : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
+  const subscribe = options.phases.has('subscribe')
+    ? await measureSubscribe(database, {
+        serviceEnv,
+        origin: standIn.origin,
+        pool,
+        largeOwnerSubscriptions: options.subscribeLarge,
+        concurrency: options.httpConcurrency,
+        seconds: options.httpSeconds,
+        runs: options.httpRuns,
+        say,
+      })
+    : null;
 
   const final = await standIn.stats();
   if (final.violations > 0) throw new Error(`the stand-in saw protocol errors: ${final.violationSamples.join('; ')}`);
@@ -311,6 +324,7 @@ async function run(): Promise<BenchFigures> {
     http,
     audiences,
     events,
+    subscribe,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -4,11 +4,11 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events'] as const;
+export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events', 'subscribe'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {
-  /** BENCH_PHASES, e.g. `worker` while tuning the worker; default all four. */
+  /** BENCH_PHASES, e.g. `worker` while tuning the worker (`subscribe`: POST /subscribe alone); default all. */
   phases: ReadonlySet<BenchPhase>;
   /** Subscriptions seeded and sent to by the worker (BENCH_SUBSCRIPTIONS, default 20,000). */
   subscriptions: number;
@@ -38,6 +38,8 @@ export interface BenchOptions {
   workerEntry: 'src' | 'dist';
   /** When set (BENCH_CPU_PROF=<dir>), the worker and the sender processes write `--cpu-prof` profiles here. */
   cpuProfileDir: string | null;
+  /** Active subscriptions of the large owner in the POST /subscribe phase (BENCH_SUBSCRIBE_LARGE, default 100,000). */
+  subscribeLarge: number;
 }
 
 function integerAtLeast(minimum: number, env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -90,5 +92,6 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     redisUrl: env.BENCH_REDIS_URL ?? env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
     workerEntry: workerEntryOf(env.BENCH_WORKER_ENTRY),
     cpuProfileDir: env.BENCH_CPU_PROF || null,
+    subscribeLarge: positiveInteger(env, 'BENCH_SUBSCRIBE_LARGE', 100_000),
   };
 }

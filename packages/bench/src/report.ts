@@ -2,6 +2,7 @@ import type { SendingCpu } from './cpu-meter.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
+import type { SubscribeFigures } from './measure-subscribe.js';
 import { round } from './stats.js';
 
 export interface Machine {
@@ -55,6 +56,7 @@ export interface BenchFigures {
   http: { notify: RequestRate; bare: RequestRate } | null;
   audiences: AudienceFigures | null;
   events: EventFigures | null;
+  subscribe: SubscribeFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -186,6 +188,12 @@ export function printReport(figures: BenchFigures): void {
         `${fixed(http?.bare.perSecond)} req/s`,
         `same process, same load; ${fixed(microsPerRequest(http?.bare))} µs CPU a request`,
       ],
+      [
+        `POST /subscribe, ${figures.subscribe?.concurrency ?? 32} concurrent`,
+        `${fixed(figures.subscribe?.emptyPerSec)} → ${fixed(figures.subscribe?.largePerSec)} req/s`,
+        `target ≥ 2,000 /s, flat 0 → 1,000,000; new endpoint each request, owner with 0 → ` +
+          `${fixed(figures.subscribe?.largeOwnerSubscriptions)} subscriptions, median of rounds`,
+      ],
     ]),
   );
   if (figures.events) console.log(describeEvents(figures.events));
@@ -302,6 +310,7 @@ export function printReport(figures: BenchFigures): void {
       standIn,
       audiences: figures.audiences,
       events: figures.events,
+      subscribe: figures.subscribe,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

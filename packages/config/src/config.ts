@@ -46,6 +46,8 @@ export interface Config {
   };
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
+  /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
+  readonly subscriberCountCheckIntervalMs: number;
   readonly sessionTtlDays: number;
   /** Development: the dashboard through Vite's dev server (hot reload), /sdk/* re-read on each request. */
   readonly dashboardDevServer: boolean;
@@ -210,6 +212,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
+    subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,

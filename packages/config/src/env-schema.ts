@@ -60,6 +60,8 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */
+  SUBSCRIBER_COUNT_CHECK_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   // Webhooks: the API checks URLs at PUT, the worker delivers (README "Webhooks").
   /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
   WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),

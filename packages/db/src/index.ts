@@ -11,6 +11,7 @@ export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/scheduled-sends.js';
 export * from './repositories/sessions.js';
+export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';

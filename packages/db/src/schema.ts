@@ -182,6 +182,20 @@ export const subscriptions = pgTable(
   ],
 );
 
+/**
+ * Active subscriptions per owner, across the owner's apps: what the plan's `activeSubscribers`
+ * limit is checked against in O(1). Moved in the same statement as every change of a subscription
+ * into or out of `active` (repositories/subscriptions.ts, deliveries.ts, apps.ts); the worker's drift
+ * check compares it with a real count. The row appears with the owner's first subscription. Migration
+ * 0010 also creates the function `subscriber_limit_exceeded()` that the subscribe statement raises with.
+ */
+export const subscriberCounters = pgTable('subscriber_counters', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  active: integer('active').notNull().default(0),
+});
+
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 

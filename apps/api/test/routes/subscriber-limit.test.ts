@@ -10,11 +10,18 @@ const sql = ctx.database.sql;
 const subscribe = (secret: string, payload: unknown) =>
   app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload: payload as object });
 
+/** Bulk subscriptions written straight to the database, keeping the owner's counter in step as the API does. */
 const fill = async (appId: string, count: number, status: 'active' | 'expired', label: string) => {
   await sql`
-    insert into subscriptions (app_id, endpoint, p256dh, auth, status)
-    select ${appId}, 'https://fcm.googleapis.com/fcm/send/' || ${label} || '-' || g, 'p256dh', 'auth', ${status}
-    from generate_series(1, ${count}::int) g`;
+    with filled as (
+      insert into subscriptions (app_id, endpoint, p256dh, auth, status)
+      select ${appId}, 'https://fcm.googleapis.com/fcm/send/' || ${label} || '-' || g, 'p256dh', 'auth', ${status}
+      from generate_series(1, ${count}::int) g
+      returning status
+    )
+    insert into subscriber_counters (user_id, active)
+    select user_id, (select count(*) from filled where status = 'active') from apps where id = ${appId}
+    on conflict (user_id) do update set active = subscriber_counters.active + excluded.active`;
 };
 const activeCount = async (appId: string) =>
   (await sql`select count(*)::int as n from subscriptions where app_id = ${appId} and status = 'active'`)[0]

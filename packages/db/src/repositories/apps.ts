@@ -3,6 +3,7 @@ import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, subscriptions, users } from '../schema.js';
 import { appSendsThisMonth } from './notifications.js';
+import { releaseSlots } from './subscriber-counters.js';
 
 export type App = typeof apps.$inferSelect;
 
@@ -76,14 +77,23 @@ export async function updateApp(
   return app ?? null;
 }
 
-/** Deletes the app and, through foreign keys, its keys and subscriptions. */
+/**
+ * Deletes the app, its subscriptions and, through foreign keys, its keys, in one transaction that
+ * gives the app's active subscriptions back to the owner's subscriber counter. The app row is locked
+ * first, so no subscription can be inserted into it meanwhile (the insert's foreign-key check waits),
+ * and the subscriptions are deleted by a statement that reads each one's status as it is when
+ * deleted, so a re-activation or expiry racing with the deletion is counted once.
+ */
 export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
   if (!isUuid(userId, appId)) return false;
-  const deleted = await db
-    .delete(apps)
-    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
-    .returning({ id: apps.id });
-  return deleted.length > 0;
+  return (await db.$client.begin(async (sql) => {
+    const [owned] = await sql`select id from apps where id = ${appId} and user_id = ${userId} for update`;
+    if (!owned) return false;
+    await sql`with deleted as (delete from subscriptions where app_id = ${appId} returning status)
+      ${releaseSlots(sql as unknown as Database['$client'], appId, sql`select count(*) from deleted where status = 'active'`)}`;
+    await sql`delete from apps where id = ${appId}`;
+    return true;
+  })) as boolean;
 }
 
 export async function appStats(db: Database, appId: string): Promise<AppStats> {

@@ -9,6 +9,7 @@ import {
   withNotificationFinishedOutbox,
   withSubscriptionsExpiredOutbox,
 } from './webhook-outbox.js';
+import { releaseSlots } from './subscriber-counters.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
@@ -327,8 +328,9 @@ const inTransaction = (sql: postgres.TransactionSql): Sql => sql as unknown as S
 
 /**
  * Subscriptions the push service answered 404/410 for become expired; the rest of the app is
- * untouched. The only place the worker expires subscriptions; the `subscription.expired` webhook
- * event of each one is written by the same statement.
+ * untouched, and the owner's subscriber counter goes down by as many. The only place the worker
+ * expires subscriptions; the `subscription.expired` webhook event of each one and the counter's
+ * release are written by the same statement.
  */
 async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch): Promise<void> {
   const ids = batch.ids.filter((_, index) => batch.kinds[index] === 'expired');
@@ -338,6 +340,8 @@ async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch
     sql`update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
       where app_id = ${appId} and status = 'active' and id = any(${ids}::uuid[])
       returning id, app_id, endpoint, uid, expired_at`,
+    // The owner's subscriber counter gives back exactly the slots this statement took out of `active`.
+    releaseSlots(sql, appId, sql`select count(*) from expired`),
   );
 }
 

@@ -1,8 +1,10 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type postgres from 'postgres';
 import type { Database } from '../client.js';
-import { apps, type SubscriptionStatus, type SubscriptionTags, subscriptions, users } from '../schema.js';
+import { type SubscriptionStatus, type SubscriptionTags, subscriptions } from '../schema.js';
 import type { AudienceChange } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
+import { isSubscriberLimitError, releaseSlots, reserveSlot } from './subscriber-counters.js';
 
 export interface SubscriptionKeys {
   endpoint: string;
@@ -22,11 +24,17 @@ export interface UpsertOptions {
   audience?: AudienceChange;
 }
 
+/** What a subscribe statement found: the subscription's id, or no row (it vanished or was taken meanwhile). */
+type SubscribeRow = { id: string };
+
 /**
  * Stores a browser subscription for `appId` (owned by `ownerId`): new → created; already stored →
  * keys updated and, if it had expired, active again. A new or re-activated subscription must fit
- * under `maxActive` active subscribers across the owner's apps. The owner's row is locked for the
- * count and the write, so concurrent subscribes cannot overshoot the plan by even one.
+ * under `maxActive` active subscribers across the owner's apps: it takes a slot of the owner's
+ * counter (`subscriber_counters`) in the same statement that inserts or re-activates it, by one
+ * conditional increment, so concurrent subscribes cannot overshoot the plan by even one and the cost
+ * does not grow with the owner's subscriptions. Each write is one statement outside any transaction
+ * block: the counter's row lock lasts only until that statement commits.
  */
 export async function upsertSubscription(
   db: Database,
@@ -36,73 +44,93 @@ export async function upsertSubscription(
   maxActive: number | null,
   options: UpsertOptions = {},
 ): Promise<UpsertResult> {
-  return db.transaction(async (tx) => {
-    if (maxActive !== null) {
-      await tx.select({ id: users.id }).from(users).where(eq(users.id, ownerId)).for('update');
+  const sql = db.$client;
+  const uidGiven = options.audience?.uid !== undefined;
+  const uid = options.audience?.uid ?? null;
+  const tags = options.audience?.tags === undefined ? null : JSON.stringify(options.audience.tags);
+  // Two rounds at most in practice: a concurrent insert or delete of the same endpoint sends the
+  // statement of the other kind round again.
+  let admissionAsked = false;
+  for (let round = 0; ; round++) {
+    if (round > 5) throw new Error('subscribe kept racing with concurrent changes of the same endpoint');
+    const [existing] = await sql<{ id: string }[]>`
+      select id from subscriptions where app_id = ${appId} and endpoint = ${keys.endpoint}`;
+    try {
+      if (!existing) {
+        if (!admissionAsked && options.admitNew) {
+          admissionAsked = true;
+          if (!(await options.admitNew())) return 'rate_limited';
+        }
+        // Locks in the order every writer takes them (app, subscription, counter), so this cannot
+        // deadlock with deleteApp, which locks the app first; the foreign-key check alone would take
+        // the app's lock only at the end of the statement, after the counter's.
+        const [inserted] = await sql<SubscribeRow[]>`
+          with app as (
+            select id from apps where id = ${appId} for key share
+          ), inserted as (
+            insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags)
+            select app.id, ${keys.endpoint}, ${keys.p256dh}, ${keys.auth}, ${uid}, coalesce(${tags}::jsonb, '{}'::jsonb)
+            from app
+            on conflict (app_id, endpoint) do nothing
+            returning id
+          ), reserved as (${reserveSlot(sql, ownerId, maxActive, sql`inserted`)})
+          select i.id, case when not exists (select 1 from reserved) then subscriber_limit_exceeded() end
+          from inserted i`;
+        if (inserted) return { id: inserted.id, created: true };
+        continue; // nothing inserted: a concurrent subscribe of this endpoint won, so re-subscribe
+      }
+      // `previous` locks the row and reads its status as it is now (READ COMMITTED re-reads a row
+      // that changed since the snapshot), so an expiry or another re-activation racing with this one
+      // is counted once.
+      const [updated] = await sql<SubscribeRow[]>`
+        with previous as (
+          select id, status from subscriptions where id = ${existing.id} for update
+        ), reactivated as (
+          select id from previous where status <> 'active'
+        ), reserved as (${reserveSlot(sql, ownerId, maxActive, sql`reactivated`)}),
+        updated as (
+          update subscriptions s set p256dh = ${keys.p256dh}, auth = ${keys.auth},
+            uid = case when ${uidGiven} then ${uid} else s.uid end,
+            tags = coalesce(${tags}::jsonb, s.tags),
+            status = 'active', expired_at = null, updated_at = now()
+          from previous p where s.id = p.id
+          returning s.id
+        )
+        select u.id, case when p.status <> 'active' and not exists (select 1 from reserved)
+          then subscriber_limit_exceeded() end
+        from updated u join previous p on p.id = u.id`;
+      if (updated) return { id: updated.id, created: false };
+      // Deleted since it was looked up: go round as a new subscription.
+    } catch (error) {
+      if (isSubscriberLimitError(error)) return 'limit';
+      throw error;
     }
-    const [existing] = await tx
-      .select({ id: subscriptions.id, status: subscriptions.status })
-      .from(subscriptions)
-      .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, keys.endpoint)))
-      .limit(1);
+  }
+}
 
-    if (!existing && options.admitNew && !(await options.admitNew())) return 'rate_limited';
-
-    if (existing?.status !== 'active' && maxActive !== null) {
-      const [row] = await tx
-        .select({ n: count() })
-        .from(subscriptions)
-        .innerJoin(apps, eq(apps.id, subscriptions.appId))
-        .where(and(eq(apps.userId, ownerId), eq(subscriptions.status, 'active')));
-      if ((row?.n ?? 0) >= maxActive) return 'limit';
-    }
-
-    const audience = {
-      ...(options.audience?.uid === undefined ? {} : { uid: options.audience.uid }),
-      ...(options.audience?.tags === undefined ? {} : { tags: options.audience.tags }),
-    };
-    if (existing) {
-      await tx
-        .update(subscriptions)
-        .set({
-          p256dh: keys.p256dh,
-          auth: keys.auth,
-          ...audience,
-          status: 'active',
-          expiredAt: null,
-          updatedAt: sql`now()`,
-        })
-        .where(eq(subscriptions.id, existing.id));
-      return { id: existing.id, created: false };
-    }
-    // Without a plan limit there is no lock, so a concurrent insert of the same endpoint is possible:
-    // the unique index settles it and the loser reports the winner's row.
-    const [inserted] = await tx
-      .insert(subscriptions)
-      .values({ appId, ...keys, ...audience })
-      .onConflictDoUpdate({
-        target: [subscriptions.appId, subscriptions.endpoint],
-        set: {
-          p256dh: keys.p256dh,
-          auth: keys.auth,
-          ...audience,
-          status: 'active',
-          expiredAt: null,
-          updatedAt: sql`now()`,
-        },
-      })
-      .returning({ id: subscriptions.id, created: sql<boolean>`(xmax = 0)` });
-    if (!inserted) throw new Error('inserting the subscription returned no row');
-    return { id: inserted.id, created: Boolean(inserted.created) };
-  });
+/**
+ * A statement that deletes the subscriptions `deleting` (a query of `delete … returning status`)
+ * selects and gives their active slots back to the owner of `appId`, in one statement.
+ */
+async function deleteReleasing(
+  sql: Database['$client'],
+  appId: string,
+  deleting: postgres.PendingQuery<postgres.Row[]>,
+): Promise<boolean> {
+  const rows = await sql<{ id: string }[]>`
+    with deleted as (${deleting}),
+    released as (${releaseSlots(sql, appId, sql`select count(*) from deleted where status = 'active'`)})
+    select id from deleted`;
+  return rows.length > 0;
 }
 
 export async function deleteSubscription(db: Database, appId: string, endpoint: string): Promise<boolean> {
-  const deleted = await db
-    .delete(subscriptions)
-    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, endpoint)))
-    .returning({ id: subscriptions.id });
-  return deleted.length > 0;
+  const sql = db.$client;
+  return deleteReleasing(
+    sql,
+    appId,
+    sql`delete from subscriptions where app_id = ${appId} and endpoint = ${endpoint} returning id, status`,
+  );
 }
 
 export interface SubscriptionSummary {
@@ -159,9 +187,10 @@ export async function listSubscriptions(
 
 /** Deletes one subscription of `appId` by id; false when the app has no such subscription. */
 export async function deleteSubscriptionById(db: Database, appId: string, id: string): Promise<boolean> {
-  const deleted = await db
-    .delete(subscriptions)
-    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.id, id)))
-    .returning({ id: subscriptions.id });
-  return deleted.length > 0;
+  const sql = db.$client;
+  return deleteReleasing(
+    sql,
+    appId,
+    sql`delete from subscriptions where app_id = ${appId} and id = ${id} returning id, status`,
+  );
 }

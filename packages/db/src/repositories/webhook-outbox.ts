@@ -45,10 +45,15 @@ export const withNotificationFinishedOutbox = (sql: Sql, update: postgres.Pendin
 /**
  * `subscription.expired`, appended to the UPDATE that expires subscriptions (`update` must return
  * `id, app_id, endpoint, uid, expired_at`). The subscriber is copied into the event now: it may be
- * deleted before the event goes out.
+ * deleted before the event goes out. `alongside`, when given, is one more data-modifying statement
+ * of the same statement (a CTE that may read `expired`), such as the subscriber counter's release.
  */
-export const withSubscriptionsExpiredOutbox = (sql: Sql, update: postgres.PendingQuery<postgres.Row[]>) => sql`
-  with expired as (${update})
+export const withSubscriptionsExpiredOutbox = (
+  sql: Sql,
+  update: postgres.PendingQuery<postgres.Row[]>,
+  alongside?: postgres.PendingQuery<postgres.Row[]>,
+) => sql`
+  with expired as (${update})${alongside === undefined ? sql`` : sql`, alongside as (${alongside})`}
   insert into webhook_messages (app_id, type, subject_id, dedupe_key, data)
   select e.app_id, 'subscription.expired', e.id,
     'subscription.expired:' || e.id || ':' || (extract(epoch from e.expired_at) * 1000000)::bigint,
