@@ -4,12 +4,12 @@ import type { Database } from '../client.js';
 import { notificationChunks, notifications, subscriptions } from '../schema.js';
 import { audienceCondition } from './audiences.js';
 import type { Notification } from './notifications.js';
+import { releaseSlots } from './subscriber-counters.js';
 import {
   recordNotificationFinished,
   withNotificationFinishedOutbox,
   withSubscriptionsExpiredOutbox,
 } from './webhook-outbox.js';
-import { releaseSlots } from './subscriber-counters.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
