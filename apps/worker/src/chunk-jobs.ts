@@ -30,15 +30,34 @@ export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk
 /**
  * Queues again the planned chunks that Redis no longer has in flight: lost (flush, restart without
  * persistence) or given up on (failed). Chunks still waiting, delayed or active are left alone.
+ *
+ * This never races a job in flight, even though the state is read before the add: a job id is the
+ * chunk's stable key, and BullMQ's add of an id that exists is a no-op inside one Lua script, so a
+ * job that appeared meanwhile (another worker's re-queue, a stalled job moved back to wait) is not
+ * touched, and there is never a second copy for two workers to hold. A job that finished meanwhile
+ * is added again and ends at once: its chunk is settled in PostgreSQL (`startChunk`), no push goes
+ * out. Only a failed job is removed first (to free its id); if it is no longer failed by then
+ * (retried, taken by a worker), the removal is refused and the add is again a no-op.
  */
 export async function requeueChunks(queues: Queues, chunks: readonly DeliveryChunk[]): Promise<number> {
+  const ids = chunks.map(chunkJobId);
+  const states = await Promise.all(ids.map((id) => queues.deliveries.getJobState(id)));
   const missing: DeliveryChunk[] = [];
-  for (const chunk of chunks) {
-    const id = chunkJobId(chunk);
-    const state = await queues.deliveries.getJobState(id);
-    if (state === 'failed' || state === 'completed') await (await queues.deliveries.getJob(id))?.remove();
+  for (const [index, chunk] of chunks.entries()) {
+    const state = states[index];
+    if (state === 'failed' || state === 'completed') await removeFinished(queues, ids[index] as string);
     if (state === 'unknown' || state === 'failed' || state === 'completed') missing.push(chunk);
   }
   await queueChunks(queues, missing);
   return missing.length;
+}
+
+/** Removes a finished (failed or kept completed) job; a job that is active again is left alone. */
+async function removeFinished(queues: Queues, id: string): Promise<void> {
+  const job = await queues.deliveries.getJob(id);
+  if (!job) return;
+  const state = await job.getState();
+  if (state !== 'failed' && state !== 'completed') return;
+  // BullMQ refuses to remove a locked job; between the two calls it can have been retried.
+  await job.remove().catch(() => undefined);
 }
