@@ -15,6 +15,7 @@ import Fastify from 'fastify';
 import {
   type BenchApp,
   type BenchDatabase,
+  createBenchApp,
   createBenchDatabase,
   loadTargets,
   seedSubscriptions,
@@ -25,6 +26,7 @@ import { subscriberKeyPool } from './key-pool.js';
 import { measureAudiences } from './measure-audiences.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
+import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
 import {
@@ -293,6 +295,32 @@ async function run(): Promise<BenchFigures> {
     ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
+
+  // --- recovery phases (issue 9): SIGKILL of one of two workers, FLUSHDB of a private Redis ---
+  // Before the audiences phase, which leaves unsent notifications behind for these workers to find.
+  let crash: RecoveryFigures | null = null;
+  let flush: RecoveryFigures | null = null;
+  if (options.phases.has('crash') || options.phases.has('flush')) {
+    const secrets = { encryptionKey: apiConfig.encryptionKey, apiKeyPepper: apiConfig.apiKeyPepper };
+    const recoveryApp = await createBenchApp(database, secrets, tenant.userId, 'bench (recovery)');
+    // Endpoints after the main app's, so the stand-in counts this app's arrivals on their own.
+    await seedSubscriptions(database, recoveryApp.id, options.recoveryTargets, standIn.origin, pool, () => {}, N);
+    const recovery: RecoveryContext = {
+      database,
+      app: recoveryApp,
+      targets: options.recoveryTargets,
+      standIn,
+      workerEnv,
+      apiUrl,
+      workerEntry: options.workerEntry,
+      rounds: options.recoveryRounds,
+      say,
+      cleanups,
+    };
+    if (options.phases.has('crash')) crash = await measureCrash(recovery);
+    if (options.phases.has('flush')) flush = await measureFlush(recovery);
+  }
+  // --- end recovery phases ---
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
 
@@ -306,6 +334,8 @@ async function run(): Promise<BenchFigures> {
     peers,
     http,
     audiences,
+    crash,
+    flush,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -4,11 +4,11 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences'] as const;
+export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'crash', 'flush'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {
-  /** BENCH_PHASES, e.g. `worker` while tuning the worker; default all four. */
+  /** BENCH_PHASES, e.g. `worker` while tuning the worker; default all of them. */
   phases: ReadonlySet<BenchPhase>;
   /** Subscriptions seeded and sent to by the worker (BENCH_SUBSCRIPTIONS, default 20,000). */
   subscriptions: number;
@@ -36,6 +36,12 @@ export interface BenchOptions {
    * `dist` runs the built apps/worker/dist/main.js as `pnpm start:worker` does (run `pnpm build` first).
    */
   workerEntry: 'src' | 'dist';
+  // --- recovery phases (crash, flush) ---
+  /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000 as in issue 9). */
+  recoveryTargets: number;
+  /** Rounds of each recovery phase (BENCH_RECOVERY_ROUNDS, default 3); the median is reported. */
+  recoveryRounds: number;
+  // --- end recovery phases ---
   /** When set (BENCH_CPU_PROF=<dir>), the worker and the sender processes write `--cpu-prof` profiles here. */
   cpuProfileDir: string | null;
 }
@@ -90,5 +96,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     redisUrl: env.BENCH_REDIS_URL ?? env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
     workerEntry: workerEntryOf(env.BENCH_WORKER_ENTRY),
     cpuProfileDir: env.BENCH_CPU_PROF || null,
+    recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
+    recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };
 }
