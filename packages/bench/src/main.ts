@@ -95,8 +95,17 @@ async function measureWorker(
   const firstPushes: FirstPush[] = [];
   for (let index = 1; index <= options.workerRuns; index++) {
     standIn.mark();
-    // Bounded: a minute, plus 1 ms a subscription (the worker does several a millisecond).
-    const result = await notifyAndWait(apiUrl, app.secret, notification, 60_000 + N);
+    // Bounded: a minute, plus 5 ms a subscription (200/s: a busy 2-core machine; the 1,000,000 run).
+    const result = await notifyAndWait(apiUrl, app.secret, notification, 60_000 + 5 * N, async (progress) => {
+      // Long runs (BENCH_MODE=million) say how far they are, so a run cut short still tells something.
+      const { firstSinceMark } = await standIn.stats();
+      const first = firstSinceMark === null ? '–' : `${thousands(firstSinceMark - progress.postedAt)} ms`;
+      say(
+        `  … ${thousands(progress.sent)} of ${thousands(progress.targets)} sent after ` +
+          `${thousands((Date.now() - progress.postedAt) / 1000)} s; worker peak RSS ${worker.peakRssMb().toFixed(1)} MB, ` +
+          `VmHWM ${worker.highWaterMarkMb().toFixed(1)} MB; first push ${first} after POST /notify`,
+      );
+    });
     firstPushes.push(await firstPushOf(result, standIn, database));
     if (result.targets !== N || result.sent !== N) {
       throw new Error(`worker run ${index}: ${JSON.stringify(result)}; expected ${N} targets, all sent`);

@@ -76,7 +76,19 @@ function workerEntryOf(raw: string | undefined): 'src' | 'dist' {
   throw new Error(`BENCH_WORKER_ENTRY must be src or dist, got ${raw}`);
 }
 
-export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+/**
+ * BENCH_MODE=million: issue 9's 1,000,000-subscriber run, the worker phase alone, once (about ten
+ * minutes of sending here): worker peak RSS (target < 250 MB) and time to the first push. Any
+ * BENCH_* set explicitly still wins.
+ */
+function presetOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.BENCH_MODE === undefined || env.BENCH_MODE === '') return env;
+  if (env.BENCH_MODE !== 'million') throw new Error(`BENCH_MODE must be million, got ${env.BENCH_MODE}`);
+  return { BENCH_SUBSCRIPTIONS: '1000000', BENCH_PHASES: 'worker', BENCH_RUNS: '1', ...env };
+}
+
+export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const env = presetOf(rawEnv);
   const subscriptions = positiveInteger(env, 'BENCH_SUBSCRIPTIONS', 20_000);
   return {
     phases: phasesOf(env.BENCH_PHASES),
