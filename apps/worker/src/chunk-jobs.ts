@@ -1,8 +1,10 @@
-import type { DeliveryChunk } from '@webpush/db';
+import type { ChunkKey, DeliveryChunk } from '@webpush/db';
 import { chunkJobId, type DeliveryChunkJob, jobNames, type Queues } from '@webpush/queue';
 
 /** BullMQ takes at most this many jobs per `addBulk` here, to keep one Redis call bounded. */
 const ADD_BULK_LIMIT = 1_000;
+/** Job states asked of Redis at once when a fan-out re-runs. */
+const STATE_BATCH = 200;
 
 const jobFor = (chunk: DeliveryChunk, now: number) => ({
   name: jobNames.deliverChunk,
@@ -39,16 +41,26 @@ export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk
  * out. Only a failed job is removed first (to free its id); if it is no longer failed by then
  * (retried, taken by a worker), the removal is refused and the add is again a no-op.
  */
-export async function requeueChunks(queues: Queues, chunks: readonly DeliveryChunk[]): Promise<number> {
-  const ids = chunks.map(chunkJobId);
-  const states = await Promise.all(ids.map((id) => queues.deliveries.getJobState(id)));
-  const missing: DeliveryChunk[] = [];
-  for (const [index, chunk] of chunks.entries()) {
-    const state = states[index];
-    if (state === 'failed' || state === 'completed') await removeFinished(queues, ids[index] as string);
-    if (state === 'unknown' || state === 'failed' || state === 'completed') missing.push(chunk);
+export async function requeueChunks(
+  queues: Queues,
+  keys: readonly ChunkKey[],
+  load: (missing: ChunkKey[]) => Promise<DeliveryChunk[]>,
+): Promise<number> {
+  const missing: ChunkKey[] = [];
+  // Job states are read STATE_BATCH at a time: a big notification has thousands of pending chunks.
+  for (let start = 0; start < keys.length; start += STATE_BATCH) {
+    const batch = keys.slice(start, start + STATE_BATCH);
+    const states = await Promise.all(batch.map((key) => queues.deliveries.getJobState(chunkJobId(key))));
+    for (const [index, key] of batch.entries()) {
+      const state = states[index];
+      if (state === 'failed' || state === 'completed') await removeFinished(queues, chunkJobId(key));
+      if (state === 'unknown' || state === 'failed' || state === 'completed') missing.push(key);
+    }
   }
-  await queueChunks(queues, missing);
+  // Subscription ids are read only for what is re-queued (after a Redis flush: everything).
+  for (let start = 0; start < missing.length; start += ADD_BULK_LIMIT) {
+    await queueChunks(queues, await load(missing.slice(start, start + ADD_BULK_LIMIT)));
+  }
   return missing.length;
 }
 
