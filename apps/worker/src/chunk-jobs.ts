@@ -1,8 +1,10 @@
-import type { DeliveryChunk } from '@webpush/db';
+import type { ChunkKey, DeliveryChunk } from '@webpush/db';
 import { chunkJobId, type DeliveryChunkJob, jobNames, type Queues } from '@webpush/queue';
 
 /** BullMQ takes at most this many jobs per `addBulk` here, to keep one Redis call bounded. */
 const ADD_BULK_LIMIT = 1_000;
+/** Job states asked of Redis at once when a fan-out re-runs. */
+const STATE_BATCH = 200;
 
 const jobFor = (chunk: DeliveryChunk, now: number) => ({
   name: jobNames.deliverChunk,
@@ -30,15 +32,44 @@ export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk
 /**
  * Queues again the planned chunks that Redis no longer has in flight: lost (flush, restart without
  * persistence) or given up on (failed). Chunks still waiting, delayed or active are left alone.
+ *
+ * This never races a job in flight, even though the state is read before the add: a job id is the
+ * chunk's stable key, and BullMQ's add of an id that exists is a no-op inside one Lua script, so a
+ * job that appeared meanwhile (another worker's re-queue, a stalled job moved back to wait) is not
+ * touched, and there is never a second copy for two workers to hold. A job that finished meanwhile
+ * is added again and ends at once: its chunk is settled in PostgreSQL (`startChunk`), no push goes
+ * out. Only a failed job is removed first (to free its id); if it is no longer failed by then
+ * (retried, taken by a worker), the removal is refused and the add is again a no-op.
  */
-export async function requeueChunks(queues: Queues, chunks: readonly DeliveryChunk[]): Promise<number> {
-  const missing: DeliveryChunk[] = [];
-  for (const chunk of chunks) {
-    const id = chunkJobId(chunk);
-    const state = await queues.deliveries.getJobState(id);
-    if (state === 'failed' || state === 'completed') await (await queues.deliveries.getJob(id))?.remove();
-    if (state === 'unknown' || state === 'failed' || state === 'completed') missing.push(chunk);
+export async function requeueChunks(
+  queues: Queues,
+  keys: readonly ChunkKey[],
+  load: (missing: ChunkKey[]) => Promise<DeliveryChunk[]>,
+): Promise<number> {
+  const missing: ChunkKey[] = [];
+  // Job states are read STATE_BATCH at a time: a big notification has thousands of pending chunks.
+  for (let start = 0; start < keys.length; start += STATE_BATCH) {
+    const batch = keys.slice(start, start + STATE_BATCH);
+    const states = await Promise.all(batch.map((key) => queues.deliveries.getJobState(chunkJobId(key))));
+    for (const [index, key] of batch.entries()) {
+      const state = states[index];
+      if (state === 'failed' || state === 'completed') await removeFinished(queues, chunkJobId(key));
+      if (state === 'unknown' || state === 'failed' || state === 'completed') missing.push(key);
+    }
   }
-  await queueChunks(queues, missing);
+  // Subscription ids are read only for what is re-queued (after a Redis flush: everything).
+  for (let start = 0; start < missing.length; start += ADD_BULK_LIMIT) {
+    await queueChunks(queues, await load(missing.slice(start, start + ADD_BULK_LIMIT)));
+  }
   return missing.length;
+}
+
+/** Removes a finished (failed or kept completed) job; a job that is active again is left alone. */
+async function removeFinished(queues: Queues, id: string): Promise<void> {
+  const job = await queues.deliveries.getJob(id);
+  if (!job) return;
+  const state = await job.getState();
+  if (state !== 'failed' && state !== 'completed') return;
+  // BullMQ refuses to remove a locked job; between the two calls it can have been retried.
+  await job.remove().catch(() => undefined);
 }

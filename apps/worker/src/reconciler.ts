@@ -32,7 +32,10 @@ export function startReconciler(context: WorkerContext): Reconciler {
       const jobId = fanOutJobId(notificationId);
       const state = await queues.fanOut.getJobState(jobId);
       if (IN_FLIGHT.has(state)) continue;
-      if (state !== 'unknown') await (await queues.fanOut.getJob(jobId))?.remove();
+      // A finished job (failed, or completed and kept) frees its id first. BullMQ refuses to remove
+      // a job that was taken meanwhile, and the add below is then a no-op: an add of an existing id
+      // changes nothing, atomically, so the reconciler never makes a second copy of a job in flight.
+      if (state !== 'unknown') await (await queues.fanOut.getJob(jobId))?.remove().catch(() => undefined);
       await queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId });
       requeued++;
     }

@@ -92,15 +92,23 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const common: WorkerOptions = {
     connection: redis,
     prefix,
-    // Takeover of a dead worker's job: its lock was last renewed at most lockDuration/2 before the
-    // crash, so it lapses lockDuration/2…lockDuration after it, and the next stalled check (every
-    // stalledInterval, one small Lua script) moves the job back to wait: 3–7 s with the defaults
-    // (6 s, 1 s). A live worker loses a lock only if its event loop stalls for more than
-    // lockDuration/2 (3 s) between renewals: ten times a major GC of a 250 MB heap. And a lost lock
-    // is cheap now: the second run skips what the first recorded as answered, so at worst the
-    // pushes in flight go out twice.
+    // Lock L (WORKER_LOCK_DURATION_MS, 4 s), renewed every R = L/4 (1 s), stalled check every S
+    // (WORKER_STALLED_INTERVAL_MS, 1 s).
+    // - A live worker keeps its locks unless it stops for L − R = 3 s: BullMQ's renewal timer ticks
+    //   every R/2 and renews each job at most R after the last renewal, and a lock lasts L from
+    //   then. 3 s is ten times a major GC of a 250 MB heap; what actually came close was CPU
+    //   starvation at load average 15 on 2 cores (event-loop stalls of 1.1–2.4 s measured while a
+    //   worker started), which is why the tolerance stays 3 s rather than shrinking with L.
+    // - A dead worker's locks were renewed at most R before the crash, so they lapse L − R … L
+    //   after it, and the next stalled check (one small Lua script a second) moves its jobs back
+    //   to wait: takeover 3–5 s after a SIGKILL (it was 3–7 s with L = 6 s renewed every 3 s, for
+    //   the same 3 s tolerance).
+    // - Cost: one extendLocks call per BullMQ worker every R/2 while it has jobs, a few a second.
+    // - A lost lock (a longer stall) is cheap: another worker runs the chunk, both skip what the
+    //   other recorded as answered, so at worst the pushes in flight go out twice, and the first
+    //   run's moveToFinished fails with `Missing lock` (logged, harmless).
     lockDuration: config.delivery.lockDurationMs,
-    lockRenewTime: config.delivery.lockDurationMs / 2,
+    lockRenewTime: config.delivery.lockDurationMs / 4,
     stalledInterval: config.delivery.stalledIntervalMs,
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.

@@ -18,9 +18,10 @@ t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every
     DELIVERY_CHUNK_SIZE: String(CHUNK_SIZE),
     WORKER_DELIVERY_CONCURRENCY: String(CHUNK_CONCURRENCY),
     PUSH_CONCURRENCY: String(PUSH_CONCURRENCY),
-    // Locks of the killed worker's jobs lapse after 2 s; stalled checks every second find them.
-    WORKER_LOCK_DURATION_MS: '2000',
-    WORKER_STALLED_INTERVAL_MS: '1000',
+    // The worker that takes over keeps the default lock settings (4 s, renewed every second): they
+    // tolerate a 3 s stall. With the 2 s lock of the killed one (1 s of tolerance), a worker starting
+    // in this busy test process (event-loop stalls of 1.1–2.4 s measured at load average 15) lost
+    // the locks of the jobs it had just taken: `Missing lock`, a second run, 10–15 s to complete.
   });
   const { config, push } = harness;
   const sql = harness.database.sql;
@@ -52,6 +53,8 @@ t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every
         DELIVERY_CHUNK_SIZE: String(CHUNK_SIZE),
         WORKER_DELIVERY_CONCURRENCY: String(CHUNK_CONCURRENCY),
         PUSH_CONCURRENCY: String(PUSH_CONCURRENCY),
+        // The lock of the worker that dies decides how soon its jobs are taken over: a 2 s lock,
+        // renewed every 0.5 s, lapses 1.5–2 s after the kill, and a stalled check a second finds it.
         WORKER_LOCK_DURATION_MS: '2000',
         WORKER_STALLED_INTERVAL_MS: '1000',
       },

@@ -80,31 +80,43 @@ export async function seedTenant(
   if (!user) throw new Error('could not create the bench user');
   await setUserPlan(db, email, 'enterprise');
 
-  const createBenchApp = async (name: string): Promise<BenchApp> => {
-    const vapid = webpush.generateVAPIDKeys();
-    const id = randomUUID();
-    const app = await createAppWithinLimit(
-      db,
-      user.id,
-      {
-        id,
-        name,
-        vapidPublicKey: vapid.publicKey,
-        vapidPrivateKeySealed: sealSecret(secrets.encryptionKey, vapid.privateKey, vapidKeyContext(id)),
-      },
-      null,
-    );
-    if (app === 'limit') throw new Error('the bench user hit an app limit');
-    const secret = generateToken(API_KEY_PREFIX);
-    const key = await createApiKey(db, user.id, app.id, {
-      name: 'bench',
-      scope: 'notify',
-      keyHash: keyedHash(secrets.apiKeyPepper, secret),
-    });
-    if (!key) throw new Error('could not create the bench API key');
-    return { id: app.id, secret, vapid };
+  return {
+    userId: user.id,
+    app: await createBenchApp(database, secrets, user.id, 'bench'),
+    emptyApp: await createBenchApp(database, secrets, user.id, 'bench (empty)'),
   };
-  return { userId: user.id, app: await createBenchApp('bench'), emptyApp: await createBenchApp('bench (empty)') };
+}
+
+/** An app of `userId` with VAPID keys and a `notify` key. */
+export async function createBenchApp(
+  database: BenchDatabase,
+  secrets: { encryptionKey: Buffer; apiKeyPepper: Buffer },
+  userId: string,
+  name: string,
+): Promise<BenchApp> {
+  const { db } = database.handle;
+  const vapid = webpush.generateVAPIDKeys();
+  const id = randomUUID();
+  const app = await createAppWithinLimit(
+    db,
+    userId,
+    {
+      id,
+      name,
+      vapidPublicKey: vapid.publicKey,
+      vapidPrivateKeySealed: sealSecret(secrets.encryptionKey, vapid.privateKey, vapidKeyContext(id)),
+    },
+    null,
+  );
+  if (app === 'limit') throw new Error('the bench user hit an app limit');
+  const secret = generateToken(API_KEY_PREFIX);
+  const key = await createApiKey(db, userId, app.id, {
+    name: 'bench',
+    scope: 'notify',
+    keyHash: keyedHash(secrets.apiKeyPepper, secret),
+  });
+  if (!key) throw new Error('could not create the bench API key');
+  return { id: app.id, secret, vapid };
 }
 
 const SEED_BATCH = 50_000;
@@ -121,19 +133,21 @@ export async function seedSubscriptions(
   origin: string,
   pool: readonly PooledKey[],
   onProgress: (done: number) => void = () => {},
+  /** Endpoint numbers start after this, so that a second app's endpoints differ from the first's. */
+  offset = 0,
 ): Promise<void> {
   const { sql } = database.handle;
   const p256dh = pool.map((key) => key.p256dh);
   const auth = pool.map((key) => key.auth);
-  for (let first = 1; first <= count; first += SEED_BATCH) {
-    const last = Math.min(count, first + SEED_BATCH - 1);
+  for (let first = offset + 1; first <= offset + count; first += SEED_BATCH) {
+    const last = Math.min(offset + count, first + SEED_BATCH - 1);
     await sql`
       insert into subscriptions (app_id, endpoint, p256dh, auth)
       select ${appId}::uuid, ${`${origin}/push/`}::text || n, k.p256dh, k.auth
       from generate_series(${first}::int, ${last}::int) as n
       join unnest(${p256dh}::text[], ${auth}::text[]) with ordinality as k(p256dh, auth, i)
         on k.i = n % ${pool.length} + 1`;
-    onProgress(last);
+    onProgress(last - offset);
   }
   await sql`analyze subscriptions`;
 }

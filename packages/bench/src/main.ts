@@ -15,6 +15,7 @@ import Fastify from 'fastify';
 import {
   type BenchApp,
   type BenchDatabase,
+  createBenchApp,
   createBenchDatabase,
   loadTargets,
   seedSubscriptions,
@@ -27,6 +28,7 @@ import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
 import { measureSubscribe } from './measure-subscribe.js';
+import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
 import {
@@ -95,8 +97,17 @@ async function measureWorker(
   const firstPushes: FirstPush[] = [];
   for (let index = 1; index <= options.workerRuns; index++) {
     standIn.mark();
-    // Bounded: a minute, plus 1 ms a subscription (the worker does several a millisecond).
-    const result = await notifyAndWait(apiUrl, app.secret, notification, 60_000 + N);
+    // Bounded: two minutes, plus 20 ms a subscription (50/s: seen at load average 40 on 2 cores).
+    const result = await notifyAndWait(apiUrl, app.secret, notification, 120_000 + 20 * N, async (progress) => {
+      // Long runs (BENCH_MODE=million) say how far they are, so a run cut short still tells something.
+      const { firstSinceMark } = await standIn.stats();
+      const first = firstSinceMark === null ? '–' : `${thousands(firstSinceMark - progress.postedAt)} ms`;
+      say(
+        `  … ${thousands(progress.sent)} of ${thousands(progress.targets)} sent after ` +
+          `${thousands((Date.now() - progress.postedAt) / 1000)} s; worker peak RSS ${worker.peakRssMb().toFixed(1)} MB, ` +
+          `VmHWM ${worker.highWaterMarkMb().toFixed(1)} MB; first push ${first} after POST /notify`,
+      );
+    });
     firstPushes.push(await firstPushOf(result, standIn, database));
     if (result.targets !== N || result.sent !== N) {
       throw new Error(`worker run ${index}: ${JSON.stringify(result)}; expected ${N} targets, all sent`);
@@ -298,6 +309,32 @@ async function run(): Promise<BenchFigures> {
   const events = options.phases.has('events')
     ? await measureEvents(api, apiUrl, database, tenant.app, options, say)
     : null;
+
+  // --- recovery phases (issue 9): SIGKILL of one of two workers, FLUSHDB of a private Redis ---
+  // Before the audiences phase, which leaves unsent notifications behind for these workers to find.
+  let crash: RecoveryFigures | null = null;
+  let flush: RecoveryFigures | null = null;
+  if (options.phases.has('crash') || options.phases.has('flush')) {
+    const secrets = { encryptionKey: apiConfig.encryptionKey, apiKeyPepper: apiConfig.apiKeyPepper };
+    const recoveryApp = await createBenchApp(database, secrets, tenant.userId, 'bench (recovery)');
+    // Endpoints after the main app's, so the stand-in counts this app's arrivals on their own.
+    await seedSubscriptions(database, recoveryApp.id, options.recoveryTargets, standIn.origin, pool, () => {}, N);
+    const recovery: RecoveryContext = {
+      database,
+      app: recoveryApp,
+      targets: options.recoveryTargets,
+      standIn,
+      workerEnv,
+      apiUrl,
+      workerEntry: options.workerEntry,
+      rounds: options.recoveryRounds,
+      say,
+      cleanups,
+    };
+    if (options.phases.has('crash')) crash = await measureCrash(recovery);
+    if (options.phases.has('flush')) flush = await measureFlush(recovery);
+  }
+  // --- end recovery phases ---
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const subscribe = options.phases.has('subscribe')
@@ -325,6 +362,8 @@ async function run(): Promise<BenchFigures> {
     audiences,
     events,
     subscribe,
+    crash,
+    flush,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -37,6 +37,9 @@ export async function notifyAndWait(
   secret: string,
   body: object,
   timeoutMs: number,
+  /** Called every `progressEveryMs` while the send is under way (long runs: the 1,000,000 mode). */
+  onProgress?: (progress: { id: string; postedAt: number; sent: number; targets: number }) => Promise<void> | void,
+  progressEveryMs = 30_000,
 ): Promise<NotificationRun> {
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
   const started = Date.now();
@@ -44,6 +47,7 @@ export async function notifyAndWait(
   if (accepted.status !== 202) throw new Error(`POST /notify answered ${accepted.status}: ${await accepted.text()}`);
   const { id } = ((await accepted.json()) as NotificationBody).notification;
 
+  let nextProgress = started + progressEveryMs;
   for (;;) {
     await sleep(POLL_MS);
     const response = await fetch(`${apiUrl}/api/v1/notifications/${id}`, { headers });
@@ -62,6 +66,10 @@ export async function notifyAndWait(
         failed: notification.failed,
         expired: notification.expired,
       };
+    }
+    if (onProgress && Date.now() >= nextProgress) {
+      nextProgress += progressEveryMs;
+      await onProgress({ id, postedAt: started, sent: notification.sent, targets: notification.targets });
     }
     if (observedSeconds * 1000 > timeoutMs) {
       throw new Error(

@@ -4,7 +4,7 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events', 'subscribe'] as const;
+export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events', 'subscribe', 'crash', 'flush'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {
@@ -36,6 +36,12 @@ export interface BenchOptions {
    * `dist` runs the built apps/worker/dist/main.js as `pnpm start:worker` does (run `pnpm build` first).
    */
   workerEntry: 'src' | 'dist';
+  // --- recovery phases (crash, flush) ---
+  /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000 as in issue 9). */
+  recoveryTargets: number;
+  /** Rounds of each recovery phase (BENCH_RECOVERY_ROUNDS, default 3); the median is reported. */
+  recoveryRounds: number;
+  // --- end recovery phases ---
   /** When set (BENCH_CPU_PROF=<dir>), the worker and the sender processes write `--cpu-prof` profiles here. */
   cpuProfileDir: string | null;
   /** Active subscriptions of the large owner in the POST /subscribe phase (BENCH_SUBSCRIBE_LARGE, default 100,000). */
@@ -72,7 +78,19 @@ function workerEntryOf(raw: string | undefined): 'src' | 'dist' {
   throw new Error(`BENCH_WORKER_ENTRY must be src or dist, got ${raw}`);
 }
 
-export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOptions {
+/**
+ * BENCH_MODE=million: issue 9's 1,000,000-subscriber run, the worker phase alone, once (about ten
+ * minutes of sending here): worker peak RSS (target < 250 MB) and time to the first push. Any
+ * BENCH_* set explicitly still wins.
+ */
+function presetOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.BENCH_MODE === undefined || env.BENCH_MODE === '') return env;
+  if (env.BENCH_MODE !== 'million') throw new Error(`BENCH_MODE must be million, got ${env.BENCH_MODE}`);
+  return { BENCH_SUBSCRIPTIONS: '1000000', BENCH_PHASES: 'worker', BENCH_RUNS: '1', ...env };
+}
+
+export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const env = presetOf(rawEnv);
   const subscriptions = positiveInteger(env, 'BENCH_SUBSCRIPTIONS', 20_000);
   return {
     phases: phasesOf(env.BENCH_PHASES),
@@ -93,5 +111,7 @@ export function readBenchOptions(env: NodeJS.ProcessEnv = process.env): BenchOpt
     workerEntry: workerEntryOf(env.BENCH_WORKER_ENTRY),
     cpuProfileDir: env.BENCH_CPU_PROF || null,
     subscribeLarge: positiveInteger(env, 'BENCH_SUBSCRIBE_LARGE', 100_000),
+    recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
+    recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };
 }

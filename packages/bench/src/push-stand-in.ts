@@ -46,6 +46,12 @@ export interface StandInStats {
   h2Sessions: number;
   /** Date.now() when the first push after the last `mark` arrived (its headers), null if none yet. */
   firstSinceMark: number | null;
+  /** Pushes to known endpoints since the last `mark`. */
+  receivedSinceMark: number;
+  /** Distinct endpoints among them. */
+  distinctSinceMark: number;
+  /** Endpoints that got more than one push since the last `mark` (crash and flush phases). */
+  duplicatedSinceMark: number;
 }
 
 const seed = Buffer.from(process.env.BENCH_KEY_SEED ?? '', 'hex');
@@ -70,8 +76,26 @@ const stats: StandInStats = {
   connections: 0,
   h2Sessions: 0,
   firstSinceMark: null,
+  receivedSinceMark: 0,
+  distinctSinceMark: 0,
+  duplicatedSinceMark: 0,
 };
 let origin = '';
+/** Pushes per endpoint number since the last `mark` (saturating at 255), grown on demand. */
+let perEndpoint = new Uint8Array(1 << 16);
+
+function countArrival(n: number) {
+  if (n >= perEndpoint.length) {
+    const grown = new Uint8Array(Math.max(n + 1, perEndpoint.length * 2));
+    grown.set(perEndpoint);
+    perEndpoint = grown;
+  }
+  const before = perEndpoint[n] ?? 0;
+  if (before < 255) perEndpoint[n] = before + 1;
+  stats.receivedSinceMark++;
+  if (before === 0) stats.distinctSinceMark++;
+  else if (before === 1) stats.duplicatedSinceMark++;
+}
 
 function accept(response: Response) {
   if (delayMs === 0) response.writeHead(201).end();
@@ -115,6 +139,7 @@ function handle(request: Request, response: Response) {
     request.on('end', () => response.writeHead(404).end());
     return;
   }
+  countArrival(n);
   const sample = stats.received++ % verifyEvery === 0;
   const cheap = cheapCheck(request);
   if (!sample || cheap !== null) {
@@ -168,6 +193,10 @@ process.on('message', (message: unknown) => {
   }
   if (typeof message === 'object' && message !== null && 'type' in message && message.type === 'mark') {
     stats.firstSinceMark = null;
+    stats.receivedSinceMark = 0;
+    stats.distinctSinceMark = 0;
+    stats.duplicatedSinceMark = 0;
+    perEndpoint.fill(0);
   }
 });
 

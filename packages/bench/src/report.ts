@@ -3,6 +3,7 @@ import type { AudienceFigures } from './measure-audiences.js';
 import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { SubscribeFigures } from './measure-subscribe.js';
+import type { RecoveryFigures } from './measure-recovery.js';
 import { round } from './stats.js';
 
 export interface Machine {
@@ -57,6 +58,9 @@ export interface BenchFigures {
   audiences: AudienceFigures | null;
   events: EventFigures | null;
   subscribe: SubscribeFigures | null;
+  /** Recovery phases: SIGKILL of one of two workers, FLUSHDB of the workers' (private) Redis. */
+  crash: RecoveryFigures | null;
+  flush: RecoveryFigures | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -77,6 +81,9 @@ const TARGET_VS_BARE = 0.95;
 const TARGET_FIRST_PUSH_MS = 50;
 const TARGET_RSS_MB = 250;
 const RSS_TARGET_AT = 1_000_000;
+/** Recovery targets (issue 9): completion after a SIGKILL / a FLUSHDB, seconds. */
+const TARGET_AFTER_KILL_S = 10;
+const TARGET_AFTER_FLUSH_S = 15;
 
 const fixed = (value: number | null | undefined, digits = 0) =>
   value === null || value === undefined
@@ -172,11 +179,9 @@ export function printReport(figures: BenchFigures): void {
           `hops of the median run: accepted ${fixed(medianFirst?.acceptMs, 1)}, first chunk planned +${fixed(medianFirst?.planMs, 1)}, ` +
           `first push +${fixed(medianFirst?.deliverMs, 1)}`,
       ],
-      [
-        '(f) SIGKILL mid-fan-out / Redis FLUSHDB',
-        'see README',
-        'not part of pnpm bench: apps/worker/test/crash-recovery.test.ts and reconciler.test.ts measure them',
-      ],
+      // --- recovery rows ---
+      ...recoveryRows(figures.crash, figures.flush),
+      // --- end recovery rows ---
       [
         '(d) POST /notify, app with 0 subscribers',
         `${fixed(http?.notify.perSecond)} req/s`,
@@ -250,6 +255,9 @@ export function printReport(figures: BenchFigures): void {
     `Target worker RSS < ${TARGET_RSS_MB} MB at ${fixed(RSS_TARGET_AT)} subscriptions: ${fixed(worker?.peakRssMb, 1)} MB ` +
       `at ${fixed(figures.subscriptions)}  ${verdict(rssMet)}`,
   );
+  // --- recovery targets ---
+  for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
+  // --- end recovery targets ---
   if (worker?.entry === 'src') {
     console.log(
       '  (worker run from sources: the tsx loader adds ~40 MB of RSS; BENCH_WORKER_ENTRY=dist after `pnpm build` ' +
@@ -311,6 +319,8 @@ export function printReport(figures: BenchFigures): void {
       audiences: figures.audiences,
       events: figures.events,
       subscribe: figures.subscribe,
+      crash: recoveryJson(figures.crash),
+      flush: recoveryJson(figures.flush),
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },
@@ -322,3 +332,64 @@ export function printReport(figures: BenchFigures): void {
     }),
   );
 }
+
+// --- recovery phases (crash, flush) ---
+const seconds = (rounds: RecoveryFigures['rounds']) => rounds.map((r) => fixed(r.afterSeconds, 1)).join(', ');
+
+function recoveryRows(crash: RecoveryFigures | null, flush: RecoveryFigures | null): string[][] {
+  return [
+    [
+      '(f) SIGKILL of 1 of 2 workers mid-fan-out',
+      crash === null ? '–' : `completed ${fixed(crash.medianAfterSeconds, 1)} s after`,
+      crash === null
+        ? 'BENCH_PHASES without crash'
+        : `median of ${seconds(crash.rounds)} s; ${fixed(crash.targets)} targets, killed at ~30 %; target ≤ ${TARGET_AFTER_KILL_S} s`,
+    ],
+    [
+      '    duplicate pushes after the SIGKILL',
+      crash === null ? '–' : `${fixed(crash.maxDuplicated)} at most`,
+      crash === null
+        ? ''
+        : `per round ${crash.rounds.map((r) => r.duplicated).join(', ')}; in flight at most ${fixed(crash.inFlight)} ` +
+          `(chunks × PUSH_CONCURRENCY), ${fixed(crash.unrecordedBound)} with unrecorded answers; ` +
+          `'Missing lock' lines ${crash.rounds.map((r) => r.missingLock).join(', ')}`,
+    ],
+    [
+      '(g) Redis FLUSHDB mid-fan-out',
+      flush === null ? '–' : `completed ${fixed(flush.medianAfterSeconds, 1)} s after`,
+      flush === null
+        ? 'BENCH_PHASES without flush'
+        : `median of ${seconds(flush.rounds)} s; private redis-server, 1 worker, reconciler every ` +
+          `${fixed(flush.reconcile.intervalMs)} ms for ${fixed(flush.reconcile.staleMs)} ms idle; ` +
+          `idle worker ${fixed(flush.idleTransactionsPerSec, 1)} PostgreSQL transactions/s; target ≤ ${TARGET_AFTER_FLUSH_S} s`,
+    ],
+  ];
+}
+
+function recoveryTargetLines(crash: RecoveryFigures | null, flush: RecoveryFigures | null): string[] {
+  const crashMet = crash === null ? null : crash.medianAfterSeconds <= TARGET_AFTER_KILL_S;
+  const duplicatesMet = crash === null ? null : crash.maxDuplicated <= crash.inFlight;
+  const flushMet = flush === null ? null : flush.medianAfterSeconds <= TARGET_AFTER_FLUSH_S;
+  return [
+    `Target completion ≤ ${TARGET_AFTER_KILL_S} s after a SIGKILL: ${fixed(crash?.medianAfterSeconds, 1)} s  ${verdict(crashMet)}`,
+    `Target duplicates ≤ pushes in flight at the kill (${fixed(crash?.inFlight)}): ${fixed(crash?.maxDuplicated)}  ${verdict(duplicatesMet)}`,
+    `Target completion ≤ ${TARGET_AFTER_FLUSH_S} s after FLUSHDB: ${fixed(flush?.medianAfterSeconds, 1)} s  ${verdict(flushMet)}`,
+  ];
+}
+
+function recoveryJson(figures: RecoveryFigures | null) {
+  if (figures === null) return null;
+  return {
+    medianAfterSeconds: round(figures.medianAfterSeconds, 1),
+    afterSeconds: figures.rounds.map((r) => round(r.afterSeconds, 1)),
+    duplicated: figures.rounds.map((r) => r.duplicated),
+    missingLock: figures.rounds.map((r) => r.missingLock),
+    inFlight: figures.inFlight,
+    unrecordedBound: figures.unrecordedBound,
+    targets: figures.targets,
+    workers: figures.workers,
+    idleTransactionsPerSec: figures.idleTransactionsPerSec === null ? null : round(figures.idleTransactionsPerSec, 1),
+    reconcile: figures.reconcile,
+  };
+}
+// --- end recovery phases ---

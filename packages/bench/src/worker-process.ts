@@ -10,6 +10,10 @@ export interface WorkerProcess {
   /** The kernel's own high-water mark of the RSS (VmHWM), start-up included. */
   highWaterMarkMb(): number;
   stop(): Promise<void>;
+  /** Its warning and error log lines so far (the last 500). */
+  warnings(): string[];
+  /** SIGKILL, as a crash would: no job is finished or handed back. Resolves when it has exited. */
+  kill(): Promise<void>;
 }
 
 const PINO_WARN = 40;
@@ -33,6 +37,8 @@ export async function startWorkerProcess(
   env: Record<string, string>,
   entry: 'src' | 'dist',
   cpuProfileDir: string | null,
+  /** Keep its warnings (see `warnings()`) instead of printing them: the recovery phases expect some. */
+  quiet = false,
 ): Promise<WorkerProcess> {
   const child = spawnSource(entry === 'src' ? 'apps/worker/src/main.ts' : 'apps/worker/dist/main.js', [], {
     env,
@@ -55,12 +61,17 @@ export async function startWorkerProcess(
   }
   // Its warnings and errors (failed jobs, connection trouble) are worth seeing; info lines are not.
   let partial = '';
+  const warnings: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
       const level = jsonLine(line)?.level;
-      if (typeof level === 'number' && level >= PINO_WARN) process.stderr.write(`[worker] ${line}\n`);
+      if (typeof level === 'number' && level >= PINO_WARN) {
+        if (!quiet) process.stderr.write(`[worker] ${line}\n`);
+        warnings.push(line);
+        if (warnings.length > 500) warnings.shift();
+      }
     }
   });
   const startRssMb = procStatusMb(pid, 'VmRSS');
@@ -73,12 +84,20 @@ export async function startWorkerProcess(
     startRssMb,
     peakRssMb: () => peak,
     highWaterMarkMb: () => (stopped ? highWaterMark : procStatusMb(pid, 'VmHWM')),
+    warnings: () => [...warnings],
     async stop() {
       if (stopped) return;
       stopped = true;
       highWaterMark = procStatusMb(pid, 'VmHWM');
       clearInterval(sampler);
       await stopChild(child, 'SIGTERM');
+    },
+    async kill() {
+      if (stopped) return;
+      stopped = true;
+      highWaterMark = procStatusMb(pid, 'VmHWM');
+      clearInterval(sampler);
+      await stopChild(child, 'SIGKILL');
     },
   };
 }

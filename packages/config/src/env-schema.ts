@@ -50,7 +50,7 @@ export const EnvSchema = Type.Object({
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   /** How often each worker starts the scheduled sends that are due (they start within this + a pass). */
   SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 4_000, default: 1_000 }),
-  WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 6_000 }),
+  WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 4_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 1_000 }),
   // Engagement events (POST /events): buffered in Redis, counted in batches by the API.
   EVENTS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1_000 }),

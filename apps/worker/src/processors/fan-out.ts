@@ -1,4 +1,4 @@
-import { beginFanOut, pendingChunks, planDeliveryChunks } from '@webpush/db';
+import { beginFanOut, loadChunks, pendingChunkKeys, planDeliveryChunks } from '@webpush/db';
 import type { FanOutJob } from '@webpush/queue';
 import { queueChunks, requeueChunks } from '../chunk-jobs.js';
 import type { WorkerContext } from '../context.js';
@@ -26,7 +26,9 @@ export async function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ 
   let queued =
     notification.planned === 0 && notification.fannedOutAt === null
       ? 0
-      : await requeueChunks(queues, await pendingChunks(db, notification));
+      : await requeueChunks(queues, await pendingChunkKeys(db, notification), (keys) =>
+          loadChunks(db, notification, keys),
+        );
   if (queued > 0) log.warn({ notificationId: notification.id, chunks: queued }, 're-queued delivery chunks');
 
   if (notification.fannedOutAt === null) {

@@ -85,6 +85,52 @@ export async function pendingChunks(db: Database, notification: Notification): P
   return rows.map((row) => toChunk(notification.appId, row));
 }
 
+/**
+ * Keys of the chunks planned but not yet counted, without their subscription ids: what a re-run of
+ * the fan-out asks Redis about. A notification of 1,000,000 has 2,000 chunks of 500 ids; loading
+ * them all on every re-run (the reconciler re-runs the fan-out of a big send that is merely slow)
+ * took the worker from 250 to 338 MB of RSS. {@link loadChunks} then reads only those to re-queue.
+ */
+export async function pendingChunkKeys(db: Database, notification: Notification): Promise<ChunkKey[]> {
+  const rows = await db.$client<{ first_subscription_id: string; attempt: number }[]>`
+    select first_subscription_id, attempt from notification_chunks
+    where notification_id = ${notification.id} and completed_at is null
+    order by attempt, first_subscription_id`;
+  return rows.map((row) => ({
+    notificationId: notification.id,
+    firstSubscriptionId: row.first_subscription_id,
+    attempt: row.attempt,
+  }));
+}
+
+/** The chunks of `keys` (of one notification) that are still not counted, whole. */
+export async function loadChunks(
+  db: Database,
+  notification: Notification,
+  keys: readonly ChunkKey[],
+): Promise<DeliveryChunk[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.$client<
+    { first_subscription_id: string; attempt: number; subscription_ids: string[]; not_before: Date | string }[]
+  >`
+    select c.first_subscription_id, c.attempt, c.subscription_ids, c.not_before
+    from notification_chunks c
+    join unnest(${keys.map((key) => key.firstSubscriptionId)}::uuid[], ${keys.map((key) => key.attempt)}::int[])
+      as k(first_subscription_id, attempt)
+      on c.first_subscription_id = k.first_subscription_id and c.attempt = k.attempt
+    where c.notification_id = ${notification.id} and c.completed_at is null
+    order by c.attempt, c.first_subscription_id`;
+  return rows.map((row) => ({
+    notificationId: notification.id,
+    appId: notification.appId,
+    firstSubscriptionId: row.first_subscription_id,
+    attempt: row.attempt,
+    subscriptionIds: row.subscription_ids,
+    // This client hands timestamps back as text (drizzle maps its own columns).
+    notBefore: new Date(row.not_before),
+  }));
+}
+
 export interface PlanOptions {
   chunkSize: number;
   /** Chunks planned per call (one transaction), so delivery starts before a huge plan is complete. */
