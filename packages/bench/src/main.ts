@@ -27,8 +27,8 @@ import { measureAudiences } from './measure-audiences.js';
 import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
-import { measureSubscribe } from './measure-subscribe.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
+import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
 import {

@@ -2,8 +2,8 @@ import type { SendingCpu } from './cpu-meter.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
-import type { SubscribeFigures } from './measure-subscribe.js';
 import type { RecoveryFigures } from './measure-recovery.js';
+import type { SubscribeFigures } from './measure-subscribe.js';
 import { round } from './stats.js';
 
 export interface Machine {
