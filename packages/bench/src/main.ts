@@ -22,6 +22,7 @@ import {
 } from './bench-database.js';
 import { loadAverage, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
+import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { runSenderProcess } from './measure-peers.js';
@@ -293,6 +294,7 @@ async function run(): Promise<BenchFigures> {
     ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
+  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
 
@@ -306,6 +308,7 @@ async function run(): Promise<BenchFigures> {
     peers,
     http,
     audiences,
+    accept,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -4,11 +4,11 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences'] as const;
+export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'accept'] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {
-  /** BENCH_PHASES, e.g. `worker` while tuning the worker; default all four. */
+  /** BENCH_PHASES, e.g. `worker` while tuning the worker, `accept` for the accept latency alone; default all. */
   phases: ReadonlySet<BenchPhase>;
   /** Subscriptions seeded and sent to by the worker (BENCH_SUBSCRIPTIONS, default 20,000). */
   subscriptions: number;

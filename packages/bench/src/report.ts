@@ -1,4 +1,5 @@
 import type { SendingCpu } from './cpu-meter.js';
+import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import type { RequestRate } from './measure-http.js';
 import { round } from './stats.js';
@@ -53,6 +54,7 @@ export interface BenchFigures {
   } | null;
   http: { notify: RequestRate; bare: RequestRate } | null;
   audiences: AudienceFigures | null;
+  accept: AcceptLatency | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -184,6 +186,7 @@ export function printReport(figures: BenchFigures): void {
         `${fixed(http?.bare.perSecond)} req/s`,
         `same process, same load; ${fixed(microsPerRequest(http?.bare))} µs CPU a request`,
       ],
+      acceptRow(figures.accept),
     ]),
   );
   console.log('');
@@ -239,6 +242,7 @@ export function printReport(figures: BenchFigures): void {
     `Target worker RSS < ${TARGET_RSS_MB} MB at ${fixed(RSS_TARGET_AT)} subscriptions: ${fixed(worker?.peakRssMb, 1)} MB ` +
       `at ${fixed(figures.subscriptions)}  ${verdict(rssMet)}`,
   );
+  console.log(acceptVerdict(figures.accept));
   if (worker?.entry === 'src') {
     console.log(
       '  (worker run from sources: the tsx loader adds ~40 MB of RSS; BENCH_WORKER_ENTRY=dist after `pnpm build` ' +
@@ -298,6 +302,7 @@ export function printReport(figures: BenchFigures): void {
       settings,
       standIn,
       audiences: figures.audiences,
+      acceptLatency: acceptJson(figures.accept),
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },
