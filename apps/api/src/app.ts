@@ -46,6 +46,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Test-only: a CA (PEM) outgoing pushes trust besides Node's roots; processes use NODE_EXTRA_CA_CERTS. */
   pushExtraCa?: string;
+  /** Test-only: called with the text of every statement the API sends to PostgreSQL (round-trip counts). */
+  onQuery?: (query: string) => void;
   /** Where the built dashboard lives (tests); default apps/dashboard/dist. */
   dashboardDistDir?: string;
 }
@@ -98,7 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
   await app.register(storableInputPlugin);
-  await app.register(dbPlugin);
+  await app.register(dbPlugin, { onQuery: options.onQuery });
   await app.register(redisPlugin);
   await app.register(queuesPlugin);
   await app.register(metricsPlugin);

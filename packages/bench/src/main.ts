@@ -23,6 +23,7 @@ import {
 } from './bench-database.js';
 import { loadAverage, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
+import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
@@ -335,6 +336,7 @@ async function run(): Promise<BenchFigures> {
     if (options.phases.has('flush')) flush = await measureFlush(recovery);
   }
   // --- end recovery phases ---
+  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const subscribe = options.phases.has('subscribe')
@@ -364,6 +366,7 @@ async function run(): Promise<BenchFigures> {
     subscribe,
     crash,
     flush,
+    accept,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

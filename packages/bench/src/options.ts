@@ -4,11 +4,21 @@
  * process unchanged, so `WORKER_DELIVERY_CONCURRENCY=8 pnpm bench` measures that; the bare sender
  * gets the same PUSH_CONCURRENCY as its sockets per origin.
  */
-export const benchPhases = ['worker', 'peers', 'http', 'audiences', 'events', 'subscribe', 'crash', 'flush'] as const;
+export const benchPhases = [
+  'worker',
+  'peers',
+  'http',
+  'audiences',
+  'events',
+  'subscribe',
+  'crash',
+  'flush',
+  'accept',
+] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
 export interface BenchOptions {
-  /** BENCH_PHASES, e.g. `worker` while tuning the worker (`subscribe`: POST /subscribe alone); default all. */
+  /** BENCH_PHASES, e.g. `worker` while tuning the worker (`subscribe`: POST /subscribe alone, `accept`: the accept latency alone); default all. */
   phases: ReadonlySet<BenchPhase>;
   /** Subscriptions seeded and sent to by the worker (BENCH_SUBSCRIPTIONS, default 20,000). */
   subscriptions: number;

@@ -1,4 +1,5 @@
 import type { SendingCpu } from './cpu-meter.js';
+import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
@@ -61,6 +62,7 @@ export interface BenchFigures {
   /** Recovery phases: SIGKILL of one of two workers, FLUSHDB of the workers' (private) Redis. */
   crash: RecoveryFigures | null;
   flush: RecoveryFigures | null;
+  accept: AcceptLatency | null;
   settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
   standIn: {
     verifyEvery: number;
@@ -199,6 +201,7 @@ export function printReport(figures: BenchFigures): void {
         `target ≥ 2,000 /s, flat 0 → 1,000,000; new endpoint each request, owner with 0 → ` +
           `${fixed(figures.subscribe?.largeOwnerSubscriptions)} subscriptions, median of rounds`,
       ],
+      acceptRow(figures.accept),
     ]),
   );
   if (figures.events) console.log(describeEvents(figures.events));
@@ -258,6 +261,7 @@ export function printReport(figures: BenchFigures): void {
   // --- recovery targets ---
   for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
   // --- end recovery targets ---
+  console.log(acceptVerdict(figures.accept));
   if (worker?.entry === 'src') {
     console.log(
       '  (worker run from sources: the tsx loader adds ~40 MB of RSS; BENCH_WORKER_ENTRY=dist after `pnpm build` ' +
@@ -321,6 +325,7 @@ export function printReport(figures: BenchFigures): void {
       subscribe: figures.subscribe,
       crash: recoveryJson(figures.crash),
       flush: recoveryJson(figures.flush),
+      acceptLatency: acceptJson(figures.accept),
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

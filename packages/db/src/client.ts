@@ -15,10 +15,17 @@ export interface DatabaseHandle {
 
 export interface CreateDatabaseOptions {
   max?: number;
+  /** Called with the text of every statement sent (postgres.js `debug`): tests count round trips with it. */
+  onQuery?: (query: string) => void;
 }
 
 export function createDatabase(url: string, options: CreateDatabaseOptions = {}): DatabaseHandle {
-  const sql = postgres(url, { max: options.max ?? 10, onnotice: () => {} });
+  const { onQuery } = options;
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    ...(onQuery ? { debug: (_connection: number, query: string) => onQuery(query) } : {}),
+  });
   const db = drizzle(sql, { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
 }

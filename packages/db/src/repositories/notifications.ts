@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { isUuid } from '../ids.js';
 import {
   type NotificationPayload,
+  type NotificationStatus,
   type NotificationTargetKind,
   notifications,
   type SubscriptionStatus,
@@ -11,10 +12,9 @@ import {
   subscriptions,
   type Urgency,
 } from '../schema.js';
-import { countAudience, type StoredAudience } from './audiences.js';
+import { audienceCondition, countAudience, type StoredAudience } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
-import { reserveMonthlySends } from './usage.js';
-import { recordNotificationFinished } from './webhook-outbox.js';
+import { currentUsageMonth } from './usage.js';
 
 export type Notification = typeof notifications.$inferSelect;
 
@@ -80,11 +80,23 @@ export interface NewNotification {
   sendAt: Date | null;
 }
 
+/** What every 202 body of a send carries: the accept statement writes `targets` into the stored copy. */
+export interface AcceptedAnswer {
+  notification: { targets: number };
+}
+
 /** `R` is the 202 body: stored for an idempotency key and replayed as it was first given. */
 export type AcceptResult<R> =
-  | { kind: 'accepted'; notification: Notification; response: R }
+  | { kind: 'accepted'; notification: AcceptedNotification; response: R }
   | { kind: 'replay'; response: R }
   | { kind: 'limit' };
+
+/** The accepted row, as far as the caller needs it (status decides whether to queue the fan-out). */
+export interface AcceptedNotification {
+  id: string;
+  status: NotificationStatus;
+  targets: number;
+}
 
 export interface EndpointMatch {
   endpoint: string;
@@ -125,19 +137,150 @@ export async function findIdempotentResponse(
   return row?.response ?? null;
 }
 
-class IdempotencyRace extends Error {}
+/** A key older than the window is free again: released, so the unique index lets it be reused. */
+async function releaseStaleIdempotencyKey(db: Database, appId: string, idempotencyKey: string): Promise<void> {
+  await db
+    .update(notifications)
+    .set({ idempotencyKey: null })
+    .where(
+      and(
+        eq(notifications.appId, appId),
+        eq(notifications.idempotencyKey, idempotencyKey),
+        sql`${notifications.createdAt} < now() - ${IDEMPOTENCY_WINDOW}`,
+      ),
+    );
+}
+
+/** The unique index on (app_id, idempotency_key) refused the insert: the key is taken. */
+function isIdempotencyConflict(error: unknown): boolean {
+  for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
+    const { code, constraint_name: constraint } = cause as { code?: unknown; constraint_name?: unknown };
+    if (code === '23505') return constraint === 'notifications_app_idempotency_key';
+  }
+  return false;
+}
+
+interface AcceptRow {
+  /** True when the key was answered within the window: nothing was counted, reserved or inserted. */
+  replayed: boolean;
+  replay: Record<string, unknown> | null;
+  /** Null when nothing was inserted: a replay, or the month's limit refused the reservation. */
+  id: string | null;
+  status: NotificationStatus | null;
+  targets: number | null;
+}
 
 /**
- * Accepts a notification for `appId` (owned by `ownerId`) in one transaction: counts its targets,
- * reserves them in the owner's monthly usage (refused whole when that would pass `sendsPerMonth`),
- * and inserts the row. Nothing is queued here: the caller queues the fan-out after this commits,
- * and the reconciler covers a crash in between. A notification without targets is completed at once.
- * A scheduled one (`sendAt`) is only stored: targets are counted and reserved when it starts.
+ * The accept as ONE statement (one round trip, its own implicit transaction), instead of the five
+ * it took in a transaction (begin, count, reserve, insert, commit):
  *
- * With an idempotency key, a request that raced another with the same key loses at the unique
- * index, rolls back its reservation, and replays the winner's answer.
+ * - `fresh`: the answer already given to the idempotency key within 24 h; when there is one, every
+ *   step below selects nothing (the count is not even run) and the statement returns it.
+ * - `counted`: the targets, counted now for `all`/`uids`/`tags`, fixed for `endpoint`/`batch`, 0
+ *   for a scheduled send (counted and reserved when it starts).
+ * - `reserved`: the same upsert as `reserveMonthlySends`: the conflicting `monthly_usage` row is
+ *   locked and its `where` re-checked against the committed value, so concurrent accepts never
+ *   take the month past its limit. No row returned: refused.
+ * - `inserted`: the notification, only when nothing needed reserving or the reservation passed.
+ *   Deliberately without ON CONFLICT: a concurrent request with the same key that committed after
+ *   this statement's snapshot makes the insert fail (23505) and with it the whole statement, so the
+ *   reservation is undone by PostgreSQL itself; the caller then replays the winner's answer.
  */
-export async function acceptNotification<R extends Record<string, unknown>>(
+function acceptStatement(
+  ownerId: string,
+  appId: string,
+  id: string,
+  input: NewNotification,
+  sendsPerMonth: number | null,
+  template: AcceptedAnswer,
+) {
+  const key = input.idempotencyKey;
+  const audience = storedAudience(input.target);
+  const scheduled = input.sendAt !== null;
+  const notReplay = key === null ? sql`true` : sql`not exists (select 1 from fresh)`;
+  const fresh =
+    key === null
+      ? sql``
+      : sql`fresh as (
+          select accepted_response as response from notifications
+          where app_id = ${appId}::uuid and idempotency_key = ${key}::text
+            and created_at >= now() - ${IDEMPOTENCY_WINDOW}
+          limit 1
+        ),`;
+  const condition = audienceCondition(audience);
+  const targets = scheduled
+    ? sql`0`
+    : audience.subscriptionIds
+      ? sql`${audience.subscriptionIds.length}::int`
+      : sql`(select count(*)::int from ${subscriptions}
+          where ${subscriptions.appId} = ${appId}::uuid and ${subscriptions.status} = 'active'
+            ${condition ? sql`and ${condition}` : sql``})`;
+  const withinLimit = (sends: SQL) => (sendsPerMonth === null ? sql`` : sql`and ${sends} <= ${sendsPerMonth}::bigint`);
+  const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
+  return sql`
+    with ${fresh}
+    counted as (select ${targets} as targets where ${notReplay}),
+    reserved as (
+      insert into monthly_usage (user_id, month, sends)
+      select ${ownerId}::uuid, ${currentUsageMonth}, targets from counted
+      where targets > 0 ${withinLimit(sql`targets`)}
+      on conflict (user_id, month) do update set sends = monthly_usage.sends + excluded.sends
+      where true ${withinLimit(sql`monthly_usage.sends + excluded.sends`)}
+      returning 1
+    ),
+    inserted as (
+      insert into notifications (id, app_id, payload, ttl, urgency, topic, target_kind, subscription_ids,
+        target_uids, target_tags, send_at, status, targets, idempotency_key, accepted_response,
+        fanned_out_at, completed_at)
+      select ${id}::uuid, ${appId}::uuid, ${sql.param(input.payload, notifications.payload)}::jsonb,
+        ${input.ttl}::int, ${input.urgency}::text, ${input.topic}::text, ${audience.targetKind}::text,
+        ${sql.param(audience.subscriptionIds, notifications.subscriptionIds)}::uuid[],
+        ${sql.param(audience.targetUids, notifications.targetUids)}::text[],
+        ${sql.param(audience.targetTags, notifications.targetTags)}::jsonb,
+        ${sql.param(input.sendAt, notifications.sendAt)}::timestamptz,
+        ${scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`},
+        targets, ${key}::text,
+        ${
+          key === null
+            ? sql`null::jsonb`
+            : sql`jsonb_set(${sql.param(template, notifications.acceptedResponse)}::jsonb, '{notification,targets}', to_jsonb(targets))`
+        },
+        ${done}, ${done}
+      from counted
+      where targets = 0 or exists (select 1 from reserved)
+      returning id, status, targets
+    ),
+    -- The webhook outbox (see webhook-outbox.ts): a send without targets is finished here, so its
+    -- notification.completed event is written by this same statement.
+    finished_event as (
+      insert into webhook_messages (app_id, type, subject_id, dedupe_key)
+      select ${appId}::uuid, 'notification.completed', inserted.id, 'notification.completed:' || inserted.id
+      from inserted join webhooks w on w.app_id = ${appId}::uuid
+      where inserted.status = 'completed' and 'notification.completed' = any(w.events)
+      on conflict (dedupe_key) do nothing
+    )
+    select ${key === null ? sql`false` : sql`exists (select 1 from fresh)`} as replayed,
+      ${key === null ? sql`null::jsonb` : sql`(select response from fresh)`} as replay,
+      inserted.id, inserted.status, inserted.targets
+    from (select 1) as one left join inserted on true`;
+}
+
+/**
+ * Accepts a notification for `appId` (owned by `ownerId`) in one statement (see `acceptStatement`):
+ * replays the answer already given to its idempotency key, or counts its targets, reserves them in
+ * the owner's monthly usage (refused whole when that would pass `sendsPerMonth`) and inserts the
+ * row, atomically. Nothing is queued here: the caller queues the fan-out after this commits, and the
+ * reconciler covers a crash in between. A notification without targets is completed at once. A
+ * scheduled one (`sendAt`) is only stored: targets are counted and reserved when it starts.
+ *
+ * `respond` builds the 202 body; it must put `targets` at `notification.targets`, where the
+ * statement writes the counted value into the stored copy (the count is only known in SQL).
+ *
+ * With an idempotency key, a request that raced another with the same key fails at the unique
+ * index, which rolls back its reservation, and replays the winner's answer. A key still held by a
+ * notification older than the window is released and the accept tried again (off the hot path).
+ */
+export async function acceptNotification<R extends Record<string, unknown> & AcceptedAnswer>(
   db: Database,
   ownerId: string,
   appId: string,
@@ -146,61 +289,26 @@ export async function acceptNotification<R extends Record<string, unknown>>(
   respond: (accepted: { id: string; targets: number }) => R,
 ): Promise<AcceptResult<R>> {
   const { idempotencyKey } = input;
-  try {
-    return await db.transaction(async (tx): Promise<AcceptResult<R>> => {
-      if (idempotencyKey !== null) {
-        // A key older than the window is free again: release it so the unique index lets it be reused.
-        await tx
-          .update(notifications)
-          .set({ idempotencyKey: null })
-          .where(
-            and(
-              eq(notifications.appId, appId),
-              eq(notifications.idempotencyKey, idempotencyKey),
-              sql`${notifications.createdAt} < now() - ${IDEMPOTENCY_WINDOW}`,
-            ),
-          );
+  const id = randomUUID();
+  const statement = acceptStatement(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const [row] = await db.execute<AcceptRow & Record<string, unknown>>(statement);
+      if (!row) throw new Error('the accept statement returned no row');
+      if (row.replayed) {
+        if (!row.replay) throw new Error('idempotency key found, but no earlier answer was stored');
+        // The stored body is the one `respond` built for the first request with this key.
+        return { kind: 'replay', response: row.replay as R };
       }
-
-      const audience = storedAudience(input.target);
-      const scheduled = input.sendAt !== null;
-      const targets = scheduled ? 0 : await countTargets(tx, appId, audience);
-      if (targets > 0 && !(await reserveMonthlySends(tx, ownerId, targets, sendsPerMonth))) return { kind: 'limit' };
-
-      const id = randomUUID();
-      const response = respond({ id, targets });
-      const done = targets === 0 && !scheduled ? sql`now()` : null;
-      const [inserted] = await tx
-        .insert(notifications)
-        .values({
-          id,
-          appId,
-          payload: input.payload,
-          ttl: input.ttl,
-          urgency: input.urgency,
-          topic: input.topic,
-          ...audience,
-          sendAt: input.sendAt,
-          status: scheduled ? 'scheduled' : targets === 0 ? 'completed' : 'queued',
-          targets,
-          idempotencyKey,
-          acceptedResponse: idempotencyKey === null ? null : response,
-          fannedOutAt: done,
-          completedAt: done,
-        })
-        .onConflictDoNothing({ target: [notifications.appId, notifications.idempotencyKey] })
-        .returning();
-      if (!inserted) throw new IdempotencyRace();
-      // No target: the notification is finished at acceptance, and says so to the webhook too.
-      if (inserted.status === 'completed') await recordNotificationFinished(tx, inserted.id);
-      return { kind: 'accepted', notification: inserted, response };
-    });
-  } catch (error) {
-    if (!(error instanceof IdempotencyRace) || idempotencyKey === null) throw error;
-    const response = await findIdempotentResponse(db, appId, idempotencyKey);
-    if (!response) throw new Error('idempotency key conflicted, but no earlier answer was found');
-    // The stored body is the one `respond` built for the first request with this key.
-    return { kind: 'replay', response: response as R };
+      if (row.id === null || row.status === null || row.targets === null) return { kind: 'limit' };
+      const notification = { id: row.id, status: row.status, targets: row.targets };
+      return { kind: 'accepted', notification, response: respond({ id, targets: row.targets }) };
+    } catch (error) {
+      if (idempotencyKey === null || !isIdempotencyConflict(error) || attempt >= 3) throw error;
+      const response = await findIdempotentResponse(db, appId, idempotencyKey);
+      if (response) return { kind: 'replay', response: response as R };
+      await releaseStaleIdempotencyKey(db, appId, idempotencyKey);
+    }
   }
 }
 

@@ -9,9 +9,14 @@ declare module 'fastify' {
   }
 }
 
+export interface DbPluginOptions {
+  /** Test-only: sees the text of every statement sent (postgres.js `debug`). */
+  onQuery?: (query: string) => void;
+}
+
 export default fp(
-  async (app: FastifyInstance) => {
-    const handle = createDatabase(app.config.databaseUrl);
+  async (app: FastifyInstance, options: DbPluginOptions) => {
+    const handle = createDatabase(app.config.databaseUrl, { onQuery: options.onQuery });
     app.decorate('db', handle.db);
     app.decorate('pingDatabase', async () => {
       await handle.sql`select 1`;

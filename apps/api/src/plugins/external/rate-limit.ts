@@ -36,6 +36,8 @@ export default fp(
       redis: app.redis,
       nameSpace: `${redisKeyPrefix}:rate-limit:`,
       skipOnError: true, // a Redis outage must not take the API down with it; it is logged by the redis plugin
+      // One round trip a request: the store's Lua script (INCR + PEXPIRE/PTTL) runs as a single
+      // EVALSHA; the x-ratelimit-* headers come from its answer, with no second read.
       addHeaders: {
         'x-ratelimit-limit': true,
         'x-ratelimit-remaining': true,

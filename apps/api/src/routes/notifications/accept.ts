@@ -1,4 +1,5 @@
 import {
+  type AcceptedAnswer,
   acceptNotification,
   findIdempotentResponse,
   findSubscriptionsByEndpoints,
@@ -123,13 +124,33 @@ export function notificationAcceptor(app: FastifyInstance) {
     return true;
   }
 
+  /**
+   * Runs a sending route's own checks (and lookups), replaying first like the contract says: an
+   * `Idempotency-Key` answered before gets that answer whatever this request holds. The replay is
+   * looked up here only when a check refuses the request; a request that passes them goes to the
+   * accept statement, which replays by itself, so the hot path spends no round trip on it.
+   */
+  async function checkedOrReplayed<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sender: Sender,
+    checks: () => T | Promise<T>,
+  ): Promise<{ replayed: true } | { replayed: false; value: T }> {
+    try {
+      return { replayed: false, value: await checks() };
+    } catch (error) {
+      if (await replayed(request, reply, sender)) return { replayed: true };
+      throw error;
+    }
+  }
+
   /** The VAPID keys are sealed under ENCRYPTION_KEY: without it nothing can be sent. */
   function requireEncryptionKey(): void {
     if (!app.config.encryptionKey) throw new AppError('CONFIG_ERROR');
   }
 
   /** Reserves the month's sends, stores the notification, queues its fan-out, answers 202. */
-  async function accept<R extends Record<string, unknown>>(
+  async function accept<R extends Record<string, unknown> & AcceptedAnswer>(
     request: FastifyRequest,
     reply: FastifyReply,
     sender: Sender,
@@ -159,7 +180,13 @@ export function notificationAcceptor(app: FastifyInstance) {
     if (result.kind === 'replay') return sendReplay(reply, result.response);
 
     const { notification } = result;
-    if (notification.status === 'queued') await queueFanOut(notification.id, request);
+    // Redis on the accept path: the rate limiter's one EVALSHA (onRequest; it must answer before any
+    // database work, so it stays in front) and this job add, also one EVALSHA. The add is not
+    // awaited: the 202 promises only that the notification is committed, which it is, and a job
+    // that never reaches Redis is re-queued by the worker's reconciler either way. The command is
+    // written to the connection in this same tick, so the worker sees it no later than before, and
+    // the answer no longer waits one more Redis round trip. queueFanOut never rejects: it logs.
+    if (notification.status === 'queued') void queueFanOut(notification.id, request);
     app.metrics.notificationsAccepted.inc({ route });
     app.metrics.sendsAccepted.inc(notification.targets);
     request.log.info(
@@ -181,22 +208,26 @@ export function notificationAcceptor(app: FastifyInstance) {
    * Replays first, then the checks in the contract's order.
    */
   async function sendNotify(request: FastifyRequest, reply: FastifyReply, sender: Sender, body: NotifyBody) {
-    if (await replayed(request, reply, sender)) return reply;
-    requireEncryptionKey();
-    assertPayloadSize(payloadOf(body));
-    const targeting = [body.endpoint, body.uids, body.tags].filter((field) => field !== undefined);
-    if (targeting.length > 1) throw new AppError('INVALID_INPUT');
-    const sendAt = scheduledTime(body.sendAt);
+    const checked = await checkedOrReplayed(request, reply, sender, async () => {
+      requireEncryptionKey();
+      assertPayloadSize(payloadOf(body));
+      const targeting = [body.endpoint, body.uids, body.tags].filter((field) => field !== undefined);
+      if (targeting.length > 1) throw new AppError('INVALID_INPUT');
+      const sendAt = scheduledTime(body.sendAt);
 
-    let target: NotificationTarget = { kind: 'all' };
-    if (body.uids !== undefined) target = { kind: 'uids', uids: body.uids };
-    if (body.tags !== undefined) target = { kind: 'tags', tags: body.tags };
-    if (body.endpoint !== undefined) {
-      const [match] = await findSubscriptionsByEndpoints(app.db, sender.appId, [body.endpoint]);
-      if (!match) throw new AppError('NOT_FOUND');
-      if (match.status !== 'active') throw new AppError('SUBSCRIPTION_EXPIRED');
-      target = { kind: 'endpoint', subscriptionIds: [match.id] };
-    }
+      let target: NotificationTarget = { kind: 'all' };
+      if (body.uids !== undefined) target = { kind: 'uids', uids: body.uids };
+      if (body.tags !== undefined) target = { kind: 'tags', tags: body.tags };
+      if (body.endpoint !== undefined) {
+        const [match] = await findSubscriptionsByEndpoints(app.db, sender.appId, [body.endpoint]);
+        if (!match) throw new AppError('NOT_FOUND');
+        if (match.status !== 'active') throw new AppError('SUBSCRIPTION_EXPIRED');
+        target = { kind: 'endpoint', subscriptionIds: [match.id] };
+      }
+      return { sendAt, target };
+    });
+    if (checked.replayed) return reply;
+    const { sendAt, target } = checked.value;
     const status = sendAt === null ? ('queued' as const) : ('scheduled' as const);
     return accept(
       request,
@@ -212,5 +243,5 @@ export function notificationAcceptor(app: FastifyInstance) {
 
   const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'session' ? 'session' : 'notify');
 
-  return { replayed, requireEncryptionKey, accept, sendNotify };
+  return { checkedOrReplayed, requireEncryptionKey, accept, sendNotify };
 }

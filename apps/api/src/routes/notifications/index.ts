@@ -91,13 +91,15 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const sender = keySender(request);
-      if (await sending.replayed(request, reply, sender)) return reply;
-      sending.requireEncryptionKey();
       const { body } = request;
-      assertPayloadSize(payloadOf(body));
-
-      const endpoints = [...new Set(body.endpoints)];
-      const matches = await findSubscriptionsByEndpoints(app.db, sender.appId, endpoints);
+      const checked = await sending.checkedOrReplayed(request, reply, sender, async () => {
+        sending.requireEncryptionKey();
+        assertPayloadSize(payloadOf(body));
+        const endpoints = [...new Set(body.endpoints)];
+        return { endpoints, matches: await findSubscriptionsByEndpoints(app.db, sender.appId, endpoints) };
+      });
+      if (checked.replayed) return reply;
+      const { endpoints, matches } = checked.value;
       const byEndpoint = new Map(matches.map((match) => [match.endpoint, match]));
       const unknownEndpoints = endpoints.filter((endpoint) => !byEndpoint.has(endpoint));
       const expiredEndpoints = matches.filter((match) => match.status !== 'active').map((match) => match.endpoint);

@@ -1,0 +1,125 @@
+import { createECDH, randomBytes } from 'node:crypto';
+import { loadAverage } from './cpu-meter.js';
+import { round } from './stats.js';
+
+/** POST /notify accept latency (issue 9, "Accept path"): sequential requests to a 1-subscriber app. */
+export interface AcceptLatency {
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** 1-minute load average before and after the timed requests. */
+  loadAverageBefore: number;
+  loadAverageAfter: number;
+}
+
+const TARGET_P50_MS = 3;
+const TARGET_P99_MS = 10;
+const WARM_UP = 200;
+const REQUESTS = 2_000;
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
+
+/** The fields of the answers this phase reads (register, app, key, notify). */
+interface Answer {
+  token: string;
+  app: { id: string };
+  secret: string;
+  notification: { targets: number };
+}
+
+async function call(apiUrl: string, path: string, token: string | null, body: unknown, expected: number) {
+  const response = await fetch(`${apiUrl}/api/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status !== expected) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as Answer;
+}
+
+/**
+ * A Free-plan account made through the API like any customer's (register, app, `notify` key, one
+ * subscription on the stand-in's origin), then POST /notify to it one request at a time: `WARM_UP`
+ * untimed, `REQUESTS` timed from just before `fetch` to the end of the 202 body. Keep-alive, no
+ * worker running (accept only: the fan-out jobs wait in this run's Redis prefix).
+ */
+export async function measureAccept(
+  apiUrl: string,
+  pushOrigin: string,
+  say: (text: string) => void,
+): Promise<AcceptLatency> {
+  const email = `bench-accept-${randomBytes(4).toString('hex')}@example.com`;
+  const { token } = await call(apiUrl, '/auth/register', null, { email, password: 'bench accept password' }, 201);
+  const { app } = await call(apiUrl, '/apps', token, { name: 'bench accept' }, 201);
+  const { secret } = await call(apiUrl, `/apps/${app.id}/keys`, token, { scope: 'notify' }, 201);
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  await call(
+    apiUrl,
+    '/subscribe',
+    secret,
+    {
+      endpoint: `${pushOrigin}/push/accept-bench`,
+      p256dh: ecdh.getPublicKey().toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    },
+    201,
+  );
+
+  const body = { title: 'Bench', body: 'accept latency', url: 'https://example.com/a' };
+  for (let i = 0; i < WARM_UP; i++) await call(apiUrl, '/notify', secret, body, 202);
+  const loadAverageBefore = loadAverage();
+  const latencies: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const started = performance.now();
+    const { notification } = await call(apiUrl, '/notify', secret, body, 202);
+    latencies.push(performance.now() - started);
+    if (notification.targets !== 1) throw new Error('the accept app has not 1 target');
+  }
+  const loadAverageAfter = loadAverage();
+  latencies.sort((a, b) => a - b);
+  const figures = {
+    requests: REQUESTS,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    loadAverageBefore,
+    loadAverageAfter,
+  };
+  say(
+    `POST /notify accept, 1-subscriber app, ${REQUESTS} sequential requests: p50 ${figures.p50Ms.toFixed(2)} ms, ` +
+      `p99 ${figures.p99Ms.toFixed(2)} ms (load average ${loadAverageBefore} → ${loadAverageAfter})`,
+  );
+  return figures;
+}
+
+const met = (latency: AcceptLatency) => latency.p50Ms <= TARGET_P50_MS && latency.p99Ms <= TARGET_P99_MS;
+
+/** The report's table row. */
+export const acceptRow = (latency: AcceptLatency | null): string[] => [
+  'POST /notify accept latency, sequential, 1-subscriber app',
+  latency ? `p50 ${latency.p50Ms.toFixed(2)} ms, p99 ${latency.p99Ms.toFixed(2)} ms` : '–',
+  `target p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms; ${REQUESTS} requests after ${WARM_UP} warm-up, ` +
+    `Free-plan app with 1 subscriber, keep-alive, no worker${latency ? `; load average ${latency.loadAverageBefore}` : ''}`,
+];
+
+/** The report's verdict line. */
+export const acceptVerdict = (latency: AcceptLatency | null): string =>
+  `Target POST /notify accept p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms: ` +
+  (latency
+    ? `p50 ${latency.p50Ms.toFixed(2)} ms, p99 ${latency.p99Ms.toFixed(2)} ms  ${met(latency) ? 'MET' : 'NOT MET'}`
+    : '–  not assessed');
+
+/** The report's JSON field. */
+export const acceptJson = (latency: AcceptLatency | null) =>
+  latency === null
+    ? null
+    : {
+        requests: latency.requests,
+        p50Ms: round(latency.p50Ms, 2),
+        p99Ms: round(latency.p99Ms, 2),
+        loadAverageBefore: latency.loadAverageBefore,
+        loadAverageAfter: latency.loadAverageAfter,
+        target: { p50Ms: TARGET_P50_MS, p99Ms: TARGET_P99_MS, met: met(latency) },
+      };
