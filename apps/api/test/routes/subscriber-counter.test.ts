@@ -1,3 +1,4 @@
+import { upsertSubscription } from '@webpush/db';
 import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createApp, createKey, fakeSubscription, ownerWithKey } from '../helper.js';
@@ -127,4 +128,19 @@ t.test("a subscriber limit reached in one app holds in the owner's other apps", 
   const [row] = await sql`select count(*)::int as n from subscriptions where app_id = ${second.id}`;
   t.equal(row?.n, 0, 'nothing stored');
   t.equal((await counted(ownerId)).counter, 100000, 'the counter is unchanged');
+});
+
+t.test('a subscribe whose app is deleted while it runs takes no slot and does not fail with a 500', async (t) => {
+  const owner = await ownerWithKey(app, 'subscribe_only');
+  const ownerId = owner.user.user.id;
+  // The moment after the API key was checked: the app (and its keys) is deleted, the request goes on.
+  const [gone] = await sql<{ id: string }[]>`
+    insert into apps (user_id, name, vapid_public_key, vapid_private_key_sealed)
+    select user_id, 'gone', vapid_public_key, vapid_private_key_sealed from apps where user_id = ${ownerId}
+    returning id`;
+  if (!gone) throw new Error('no app made');
+  await sql`delete from apps where id = ${gone.id}`;
+  const result = await upsertSubscription(ctx.app.db, ownerId, gone.id, fakeSubscription(), 1_000);
+  t.equal(result, 'app_gone');
+  t.strictSame(await counted(ownerId), { counter: null, real: 0 }, 'no slot taken');
 });

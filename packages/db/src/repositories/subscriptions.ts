@@ -12,7 +12,8 @@ export interface SubscriptionKeys {
   auth: string;
 }
 
-export type UpsertResult = { id: string; created: boolean } | 'limit' | 'rate_limited';
+/** `app_gone`: the app was deleted while the request ran (its keys went with it). */
+export type UpsertResult = { id: string; created: boolean } | 'limit' | 'rate_limited' | 'app_gone';
 
 export interface UpsertOptions {
   /**
@@ -77,7 +78,11 @@ export async function upsertSubscription(
           select i.id, case when not exists (select 1 from reserved) then subscriber_limit_exceeded() end
           from inserted i`;
         if (inserted) return { id: inserted.id, created: true };
-        continue; // nothing inserted: a concurrent subscribe of this endpoint won, so re-subscribe
+        // Nothing inserted: the app is gone (deleted meanwhile), or a concurrent subscribe of this
+        // endpoint won, so re-subscribe.
+        const [app] = await sql`select 1 from apps where id = ${appId}`;
+        if (!app) return 'app_gone';
+        continue;
       }
       // `previous` locks the row and reads its status as it is now (READ COMMITTED re-reads a row
       // that changed since the snapshot), so an expiry or another re-activation racing with this one

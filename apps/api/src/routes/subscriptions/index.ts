@@ -101,6 +101,8 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
         },
       );
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');
+      // The app, and with it this key, was deleted while the request ran: as if the key were unknown.
+      if (result === 'app_gone') throw new AppError('INVALID_API_KEY');
       if (result === 'rate_limited') {
         request.log.warn({ appId: principal.appId }, 'per-app cap on new subscriptions reached');
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(retryAfterSeconds) } });
