@@ -1,6 +1,7 @@
 // A small HTTP load generator in a process of its own, so it does not share the event loop of the
 // server it measures. `argv[2]` is a JSON HttpLoad; `concurrency` lanes send back to back over
-// keep-alive connections for a warm-up second, then for `seconds`. Prints `{"window":"start"}` and
+// keep-alive connections for a warm-up second, then for `seconds`. With `subscriptions`, each request
+// is a POST /subscribe body of its own (a new endpoint, a key pair from the bench's pool). Prints `{"window":"start"}` and
 // `{"window":"end"}` as the measured window opens and closes, then one JSON line HttpLoadResult.
 import { Agent, request } from 'node:http';
 
@@ -10,6 +11,8 @@ export interface HttpLoad {
   body: string;
   concurrency: number;
   seconds: number;
+  /** Instead of `body`: a new subscription per request, endpoint `<endpointPrefix><n>` (n from 1). */
+  subscriptions?: { endpointPrefix: string; keys: { p256dh: string; auth: string }[] };
 }
 
 export interface HttpLoadResult {
@@ -28,11 +31,20 @@ if (!raw) throw new Error('usage: http-load.ts <json>');
 const load = JSON.parse(raw) as HttpLoad;
 const url = new URL(load.url);
 const agent = new Agent({ keepAlive: true, maxSockets: load.concurrency });
-const body = Buffer.from(load.body);
-const headers = { ...load.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
+const fixedBody = Buffer.from(load.body);
+let sequence = 0;
+function nextBody(): Buffer {
+  const { subscriptions } = load;
+  if (!subscriptions) return fixedBody;
+  const n = ++sequence;
+  const key = subscriptions.keys[n % subscriptions.keys.length];
+  return Buffer.from(JSON.stringify({ endpoint: `${subscriptions.endpointPrefix}${n}`, ...key }));
+}
 
 const post = () =>
   new Promise<number>((resolve, reject) => {
+    const body = nextBody();
+    const headers = { ...load.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
     const req = request(
       { agent, method: 'POST', hostname: url.hostname, port: url.port, path: url.pathname, headers },
       (res) => {

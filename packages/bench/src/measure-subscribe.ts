@@ -5,10 +5,9 @@ import { loadConfig } from '@webpush/config';
 import { setUserPlan } from '@webpush/db';
 import { type BenchDatabase, seedSubscriptions, seedTenant } from './bench-database.js';
 import { jsonLine, spawnSource, stopChild } from './child.js';
-import type { HttpLoadResult } from './http-load.js';
+import type { HttpLoad, HttpLoadResult } from './http-load.js';
 import type { PooledKey } from './key-pool.js';
 import { median } from './stats.js';
-import type { SubscribeLoad } from './subscribe-load.js';
 
 /** POST /subscribe rates (new endpoints, 32 connections) at an owner without subscribers and at a large one. */
 export interface SubscribeFigures {
@@ -34,8 +33,8 @@ export interface SubscribeBenchOptions {
   say: (text: string) => void;
 }
 
-async function subscribeRate(load: SubscribeLoad): Promise<number> {
-  const child = spawnSource('subscribe-load.ts', [JSON.stringify(load)]);
+async function subscribeRate(load: HttpLoad): Promise<number> {
+  const child = spawnSource('http-load.ts', [JSON.stringify(load)]);
   if (!child.stdout) throw new Error('subscribe load did not start');
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const timer = setTimeout(() => void stopChild(child, 'SIGKILL'), (load.seconds + 31) * 1000);
@@ -103,9 +102,9 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
         rounds.push(
           await subscribeRate({
             url,
-            secret: tenant.app.secret,
-            endpointPrefix: `${options.origin}/push/sub-${run}-${label}-${index}-`,
-            keys,
+            headers: { authorization: `Bearer ${tenant.app.secret}` },
+            body: '',
+            subscriptions: { endpointPrefix: `${options.origin}/push/sub-${run}-${label}-${index}-`, keys },
             concurrency: options.concurrency,
             seconds: options.seconds,
           }),
