@@ -105,7 +105,25 @@ if (browser) {
         dispatchEvent(new NotificationEvent('notificationclick', { notification }));
       })()`);
     const windowCalls = () => worker.evaluate('globalThis.windowCalls') as Promise<[string, string][]>;
-    return { site, worker, push, titles, click, windowCalls, logs };
+    /**
+     * Delivers `payload` until `registration.getNotifications()` lists it (at most 3 deliveries),
+     * and returns the titles listed. Seen in CI on a quiet machine: the worker had shown the
+     * notification (its `shown` event reached the API) and yet getNotifications() listed nothing
+     * for 30 s, a headless Chromium quirk. A second delivery of the same push is what a push
+     * service may do anyway, and counts nothing more: the counts asserted stay exact.
+     */
+    let deliveries = 0;
+    const pushUntilShown = async (payload: { title: string } & Record<string, unknown>) => {
+      let listed: string[] = [];
+      for (let delivery = 1; delivery <= 3 && !listed.includes(payload.title); delivery++) {
+        deliveries++;
+        await push(payload);
+        listed = await eventually(titles, (list) => list.includes(payload.title), 10_000);
+      }
+      if (!listed.includes(payload.title)) console.error(`not shown; worker console: ${JSON.stringify(logs)}`);
+      return listed;
+    };
+    return { site, worker, push, pushUntilShown, deliveries: () => deliveries, titles, click, windowCalls, logs };
   }
 
   await t.test('shown and clicked are reported once the notification is up and clicked, counted once', async (t) => {
@@ -115,8 +133,11 @@ if (browser) {
     const id = await newNotification();
     t.strictSame(await counts(id), { shown: 0, clicked: 0 });
 
-    await visitor.push({ title: 'Counted', body: 'x', url: `${visitor.site}/landing`, id });
-    t.same(await eventually(visitor.titles, (list) => list.includes('Counted')), ['Counted'], 'shown');
+    t.same(
+      await visitor.pushUntilShown({ title: 'Counted', body: 'x', url: `${visitor.site}/landing`, id }),
+      ['Counted'],
+      'shown',
+    );
     t.strictSame(
       await eventually(
         () => counts(id),
@@ -143,18 +164,17 @@ if (browser) {
 
     // The same notification shown and clicked again (say, the push service delivered it twice).
     // Another title, so the wait cannot mistake the first one, still closing, for it.
-    await visitor.push({ title: 'Counted again', body: 'x', url: `${visitor.site}/landing`, id });
-    const again = await eventually(visitor.titles, (list) => list.includes('Counted again'));
-    if (!again.includes('Counted again')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
+    await visitor.pushUntilShown({ title: 'Counted again', body: 'x', url: `${visitor.site}/landing`, id });
     await visitor.click('Counted again');
     const reports = await eventually(
       async () => eventsFrom(visitor.site),
-      (list) => list.length === 4,
+      // One `shown` per delivery (normally 2) and the two clicks.
+      (list) => list.length === visitor.deliveries() + 2,
     );
     t.same(
       reports.map((report) => report.status),
-      [202, 202, 202, 202],
-      'both shows and both clicks were reported and accepted',
+      Array(visitor.deliveries() + 2).fill(202),
+      'every show and both clicks were reported and accepted',
     );
     t.strictSame(await counts(id), { shown: 1, clicked: 1 }, 'a second click does not count twice');
     const stored = await api.ctx.database.sql`
@@ -172,10 +192,7 @@ if (browser) {
     t.match(visitor.worker.url(), /[?&]tracking=0(&|$)/, 'the switch travels in the worker URL');
     const id = await newNotification();
 
-    await visitor.push({ title: 'Private', body: 'x', url: `${visitor.site}/quiet`, id });
-    const titles = await eventually(visitor.titles, (list) => list.includes('Private'));
-    // Once seen failing under heavy load (the push never showed); the worker's console says why next time.
-    if (!titles.includes('Private')) t.comment(`not shown; worker console: ${JSON.stringify(visitor.logs)}`);
+    await visitor.pushUntilShown({ title: 'Private', body: 'x', url: `${visitor.site}/quiet`, id });
     await visitor.click('Private');
     t.same(
       await eventually(visitor.windowCalls, (calls) => calls.length > 0),
