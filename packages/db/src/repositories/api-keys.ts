@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { type ApiKeyScope, apiKeys, apps, users } from '../schema.js';
@@ -57,8 +57,8 @@ export async function deleteApiKey(db: Database, userId: string, appId: string, 
   return deleted.length > 0;
 }
 
-export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
-  const [row] = await db
+const principalQuery = (db: Database) =>
+  db
     .select({
       key: apiKeys,
       userId: apps.userId,
@@ -69,8 +69,21 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
     .innerJoin(users, eq(users.id, apps.userId))
-    .where(eq(apiKeys.keyHash, keyHash))
-    .limit(1);
+    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
+    .limit(1)
+    .prepare('api_key_principal');
+
+/**
+ * The key lookup runs on every API-key request, so it is built once per database handle and sent
+ * as a prepared statement (see `executePrepared` for what that saves). It is never cached: a
+ * deleted key fails on the very next request.
+ */
+const principalQueries = new WeakMap<Database, ReturnType<typeof principalQuery>>();
+
+export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
+  let query = principalQueries.get(db);
+  if (!query) principalQueries.set(db, (query = principalQuery(db)));
+  const [row] = await query.execute({ keyHash });
   if (!row) return null;
   return {
     key: row.key,

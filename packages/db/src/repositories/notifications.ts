@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Database, Transaction } from '../client.js';
+import { type Database, executePrepared, type Transaction } from '../client.js';
 import { isUuid } from '../ids.js';
 import {
   type NotificationPayload,
@@ -291,9 +291,15 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
   const { idempotencyKey } = input;
   const id = randomUUID();
   const statement = acceptStatement(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
+  // Prepared (one round trip instead of describe + execute, and no re-parse of the CTE), except for
+  // a `uids` send: its `inArray` gives the text one parameter per uid, an unbounded set of shapes.
+  const run = () =>
+    input.target.kind === 'uids'
+      ? db.execute<AcceptRow & Record<string, unknown>>(statement)
+      : executePrepared<AcceptRow & Record<string, unknown>>(db, statement);
   for (let attempt = 1; ; attempt++) {
     try {
-      const [row] = await db.execute<AcceptRow & Record<string, unknown>>(statement);
+      const [row] = await run();
       if (!row) throw new Error('the accept statement returned no row');
       if (row.replayed) {
         if (!row.replay) throw new Error('idempotency key found, but no earlier answer was stored');
