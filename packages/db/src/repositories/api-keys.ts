@@ -82,7 +82,10 @@ const principalQueries = new WeakMap<Database, ReturnType<typeof principalQuery>
 
 export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
   let query = principalQueries.get(db);
-  if (!query) principalQueries.set(db, (query = principalQuery(db)));
+  if (!query) {
+    query = principalQuery(db);
+    principalQueries.set(db, query);
+  }
   const [row] = await query.execute({ keyHash });
   if (!row) return null;
   return {
