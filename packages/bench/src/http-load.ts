@@ -13,6 +13,8 @@ export interface HttpLoad {
   seconds: number;
   /** Instead of `body`: a new subscription per request, endpoint `<endpointPrefix><n>` (n from 1). */
   subscriptions?: { endpointPrefix: string; keys: { p256dh: string; auth: string }[] };
+  /** Also report each measured request's latency, from just before the request to the end of its answer. */
+  latencies?: boolean;
 }
 
 export interface HttpLoadResult {
@@ -22,6 +24,8 @@ export interface HttpLoadResult {
   statuses: Record<string, number>;
   errors: number;
   firstError: string | null;
+  /** With `latencies`: one per measured request, in milliseconds, in the order they ended. */
+  latenciesMs?: number[];
 }
 
 const WARM_UP_MS = 1_000;
@@ -60,6 +64,7 @@ const started = performance.now();
 const measureFrom = started + WARM_UP_MS;
 const measureUntil = measureFrom + load.seconds * 1000;
 const result: HttpLoadResult = { requests: 0, seconds: load.seconds, statuses: {}, errors: 0, firstError: null };
+const latencies: number[] | null = load.latencies ? [] : null;
 
 const mark = (window: 'start' | 'end') => process.stdout.write(`${JSON.stringify({ window })}\n`);
 setTimeout(() => mark('start'), WARM_UP_MS);
@@ -68,9 +73,11 @@ setTimeout(() => mark('end'), WARM_UP_MS + load.seconds * 1000);
 const lane = async () => {
   while (performance.now() < measureUntil) {
     try {
+      const sent = performance.now();
       const status = await post();
       const now = performance.now();
       if (now < measureFrom || now > measureUntil) continue;
+      latencies?.push(now - sent);
       result.requests++;
       result.statuses[status] = (result.statuses[status] ?? 0) + 1;
     } catch (error) {
@@ -81,4 +88,5 @@ const lane = async () => {
 };
 await Promise.all(Array.from({ length: load.concurrency }, lane));
 agent.destroy();
+if (latencies) result.latenciesMs = latencies;
 process.stdout.write(`${JSON.stringify(result)}\n`);

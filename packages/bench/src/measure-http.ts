@@ -11,6 +11,27 @@ export interface RequestRate {
 
 /** One round of http-load.ts against `load.url`; throws unless every answer had `expectStatus`. */
 export async function measureRequestRate(load: HttpLoad, expectStatus: number): Promise<RequestRate> {
+  const { result, cpu } = await runLoad(load, expectStatus);
+  return { perSecond: result.requests / result.seconds, cpu };
+}
+
+/**
+ * Latency of requests sent one at a time over one keep-alive connection from a process of its own
+ * (node:http, like most server-side clients; undici's `fetch` alone adds ~1.5 ms a request here),
+ * sorted ascending.
+ */
+export async function measureSequentialLatency(
+  load: Omit<HttpLoad, 'concurrency' | 'latencies'>,
+  expectStatus: number,
+): Promise<number[]> {
+  const { result } = await runLoad({ ...load, concurrency: 1, latencies: true }, expectStatus);
+  return (result.latenciesMs ?? []).sort((a, b) => a - b);
+}
+
+async function runLoad(
+  load: HttpLoad,
+  expectStatus: number,
+): Promise<{ result: HttpLoadResult; cpu: CpuShare<'load'> }> {
   const child = spawnSource('http-load.ts', [JSON.stringify(load)]);
   if (!child.stdout || child.pid === undefined) throw new Error(`load on ${load.url} did not start`);
   const pid = child.pid;
@@ -36,5 +57,5 @@ export async function measureRequestRate(load: HttpLoad, expectStatus: number): 
         `${result.errors} errors${result.firstError ? ` (${result.firstError})` : ''}`,
     );
   }
-  return { perSecond: result.requests / result.seconds, cpu };
+  return { result, cpu };
 }
