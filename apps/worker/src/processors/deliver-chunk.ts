@@ -151,8 +151,16 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
       }
     }
   };
-  for (let i = Math.min(concurrency, subscriptions.length); i > 0; i--) lanes.push(lane());
   try {
+    // One lane per turn of the event loop: a lane's first push is encrypted synchronously, and undici
+    // writes a request to its socket only after the current turn, so lanes started in one loop kept
+    // the first push off the wire until all 50 had encrypted (planned → first push 29.3 → 16.4 ms, warm).
+    for (let i = Math.min(concurrency, subscriptions.length); i > 0; i--) {
+      const started = lane();
+      started.catch(() => {}); // handled by Promise.all below; not "unhandled" while the others start
+      lanes.push(started);
+      if (i > 1) await new Promise((resolve) => setImmediate(resolve));
+    }
     await Promise.all(lanes);
     while (writing) await writing;
   } finally {
