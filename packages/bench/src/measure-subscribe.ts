@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
+import { availableParallelism } from 'node:os';
 import { buildApp } from '@webpush/api/app';
 import { loadConfig } from '@webpush/config';
 import { setUserPlan } from '@webpush/db';
 import { type BenchDatabase, seedSubscriptions, seedTenant } from './bench-database.js';
-import { jsonLine, spawnSource, stopChild } from './child.js';
-import type { HttpLoad, HttpLoadResult } from './http-load.js';
 import type { PooledKey } from './key-pool.js';
+import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { median } from './stats.js';
 
 /** POST /subscribe rates (new endpoints, 32 connections) at an owner without subscribers and at a large one. */
@@ -18,6 +17,12 @@ export interface SubscribeFigures {
   largePerSec: number;
   emptyRounds: number[];
   largeRounds: number[];
+  /**
+   * CPU µs a subscribe costs, medians over every round: the API (this process), the load generator,
+   * and the rest of the machine (PostgreSQL and Redis), with the rate those add up to on this
+   * machine's cores if nothing else ran: the ceiling the target has to fit under.
+   */
+  cpu: { apiMicros: number; loadMicros: number; restMicros: number; totalMicros: number; ceilingPerSec: number };
 }
 
 export interface SubscribeBenchOptions {
@@ -33,29 +38,6 @@ export interface SubscribeBenchOptions {
   say: (text: string) => void;
 }
 
-async function subscribeRate(load: HttpLoad): Promise<number> {
-  const child = spawnSource('http-load.ts', [JSON.stringify(load)]);
-  if (!child.stdout) throw new Error('subscribe load did not start');
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const timer = setTimeout(() => void stopChild(child, 'SIGKILL'), (load.seconds + 31) * 1000);
-  let result: HttpLoadResult | undefined;
-  for await (const line of createInterface({ input: child.stdout })) {
-    const value = jsonLine(line);
-    if (typeof value?.requests === 'number') result = value as unknown as HttpLoadResult;
-  }
-  const code = await exited;
-  clearTimeout(timer);
-  if (code !== 0 || !result) throw new Error(`subscribe load: exit code ${code}, no result`);
-  const unexpected = Object.keys(result.statuses).filter((status) => status !== '201');
-  if (result.errors > 0 || unexpected.length > 0 || result.requests === 0) {
-    throw new Error(
-      `subscribe load: ${result.requests} answered, statuses ${JSON.stringify(result.statuses)}, ` +
-        `${result.errors} errors${result.firstError ? ` (${result.firstError})` : ''}`,
-    );
-  }
-  return result.requests / result.seconds;
-}
-
 /**
  * POST /subscribe with a new endpoint (and a real P-256 key from the pool) per request, 32
  * keep-alive connections, through an API in this process (as POST /notify is measured): rounds
@@ -66,6 +48,7 @@ async function subscribeRate(load: HttpLoad): Promise<number> {
  * new subscriptions is raised out of the way; its Redis call stays on the path.
  */
 export async function measureSubscribe(database: BenchDatabase, options: SubscribeBenchOptions) {
+  const cpus = availableParallelism();
   const env = { ...options.serviceEnv, RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: '1000000000' };
   const config = loadConfig(env);
   if (!config.encryptionKey || !config.apiKeyPepper) throw new Error('bench secrets did not load');
@@ -94,26 +77,44 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
     const run = randomBytes(4).toString('hex');
     const emptyRounds: number[] = [];
     const largeRounds: number[] = [];
+    const measured: RequestRate[] = [];
     for (let index = 0; index < options.runs; index++) {
       for (const [label, tenant, rounds] of [
         ['empty', empty, emptyRounds],
         ['large', large, largeRounds],
       ] as const) {
-        rounds.push(
-          await subscribeRate({
+        const rate = await measureRequestRate(
+          {
             url,
             headers: { authorization: `Bearer ${tenant.app.secret}` },
             body: '',
             subscriptions: { endpointPrefix: `${options.origin}/push/sub-${run}-${label}-${index}-`, keys },
             concurrency: options.concurrency,
             seconds: options.seconds,
-          }),
+          },
+          201,
         );
+        rounds.push(rate.perSecond);
+        measured.push(rate);
       }
     }
+    const perRequest = (cores: (rate: RequestRate) => number) =>
+      Math.round(median(measured.map((rate) => (cores(rate) * 1e6) / rate.perSecond)));
+    const apiMicros = perRequest((rate) => rate.cpu.bench);
+    const loadMicros = perRequest((rate) => rate.cpu.cores.load);
+    const restMicros = perRequest((rate) => rate.cpu.rest);
+    const totalMicros = apiMicros + loadMicros + restMicros;
+    const cpu = {
+      apiMicros,
+      loadMicros,
+      restMicros,
+      totalMicros,
+      ceilingPerSec: Math.round((cpus * 1e6) / totalMicros),
+    };
     const rates = (rounds: number[]) => rounds.map((rate) => Math.round(rate).toLocaleString('en-US')).join(', ');
     options.say(
-      `POST /subscribe: ${rates(emptyRounds)} req/s (empty owner); ${rates(largeRounds)} req/s (large owner)`,
+      `POST /subscribe: ${rates(emptyRounds)} req/s (empty owner); ${rates(largeRounds)} req/s (large owner); ` +
+        `CPU a request: API ${apiMicros} µs, load generator ${loadMicros} µs, PostgreSQL + Redis ${restMicros} µs`,
     );
     return {
       concurrency: options.concurrency,
@@ -122,8 +123,32 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
       largePerSec: median(largeRounds),
       emptyRounds,
       largeRounds,
+      cpu,
     } satisfies SubscribeFigures;
   } finally {
     await api.close();
   }
+}
+
+const TARGET_PER_SEC = 2_000;
+/** "Flat": the large owner's rate within 10 % of the empty owner's. */
+const FLAT_WITHIN = 0.9;
+
+/**
+ * The report's verdict lines: the target, and where the CPU of one subscribe went, which bounds the
+ * rate on this machine whatever the target says (every process of the path shares its cores).
+ */
+export function subscribeVerdict(figures: SubscribeFigures | null): string[] {
+  if (figures === null)
+    return [`Target POST /subscribe ≥ ${TARGET_PER_SEC.toLocaleString('en-US')} /s, flat: –  not assessed`];
+  const { emptyPerSec, largePerSec, cpu } = figures;
+  const flat = largePerSec >= emptyPerSec * FLAT_WITHIN;
+  const met = flat && Math.min(emptyPerSec, largePerSec) >= TARGET_PER_SEC;
+  const rate = (value: number) => Math.round(value).toLocaleString('en-US');
+  return [
+    `Target POST /subscribe ≥ ${rate(TARGET_PER_SEC)} /s, flat 0 → ${rate(figures.largeOwnerSubscriptions)}: ` +
+      `${rate(emptyPerSec)} → ${rate(largePerSec)} /s (${flat ? 'flat' : 'NOT flat'})  ${met ? 'MET' : 'NOT MET'}`,
+    `  (CPU a subscribe: API ${cpu.apiMicros} µs + load generator ${cpu.loadMicros} µs + PostgreSQL and Redis ` +
+      `${cpu.restMicros} µs = ${cpu.totalMicros} µs, so these cores allow at most ~${rate(cpu.ceilingPerSec)} /s)`,
+  ];
 }

@@ -4,7 +4,7 @@ import type { AudienceFigures } from './measure-audiences.js';
 import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
-import type { SubscribeFigures } from './measure-subscribe.js';
+import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { round } from './stats.js';
 
 export interface Machine {
@@ -262,6 +262,7 @@ export function printReport(figures: BenchFigures): void {
   for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
   // --- end recovery targets ---
   console.log(acceptVerdict(figures.accept));
+  for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
     console.log(
       '  (worker run from sources: the tsx loader adds ~40 MB of RSS; BENCH_WORKER_ENTRY=dist after `pnpm build` ' +
