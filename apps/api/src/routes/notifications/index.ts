@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { findNotification, findSubscriptionsByEndpoints, isUuid } from '@webpush/db';
+import { findNotification, findSubscriptionsByEndpoints } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
