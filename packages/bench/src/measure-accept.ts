@@ -1,13 +1,15 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import { loadAverage } from './cpu-meter.js';
 import { measureSequentialLatency } from './measure-http.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 /** POST /notify accept latency (issue 9, "Accept path"): sequential requests to a 1-subscriber app. */
 export interface AcceptLatency {
   requests: number;
   p50Ms: number;
   p99Ms: number;
+  /** Each round's own figures; p50Ms and p99Ms above are their medians. */
+  rounds: { requests: number; p50Ms: number; p99Ms: number }[];
   /** 1-minute load average before and after the timed requests. */
   loadAverageBefore: number;
   loadAverageAfter: number;
@@ -15,8 +17,9 @@ export interface AcceptLatency {
 
 const TARGET_P50_MS = 3;
 const TARGET_P99_MS = 10;
-/** Timed seconds of sequential requests, after http-load.ts's warm-up second. */
-const SECONDS = 8;
+/** Timed seconds of sequential requests in a round, after http-load.ts's warm-up second. */
+const SECONDS = 6;
+const ROUNDS = 3;
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
@@ -72,26 +75,34 @@ export async function measureAccept(
 
   const body = { title: 'Bench', body: 'accept latency', url: 'https://example.com/a' };
   const loadAverageBefore = loadAverage();
-  const latencies = await measureSequentialLatency(
-    {
-      url: `${apiUrl}/api/v1/notify`,
-      headers: { authorization: `Bearer ${secret}` },
-      body: JSON.stringify(body),
-      seconds: SECONDS,
-    },
-    202,
-  );
+  // Rounds, each from a new client process: on this 2-core VM one round's p50 varies by up to 1.7×
+  // with where the scheduler puts the API, the client and the PostgreSQL backend.
+  const rounds: { requests: number; p50Ms: number; p99Ms: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const latencies = await measureSequentialLatency(
+      {
+        url: `${apiUrl}/api/v1/notify`,
+        headers: { authorization: `Bearer ${secret}` },
+        body: JSON.stringify(body),
+        seconds: SECONDS,
+      },
+      202,
+    );
+    rounds.push({ requests: latencies.length, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99) });
+  }
   const loadAverageAfter = loadAverage();
-  const figures = {
-    requests: latencies.length,
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
+  const figures: AcceptLatency = {
+    requests: rounds.reduce((sum, round) => sum + round.requests, 0),
+    p50Ms: median(rounds.map((round) => round.p50Ms)),
+    p99Ms: median(rounds.map((round) => round.p99Ms)),
+    rounds,
     loadAverageBefore,
     loadAverageAfter,
   };
+  const each = (pick: (round: (typeof rounds)[number]) => number) => rounds.map((r) => pick(r).toFixed(2)).join(', ');
   say(
-    `POST /notify accept, 1-subscriber app, ${latencies.length} sequential requests: p50 ${figures.p50Ms.toFixed(2)} ms, ` +
-      `p99 ${figures.p99Ms.toFixed(2)} ms (load average ${loadAverageBefore} → ${loadAverageAfter})`,
+    `POST /notify accept, 1-subscriber app, ${ROUNDS} rounds of ${SECONDS} s one request at a time: ` +
+      `p50 ${each((r) => r.p50Ms)} ms, p99 ${each((r) => r.p99Ms)} ms (load average ${loadAverageBefore} → ${loadAverageAfter})`,
   );
   return figures;
 }
@@ -102,8 +113,8 @@ const met = (latency: AcceptLatency) => latency.p50Ms <= TARGET_P50_MS && latenc
 export const acceptRow = (latency: AcceptLatency | null): string[] => [
   'POST /notify accept latency, sequential, 1-subscriber app',
   latency ? `p50 ${latency.p50Ms.toFixed(2)} ms, p99 ${latency.p99Ms.toFixed(2)} ms` : '–',
-  `target p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms; ${latency ? latency.requests : '–'} requests in ` +
-    `${SECONDS} s after 1 s warm-up, one at a time from a client process (node:http, keep-alive), ` +
+  `target p50 ≤ ${TARGET_P50_MS} ms, p99 ≤ ${TARGET_P99_MS} ms; median of ${ROUNDS} rounds of ${SECONDS} s ` +
+    `(${latency ? latency.requests : '–'} requests) after 1 s warm-up each, one at a time from a client process (node:http, keep-alive), ` +
     `Free-plan app with 1 subscriber, no worker${latency ? `; load average ${latency.loadAverageBefore}` : ''}`,
 ];
 
@@ -122,6 +133,11 @@ export const acceptJson = (latency: AcceptLatency | null) =>
         requests: latency.requests,
         p50Ms: round(latency.p50Ms, 2),
         p99Ms: round(latency.p99Ms, 2),
+        rounds: latency.rounds.map((r) => ({
+          requests: r.requests,
+          p50Ms: round(r.p50Ms, 2),
+          p99Ms: round(r.p99Ms, 2),
+        })),
         loadAverageBefore: latency.loadAverageBefore,
         loadAverageAfter: latency.loadAverageAfter,
         target: { p50Ms: TARGET_P50_MS, p99Ms: TARGET_P99_MS, met: met(latency) },
