@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, gte, inArray, type SQL, sql } from 'drizzle-orm';
-import { type Database, executePrepared, type Transaction } from '../client.js';
+import { and, desc, eq, fillPlaceholders, gte, inArray, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type postgres from 'postgres';
+import type { Database, Transaction } from '../client.js';
 import { isUuid } from '../ids.js';
 import {
   type NotificationPayload,
@@ -12,7 +14,7 @@ import {
   subscriptions,
   type Urgency,
 } from '../schema.js';
-import { audienceCondition, countAudience, type StoredAudience } from './audiences.js';
+import { countAudience, type StoredAudience } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 import { currentUsageMonth } from './usage.js';
 
@@ -38,6 +40,7 @@ export type NotificationSummary = Pick<
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
 const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
+const dialect = new PgDialect();
 
 export type NotificationTarget =
   | { kind: 'all' }
@@ -185,44 +188,43 @@ interface AcceptRow {
  *   Deliberately without ON CONFLICT: a concurrent request with the same key that committed after
  *   this statement's snapshot makes the insert fail (23505) and with it the whole statement, so the
  *   reservation is undone by PostgreSQL itself; the caller then replays the winner's answer.
+ *
+ * The text depends only on the shape (key or not, scheduled or not, audience kind, limit or not):
+ * every value is a placeholder. `acceptQuery` renders each shape once and reuses it, so a request
+ * neither builds nor renders SQL (that was a third of what POST /notify allocated), and the text
+ * is prepared once per connection.
  */
-function acceptStatement(
-  ownerId: string,
-  appId: string,
-  id: string,
-  input: NewNotification,
-  sendsPerMonth: number | null,
-  template: AcceptedAnswer,
-) {
-  const key = input.idempotencyKey;
-  const audience = storedAudience(input.target);
-  const scheduled = input.sendAt !== null;
-  const notReplay = key === null ? sql`true` : sql`not exists (select 1 from fresh)`;
-  const fresh =
-    key === null
-      ? sql``
-      : sql`fresh as (
+function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL {
+  const value = (name: keyof AcceptValues) => sql.placeholder(name);
+  const notReplay = keyed ? sql`not exists (select 1 from fresh)` : sql`true`;
+  const fresh = keyed
+    ? sql`fresh as (
           select accepted_response as response from notifications
-          where app_id = ${appId}::uuid and idempotency_key = ${key}::text
+          where app_id = ${value('appId')}::uuid and idempotency_key = ${value('key')}::text
             and created_at >= now() - ${IDEMPOTENCY_WINDOW}
           limit 1
-        ),`;
-  const condition = audienceCondition(audience);
+        ),`
+    : sql``;
+  const condition =
+    kind === 'uids'
+      ? sql`and ${subscriptions.uid} = any(${value('uids')}::text[])`
+      : kind === 'tags'
+        ? sql`and ${subscriptions.tags} @> ${value('targetTags')}::jsonb`
+        : sql``;
   const targets = scheduled
     ? sql`0`
-    : audience.subscriptionIds
-      ? sql`${audience.subscriptionIds.length}::int`
+    : kind === 'endpoint' || kind === 'batch'
+      ? sql`${value('fixedTargets')}::int`
       : sql`(select count(*)::int from ${subscriptions}
-          where ${subscriptions.appId} = ${appId}::uuid and ${subscriptions.status} = 'active'
-            ${condition ? sql`and ${condition}` : sql``})`;
-  const withinLimit = (sends: SQL) => (sendsPerMonth === null ? sql`` : sql`and ${sends} <= ${sendsPerMonth}::bigint`);
+          where ${subscriptions.appId} = ${value('appId')}::uuid and ${subscriptions.status} = 'active' ${condition})`;
+  const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
   return sql`
     with ${fresh}
     counted as (select ${targets} as targets where ${notReplay}),
     reserved as (
       insert into monthly_usage (user_id, month, sends)
-      select ${ownerId}::uuid, ${currentUsageMonth}, targets from counted
+      select ${value('ownerId')}::uuid, ${currentUsageMonth}, targets from counted
       where targets > 0 ${withinLimit(sql`targets`)}
       on conflict (user_id, month) do update set sends = monthly_usage.sends + excluded.sends
       where true ${withinLimit(sql`monthly_usage.sends + excluded.sends`)}
@@ -232,19 +234,13 @@ function acceptStatement(
       insert into notifications (id, app_id, payload, ttl, urgency, topic, target_kind, subscription_ids,
         target_uids, target_tags, send_at, status, targets, idempotency_key, accepted_response,
         fanned_out_at, completed_at)
-      select ${id}::uuid, ${appId}::uuid, ${sql.param(input.payload, notifications.payload)}::jsonb,
-        ${input.ttl}::int, ${input.urgency}::text, ${input.topic}::text, ${audience.targetKind}::text,
-        ${sql.param(audience.subscriptionIds, notifications.subscriptionIds)}::uuid[],
-        ${sql.param(audience.targetUids, notifications.targetUids)}::text[],
-        ${sql.param(audience.targetTags, notifications.targetTags)}::jsonb,
-        ${sql.param(input.sendAt, notifications.sendAt)}::timestamptz,
+      select ${value('id')}::uuid, ${value('appId')}::uuid, ${value('payload')}::jsonb,
+        ${value('ttl')}::int, ${value('urgency')}::text, ${value('topic')}::text, ${value('targetKind')}::text,
+        ${value('subscriptionIds')}::uuid[], ${value('targetUids')}::text[], ${value('targetTags')}::jsonb,
+        ${value('sendAt')}::timestamptz,
         ${scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`},
-        targets, ${key}::text,
-        ${
-          key === null
-            ? sql`null::jsonb`
-            : sql`jsonb_set(${sql.param(template, notifications.acceptedResponse)}::jsonb, '{notification,targets}', to_jsonb(targets))`
-        },
+        targets, ${value('key')}::text,
+        ${keyed ? sql`jsonb_set(${value('template')}::jsonb, '{notification,targets}', to_jsonb(targets))` : sql`null::jsonb`},
         ${done}, ${done}
       from counted
       where targets = 0 or exists (select 1 from reserved)
@@ -254,15 +250,92 @@ function acceptStatement(
     -- notification.completed event is written by this same statement.
     finished_event as (
       insert into webhook_messages (app_id, type, subject_id, dedupe_key)
-      select ${appId}::uuid, 'notification.completed', inserted.id, 'notification.completed:' || inserted.id
-      from inserted join webhooks w on w.app_id = ${appId}::uuid
+      select ${value('appId')}::uuid, 'notification.completed', inserted.id, 'notification.completed:' || inserted.id
+      from inserted join webhooks w on w.app_id = ${value('appId')}::uuid
       where inserted.status = 'completed' and 'notification.completed' = any(w.events)
       on conflict (dedupe_key) do nothing
     )
-    select ${key === null ? sql`false` : sql`exists (select 1 from fresh)`} as replayed,
-      ${key === null ? sql`null::jsonb` : sql`(select response from fresh)`} as replay,
+    select ${keyed ? sql`exists (select 1 from fresh)` : sql`false`} as replayed,
+      ${keyed ? sql`(select response from fresh)` : sql`null::jsonb`} as replay,
       inserted.id, inserted.status, inserted.targets
     from (select 1) as one left join inserted on true`;
+}
+
+/** What decides the accept statement's text. */
+interface AcceptShape {
+  keyed: boolean;
+  scheduled: boolean;
+  kind: NotificationTargetKind;
+  limited: boolean;
+}
+
+/** Every value of the accept statement, as the driver sends it (JSON as text, arrays as arrays). */
+interface AcceptValues {
+  ownerId: string;
+  appId: string;
+  id: string;
+  key: string | null;
+  payload: string;
+  ttl: number;
+  urgency: string;
+  topic: string | null;
+  targetKind: string;
+  subscriptionIds: string[] | null;
+  targetUids: string[] | null;
+  targetTags: string | null;
+  /** ISO text: drizzle makes postgres.js pass timestamps through as strings, both ways. */
+  sendAt: string | null;
+  template: string;
+  sendsPerMonth: number | null;
+  fixedTargets: number;
+  uids: string[];
+}
+
+const acceptTexts = new Map<string, { text: string; params: unknown[] }>();
+
+/** The accept statement of `input`'s shape, rendered once per shape, with this request's values. */
+function acceptQuery(
+  ownerId: string,
+  appId: string,
+  id: string,
+  input: NewNotification,
+  sendsPerMonth: number | null,
+  template: AcceptedAnswer,
+): { text: string; params: unknown[] } {
+  const audience = storedAudience(input.target);
+  const shape: AcceptShape = {
+    keyed: input.idempotencyKey !== null,
+    scheduled: input.sendAt !== null,
+    kind: audience.targetKind,
+    limited: sendsPerMonth !== null,
+  };
+  const shapeKey = `${shape.keyed}:${shape.scheduled}:${shape.kind}:${shape.limited}`;
+  let rendered = acceptTexts.get(shapeKey);
+  if (!rendered) {
+    const { sql: text, params } = dialect.sqlToQuery(acceptStatement(shape));
+    rendered = { text, params };
+    acceptTexts.set(shapeKey, rendered);
+  }
+  const values: AcceptValues = {
+    ownerId,
+    appId,
+    id,
+    key: input.idempotencyKey,
+    payload: JSON.stringify(input.payload),
+    ttl: input.ttl,
+    urgency: input.urgency,
+    topic: input.topic,
+    targetKind: audience.targetKind,
+    subscriptionIds: audience.subscriptionIds,
+    targetUids: audience.targetUids,
+    targetTags: audience.targetTags === null ? null : JSON.stringify(audience.targetTags),
+    sendAt: input.sendAt?.toISOString() ?? null,
+    template: JSON.stringify(template),
+    sendsPerMonth,
+    fixedTargets: audience.subscriptionIds?.length ?? 0,
+    uids: audience.targetUids ?? [],
+  };
+  return { text: rendered.text, params: fillPlaceholders(rendered.params, { ...values }) };
 }
 
 /**
@@ -290,16 +363,16 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
 ): Promise<AcceptResult<R>> {
   const { idempotencyKey } = input;
   const id = randomUUID();
-  const statement = acceptStatement(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
-  // Prepared (one round trip instead of describe + execute, and no re-parse of the CTE), except for
-  // a `uids` send: its `inArray` gives the text one parameter per uid, an unbounded set of shapes.
-  const run = () =>
-    input.target.kind === 'uids'
-      ? db.execute<AcceptRow & Record<string, unknown>>(statement)
-      : executePrepared<AcceptRow & Record<string, unknown>>(db, statement);
+  const { text, params } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
   for (let attempt = 1; ; attempt++) {
     try {
-      const [row] = await run();
+      // Prepared: one round trip (no describe first) and no re-parse of the CTE; the text has a
+      // handful of shapes, every value is a parameter.
+      const [row] = await db.$client.unsafe<(AcceptRow & postgres.Row)[]>(
+        text,
+        params as postgres.ParameterOrJSON<never>[],
+        { prepare: true },
+      );
       if (!row) throw new Error('the accept statement returned no row');
       if (row.replayed) {
         if (!row.replay) throw new Error('idempotency key found, but no earlier answer was stored');
