@@ -270,7 +270,7 @@ interface AcceptShape {
 }
 
 /** Every value of the accept statement, as the driver sends it (JSON as text, arrays as arrays). */
-interface AcceptValues {
+type AcceptValues = {
   ownerId: string;
   appId: string;
   id: string;
@@ -289,7 +289,7 @@ interface AcceptValues {
   sendsPerMonth: number | null;
   fixedTargets: number;
   uids: string[];
-}
+};
 
 const acceptTexts = new Map<string, { text: string; params: unknown[] }>();
 
@@ -335,7 +335,7 @@ function acceptQuery(
     fixedTargets: audience.subscriptionIds?.length ?? 0,
     uids: audience.targetUids ?? [],
   };
-  return { text: rendered.text, params: fillPlaceholders(rendered.params, { ...values }) };
+  return { text: rendered.text, params: fillPlaceholders(rendered.params, values) };
 }
 
 /**
