@@ -205,18 +205,19 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
           limit 1
         ),`
     : sql``;
-  const condition =
+  // Behind a function (migration 0012): the statement's own plan then does not depend on whose app
+  // it is, so PostgreSQL keeps its generic plan, and the count is planned for the actual app.
+  const audience =
     kind === 'uids'
-      ? sql`and ${subscriptions.uid} = any(${value('uids')}::text[])`
+      ? sql`${value('uids')}::text[], null::jsonb`
       : kind === 'tags'
-        ? sql`and ${subscriptions.tags} @> ${value('targetTags')}::jsonb`
-        : sql``;
+        ? sql`null::text[], ${value('targetTags')}::jsonb`
+        : sql`null::text[], null::jsonb`;
   const targets = scheduled
     ? sql`0`
     : kind === 'endpoint' || kind === 'batch'
       ? sql`${value('fixedTargets')}::int`
-      : sql`(select count(*)::int from ${subscriptions}
-          where ${subscriptions.appId} = ${value('appId')}::uuid and ${subscriptions.status} = 'active' ${condition})`;
+      : sql`count_active_targets(${value('appId')}::uuid, ${audience})`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
   return sql`
