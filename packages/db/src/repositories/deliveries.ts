@@ -347,26 +347,24 @@ export interface AnsweredBatch {
 export const emptyAnsweredBatch = (): AnsweredBatch => ({ ids: [], kinds: [], retryAfterMs: 0 });
 
 /**
- * SET clauses merging a batch of answers into a chunk row. Answers for a subscription already
- * recorded (two runs of one chunk at once, after a lock that lapsed) are ignored, so the counts stay
- * exact; the right-hand sides see the row as it is after any concurrent update (READ COMMITTED
- * re-evaluates them on the newest version).
+ * SET clauses merging a batch of answers (the `answers` CTE of {@link updateChunk}) into a chunk
+ * row. Answers for a subscription already recorded (two runs of one chunk at once, after a lock that
+ * lapsed) are ignored, so the counts stay exact; the right-hand sides see the row as it is after any
+ * concurrent update (READ COMMITTED re-evaluates them on the newest version).
  */
-function mergeAnswers(sql: Database['$client'], batch: AnsweredBatch) {
+const mergeAnswers = (sql: Database['$client'], retryAfterMs: number) => {
   const fresh = (kind: AnswerKind) =>
-    sql`(select count(*)::int from unnest(${batch.ids}::uuid[], ${batch.kinds}::text[]) x(id, kind)
-      where x.kind = ${kind} and x.id <> all(c.answered_subscription_ids))`;
+    sql`(select count(*)::int from answers a where a.kind = ${kind} and a.id <> all(c.answered_subscription_ids))`;
   return sql`
     sent = c.sent + ${fresh('sent')},
     failed = c.failed + ${fresh('failed')},
     expired = c.expired + ${fresh('expired')},
     retry_subscription_ids = c.retry_subscription_ids || array(
-      select x.id from unnest(${batch.ids}::uuid[], ${batch.kinds}::text[]) x(id, kind)
-      where x.kind = 'retry' and x.id <> all(c.answered_subscription_ids)),
-    retry_after_ms = greatest(c.retry_after_ms, ${batch.retryAfterMs}::int),
+      select a.id from answers a where a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
+    retry_after_ms = greatest(c.retry_after_ms, ${retryAfterMs}::int),
     answered_subscription_ids = c.answered_subscription_ids || array(
-      select distinct x.id from unnest(${batch.ids}::uuid[]) x(id) where x.id <> all(c.answered_subscription_ids))`;
-}
+      select distinct a.id from answers a where a.id <> all(c.answered_subscription_ids))`;
+};
 
 type Sql = Database['$client'];
 /** postgres.js's transaction handle takes the same tagged-template queries as the pool. */
@@ -394,7 +392,10 @@ async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch
 const updateChunk = (sql: Sql, chunk: ChunkKey, batch: AnsweredBatch, complete: boolean) => sql<
   (ChunkCounts & { retryIds: string[]; retryAfterMs: number })[]
 >`
-  update notification_chunks c set ${mergeAnswers(sql, batch)}${complete ? sql`, completed_at = now()` : sql``}
+  with answers as materialized (
+    select id, kind from unnest(${batch.ids}::uuid[], ${batch.kinds}::text[]) as answer(id, kind)
+  )
+  update notification_chunks c set ${mergeAnswers(sql, batch.retryAfterMs)}${complete ? sql`, completed_at = now()` : sql``}
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
