@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { defaultProgressBatch, unrecordedBound } from '@webpush/config';
 import { planDeliveryChunks, recordChunkProgress } from '@webpush/db';
 import t from 'tap';
-import { unrecordedBound } from '../src/processors/deliver-chunk.js';
 import { deliveryHarness } from './helper.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -11,7 +11,9 @@ const CHUNK_SIZE = 100;
 const CHUNK_CONCURRENCY = 4;
 const PUSH_CONCURRENCY = 10;
 /** What a SIGKILL may leave sent but unrecorded: per active chunk, the pushes in flight and two progress batches. */
-const IN_FLIGHT_BOUND = CHUNK_CONCURRENCY * unrecordedBound(PUSH_CONCURRENCY);
+const IN_FLIGHT_BOUND =
+  CHUNK_CONCURRENCY *
+  unrecordedBound({ pushConcurrency: PUSH_CONCURRENCY, progressBatch: defaultProgressBatch(PUSH_CONCURRENCY) });
 
 t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every target', async (t) => {
   const harness = await deliveryHarness(t, {

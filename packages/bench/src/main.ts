@@ -80,6 +80,9 @@ const medianRound = (rounds: RequestRate[]): RequestRate => {
   return middle;
 };
 
+/** DELIVERY_PROGRESS_BATCH larger than any chunk: a chunk's answers reach PostgreSQL once, with its outcome. */
+const NO_PROGRESS_WRITES = 1_000_000;
+
 /** (a) POST /notify → completed through one worker process, `workerRuns` times. */
 async function measureWorker(
   env: Record<string, string>,
@@ -87,11 +90,12 @@ async function measureWorker(
   app: BenchApp,
   standIn: PushStandIn,
   database: BenchDatabase,
+  label = 'worker',
 ): Promise<WorkerFigures> {
   const N = options.subscriptions;
   const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
   cleanups.push(() => worker.stop());
-  say(`worker (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
+  say(`${label} (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
   const before = await standIn.stats();
   const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
   const runs: NotificationRun[] = [];
@@ -116,7 +120,7 @@ async function measureWorker(
     runs.push(result);
     const first = firstPushes[firstPushes.length - 1];
     say(
-      `worker run ${index}: ${thousands(N)} sent in ${result.seconds.toFixed(2)} s → ` +
+      `${label} run ${index}: ${thousands(N)} sent in ${result.seconds.toFixed(2)} s → ` +
         `${thousands(perSecond(N, result.seconds))}/s (peak RSS so far ${worker.peakRssMb().toFixed(1)} MB); ` +
         `first push ${first?.totalMs.toFixed(1)} ms after POST /notify (accepted ${first?.acceptMs.toFixed(1)}, ` +
         `first chunk planned +${first?.planMs.toFixed(1)}, first push +${first?.deliverMs.toFixed(1)})`,
@@ -303,6 +307,20 @@ async function run(): Promise<BenchFigures> {
   const worker = options.phases.has('worker')
     ? await measureWorker(workerEnv, apiUrl, tenant.app, standIn, database)
     : null;
+  // The measured reason behind the worker-vs-bare ratio: the same worker with no progress write inside
+  // a chunk (its answers written once, with the chunk's outcome), so the report can tell what those writes
+  // cost from the rest of what the worker does beyond the bare sender.
+  const workerWithoutProgress =
+    worker !== null && options.phases.has('peers') && N <= 100_000
+      ? await measureWorker(
+          { ...workerEnv, DELIVERY_PROGRESS_BATCH: String(NO_PROGRESS_WRITES) },
+          apiUrl,
+          tenant.app,
+          standIn,
+          database,
+          'worker without progress writes',
+        )
+      : null;
   const peers = options.phases.has('peers')
     ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
     : null;
@@ -359,6 +377,7 @@ async function run(): Promise<BenchFigures> {
   return {
     subscriptions: N,
     worker,
+    workerWithoutProgress,
     peers,
     http,
     audiences,
@@ -371,6 +390,7 @@ async function run(): Promise<BenchFigures> {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,
       chunkSize: delivery.chunkSize,
+      progressBatch: delivery.progressBatch,
       fanOutConcurrency: delivery.fanOutConcurrency,
     },
     standIn: {

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { buildApp } from '@webpush/api/app';
-import { loadConfig } from '@webpush/config';
+import { loadConfig, unrecordedBound } from '@webpush/config';
 import type { BenchApp, BenchDatabase } from './bench-database.js';
 import type { PushStandIn } from './stand-in-process.js';
 import { median } from './stats.js';
@@ -38,7 +38,7 @@ export interface RecoveryFigures {
   maxDuplicated: number;
   /** Pushes one worker can have in flight: WORKER_DELIVERY_CONCURRENCY × PUSH_CONCURRENCY. */
   inFlight: number;
-  /** What a SIGKILL may leave sent but unrecorded (deliver-chunk.ts `unrecordedBound` × chunks). */
+  /** What a SIGKILL may leave sent but unrecorded (@webpush/config `unrecordedBound` × chunks). */
   unrecordedBound: number;
   /** flush only: transactions/s the worker process makes in the bench database while idle. */
   idleTransactionsPerSec: number | null;
@@ -58,12 +58,6 @@ export interface RecoveryContext {
   rounds: number;
   say: (text: string) => void;
   cleanups: (() => Promise<void>)[];
-}
-
-/** The same formula as apps/worker/src/processors/deliver-chunk.ts (`unrecordedBound`), for C chunks. */
-function unrecordedBound(chunkConcurrency: number, pushConcurrency: number): number {
-  const batch = Math.max(1, Math.ceil(pushConcurrency / 2));
-  return chunkConcurrency * (pushConcurrency + 2 * (batch + pushConcurrency - 1));
 }
 
 interface NotificationBody {
@@ -153,7 +147,7 @@ function summarise(
     medianAfterSeconds: median(rounds.map((r) => r.afterSeconds)),
     maxDuplicated: Math.max(...rounds.map((r) => r.duplicated)),
     inFlight: delivery.chunkConcurrency * delivery.pushConcurrency,
-    unrecordedBound: unrecordedBound(delivery.chunkConcurrency, delivery.pushConcurrency),
+    unrecordedBound: delivery.chunkConcurrency * unrecordedBound(delivery),
     idleTransactionsPerSec,
     reconcile: { intervalMs: delivery.reconcileIntervalMs, staleMs: delivery.reconcileStaleMs },
   };

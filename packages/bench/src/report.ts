@@ -47,6 +47,8 @@ export interface SenderFigures {
 export interface BenchFigures {
   subscriptions: number;
   worker: WorkerFigures | null;
+  /** The same worker with DELIVERY_PROGRESS_BATCH above any chunk's size: no progress write, only each chunk's outcome. */
+  workerWithoutProgress: WorkerFigures | null;
   peers: {
     peerSubscriptions: number;
     naive: SenderFigures;
@@ -63,7 +65,13 @@ export interface BenchFigures {
   crash: RecoveryFigures | null;
   flush: RecoveryFigures | null;
   accept: AcceptLatency | null;
-  settings: { chunkConcurrency: number; pushConcurrency: number; chunkSize: number; fanOutConcurrency: number };
+  settings: {
+    chunkConcurrency: number;
+    pushConcurrency: number;
+    chunkSize: number;
+    progressBatch: number;
+    fanOutConcurrency: number;
+  };
   standIn: {
     verifyEvery: number;
     delayMs: number;
@@ -125,9 +133,33 @@ const microsPerRequest = (rate: RequestRate | undefined) =>
 /** Cores taken by other processes while no PostgreSQL or Redis work was going on. */
 const BUSY_MACHINE_CORES = 0.15;
 
+/**
+ * Why the worker spends more CPU a push than the bare sender, as measured in this run: the progress
+ * writes (the default worker against the same worker writing only each chunk's outcome), and the rest.
+ */
+function missingCpuLine(
+  worker: WorkerFigures | null,
+  unwritten: WorkerFigures | null,
+  bare: SenderFigures | undefined,
+  progressBatch: number,
+): string {
+  const micros = (figures: { cpu: SendingCpu } | null | undefined) => figures?.cpu.micros.sender;
+  const [withWrites, withoutWrites, floor] = [micros(worker), micros(unwritten), micros(bare)];
+  const writes = `one progress UPDATE every ${progressBatch} answers, so that a crash resends only what was in flight`;
+  if (withWrites === undefined || withoutWrites === undefined || floor === undefined) {
+    return `  (the worker's extra work beyond the bare sender includes ${writes}; see README "Performance" for the profile)`;
+  }
+  return (
+    `  (the worker spent ${fixed(withWrites - floor)} µs CPU a push more than the bare sender: ` +
+    `${fixed(withWrites - withoutWrites)} µs for ${writes} (the same worker writing only each chunk's outcome: ` +
+    `${fixed(withoutWrites)} µs a push, ${fixed(ratio(floor, withoutWrites), 2)}× bare by CPU), and ${fixed(withoutWrites - floor)} µs ` +
+    `for the rest: the queue, the chunk's reads and outcome, metrics and GC; README "Performance" has the profile)`
+  );
+}
+
 /** The readable tables, then the target verdicts, then (last line) one JSON object. */
 export function printReport(figures: BenchFigures): void {
-  const { worker, peers, http, settings, standIn, machine } = figures;
+  const { worker, workerWithoutProgress: unwritten, peers, http, settings, standIn, machine } = figures;
   const ratioVsNaive = ratio(worker?.sendsPerSec, peers?.naive.sendsPerSec);
   const ratioVsBare = ratio(worker?.sendsPerSec, peers?.bare.sendsPerSec);
   // CPU per message is steadier than throughput when other processes take cores away.
@@ -157,6 +189,13 @@ export function printReport(figures: BenchFigures): void {
         '    worker RSS',
         `${fixed(worker?.peakRssMb, 1)} MB peak`,
         `sampled every 100 ms; ${fixed(worker?.startRssMb, 1)} MB after start-up, VmHWM ${fixed(worker?.highWaterMarkMb, 1)} MB`,
+      ],
+      [
+        '    same worker, no progress writes',
+        `${fixed(unwritten?.sendsPerSec)} sends/s`,
+        `median of ${unwritten?.runsPerSec.map((value) => fixed(value)).join(', ') ?? '–'}; ` +
+          `DELIVERY_PROGRESS_BATCH=1000000: a chunk's answers written once, with its outcome (a crash would resend the chunk); ` +
+          `${fixed(unwritten?.cpu.micros.sender)} µs CPU/push vs ${fixed(worker?.cpu.micros.sender)} with a write every ${settings.progressBatch} answers`,
       ],
       [
         '(b) naive: web-push sendNotification',
@@ -211,6 +250,7 @@ export function printReport(figures: BenchFigures): void {
     table([
       ['Phase', 'sender', 'stand-in', 'bench', 'rest (PG, Redis, other)', 'sender µs/msg', 'stand-in µs/msg'],
       cpuRow('(a) worker', worker?.cpu),
+      cpuRow('(a) worker, no progress writes', unwritten?.cpu),
       cpuRow('(b) naive', peers?.naive.cpu),
       cpuRow(`(c) bare, ${own}`, peers?.bare.cpu),
       cpuRow(`(c) bare, ${other}`, peers?.otherProtocol.cpu),
@@ -219,7 +259,7 @@ export function printReport(figures: BenchFigures): void {
   console.log('');
   console.log(
     `Worker settings: WORKER_DELIVERY_CONCURRENCY=${settings.chunkConcurrency} PUSH_CONCURRENCY=${settings.pushConcurrency} ` +
-      `DELIVERY_CHUNK_SIZE=${settings.chunkSize} WORKER_FAN_OUT_CONCURRENCY=${settings.fanOutConcurrency}`,
+      `DELIVERY_CHUNK_SIZE=${settings.chunkSize} DELIVERY_PROGRESS_BATCH=${settings.progressBatch} WORKER_FAN_OUT_CONCURRENCY=${settings.fanOutConcurrency}`,
   );
   console.log(
     `Push stand-in (bench mode, own process, same cores): ${fixed(standIn.received)} pushes answered 201 ` +
@@ -251,13 +291,7 @@ export function printReport(figures: BenchFigures): void {
     `  (by CPU per message, worker vs bare: ${fixed(cpuRatioVsBare, 2)}×, the throughput ratio on an idle machine)`,
   );
   if (cpuRatioVsBare !== null && cpuRatioVsBare < TARGET_VS_BARE) {
-    // The measured split is in README "Performance" (a --cpu-prof of both, BENCH_CPU_PROF=<dir>).
-    const batch = Math.max(1, Math.ceil(settings.pushConcurrency / 2));
-    console.log(
-      `  (what the worker does beyond the bare sender is mostly PostgreSQL: one progress UPDATE every ${batch} answers, ` +
-        `${fixed(1000 / batch)} per 1,000 pushes, so a crash resends only what was in flight; ` +
-        'see README "Performance" for the profile)',
-    );
+    console.log(missingCpuLine(worker, unwritten, peers?.bare, settings.progressBatch));
   }
   console.log(
     `Target first push ≤ ${TARGET_FIRST_PUSH_MS} ms after POST /notify: ${fixed(warmFirst, 1)} ms (warm), ` +
@@ -316,10 +350,12 @@ export function printReport(figures: BenchFigures): void {
       peerSubscriptions: peers?.peerSubscriptions ?? null,
       workerEntry: worker?.entry ?? null,
       workerRunsSendsPerSec: worker?.runsPerSec.map((value) => round(value)) ?? null,
+      workerWithoutProgressSendsPerSec: rounded(unwritten?.sendsPerSec),
       workerStartRssMb: rounded(worker?.startRssMb, 1),
       workerRssHighWaterMarkMb: rounded(worker?.highWaterMarkMb, 1),
       cpu: {
         worker: cpuJson(worker?.cpu),
+        workerWithoutProgress: cpuJson(unwritten?.cpu),
         naive: cpuJson(peers?.naive.cpu),
         bare: cpuJson(peers?.bare.cpu),
         bareOtherProtocol: cpuJson(peers?.otherProtocol.cpu),

@@ -62,6 +62,8 @@ export interface Config {
     /** HTTP/2 to the push services that offer it (one multiplexed connection per origin). */
     readonly http2: boolean;
     readonly chunkSize: number;
+    /** Answers recorded per progress write while a chunk is sent (DELIVERY_PROGRESS_BATCH). */
+    readonly progressBatch: number;
     /** Sends of one push before a retryable answer (429, 5xx, network) counts as failed. */
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
@@ -100,6 +102,23 @@ export interface Config {
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
   readonly problems: readonly string[];
 }
+
+/**
+ * Answers per progress write when DELIVERY_PROGRESS_BATCH is unset: half the chunk's push
+ * concurrency, so a chunk of 500 at 50 in flight costs 20 small UPDATEs.
+ */
+export const defaultProgressBatch = (pushConcurrency: number): number => Math.max(1, Math.ceil(pushConcurrency / 2));
+
+/**
+ * Pushes of one chunk that a SIGKILL can leave sent but unrecorded, so that a rerun sends them
+ * again: the `P` in flight, the batch being written (< B + P) and the one filling meanwhile
+ * (< B + P). A worker's bound is this times WORKER_DELIVERY_CONCURRENCY.
+ */
+export const unrecordedBound = ({
+  pushConcurrency,
+  progressBatch,
+}: Pick<Config['delivery'], 'pushConcurrency' | 'progressBatch'>): number =>
+  pushConcurrency + 2 * (progressBatch + pushConcurrency - 1);
 
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
@@ -222,6 +241,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       pushConcurrency: env.PUSH_CONCURRENCY,
       http2: env.PUSH_HTTP2 === 'true',
       chunkSize: env.DELIVERY_CHUNK_SIZE,
+      progressBatch: env.DELIVERY_PROGRESS_BATCH ?? defaultProgressBatch(env.PUSH_CONCURRENCY),
       maxAttempts: env.PUSH_MAX_ATTEMPTS,
       retryBaseMs: env.PUSH_RETRY_BASE_MS,
       retryMaxMs: env.PUSH_RETRY_MAX_MS,

@@ -43,6 +43,11 @@ export const EnvSchema = Type.Object({
   PUSH_CONCURRENCY: Type.Integer({ minimum: 1, default: 50 }),
   PUSH_HTTP2: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
   DELIVERY_CHUNK_SIZE: Type.Integer({ minimum: 1, maximum: 5_000, default: 500 }),
+  /**
+   * Answers of a chunk recorded per progress write while it is sent (a rerun after a crash skips
+   * them). Unset: half of PUSH_CONCURRENCY. Larger: fewer writes, more pushes resent after a crash.
+   */
+  DELIVERY_PROGRESS_BATCH: Type.Optional(Type.Integer({ minimum: 1 })),
   PUSH_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 5 }),
   PUSH_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   PUSH_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),

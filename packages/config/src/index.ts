@@ -1,3 +1,9 @@
-export { type Config, ConfigValidationError, loadConfig } from './config.js';
+export {
+  type Config,
+  ConfigValidationError,
+  defaultProgressBatch,
+  loadConfig,
+  unrecordedBound,
+} from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
 export { isAllowedPushHost, type PushHostRule, parsePushHosts } from './push-hosts.js';

@@ -39,28 +39,14 @@ export function retryDelayMs(
 }
 
 /**
- * Answers recorded per progress write while a chunk is sent: half the chunk's push concurrency, so
- * a chunk of 500 at 50 in flight costs ~20 small UPDATEs (measured ~0.2 ms each here).
- */
-export const progressBatchSize = (pushConcurrency: number): number => Math.max(1, Math.ceil(pushConcurrency / 2));
-
-/**
- * Pushes of one chunk that a SIGKILL can leave sent but unrecorded, so that a re-run sends them
- * again: the `P` in flight, the batch being written (< B + P) and the one filling meanwhile (< B + P).
- * The whole worker's bound is this times WORKER_DELIVERY_CONCURRENCY.
- */
-export const unrecordedBound = (pushConcurrency: number): number =>
-  pushConcurrency + 2 * (progressBatchSize(pushConcurrency) + pushConcurrency - 1);
-
-/**
  * Sends one chunk and records its outcome once. 201/202 → sent; 404/410 → the subscription expires;
  * 429/5xx/network → sent again later as the next attempt (until the last attempt, then failed);
  * anything else → failed.
  *
- * Answers are recorded while the chunk is sent, in batches of {@link progressBatchSize}, written in
+ * Answers are recorded while the chunk is sent, in batches of DELIVERY_PROGRESS_BATCH, written in
  * the background (a lane waits only when the previous write is still under way and the next batch
  * is full). A re-run after a crash reads them and sends only the rest, so the pushes that can arrive
- * twice are those in flight or not yet written at the crash ({@link unrecordedBound} per chunk).
+ * twice are those in flight or not yet written at the crash (`unrecordedBound` of @webpush/config per chunk).
  * The chunk's counts reach the notification once, in the transaction that completes the chunk.
  */
 export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
@@ -94,7 +80,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   const payload = serializePayload(delivery.notification.payload, delivery.notification.id);
   const mayRetry = job.attempt < config.delivery.maxAttempts;
   const concurrency = config.delivery.pushConcurrency;
-  const batchSize = progressBatchSize(concurrency);
+  const batchSize = config.delivery.progressBatch;
   const counts = { sent: 0, expired: 0, retry: 0, failed: 0 };
 
   let pending: AnsweredBatch = emptyAnsweredBatch();
