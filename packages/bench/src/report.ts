@@ -153,7 +153,8 @@ function missingCpuLine(
     `  (the worker spent ${fixed(withWrites - floor)} µs CPU a push more than the bare sender: ` +
     `${fixed(withWrites - withoutWrites)} µs for ${writes} (the same worker writing only each chunk's outcome: ` +
     `${fixed(withoutWrites)} µs a push, ${fixed(ratio(floor, withoutWrites), 2)}× bare by CPU), and ${fixed(withoutWrites - floor)} µs ` +
-    `for the rest: the queue, the chunk's reads and outcome, metrics and GC; README "Performance" has the profile)`
+    `for the rest: the queue, the chunk's reads and outcome, metrics and GC. One run of each, one after the other: ` +
+    `the split moves from run to run, README "Performance" has the medians of several and a profile)`
   );
 }
 
