@@ -131,6 +131,17 @@ function parseEnv(source: Record<string, string | undefined>): Env {
     const value = source[name];
     if (value !== undefined && value !== '') picked[name] = value;
   }
+  // Value.Convert turns "2.5" into 2 for an integer setting: refuse anything but digits instead.
+  const notIntegers = names.filter((name) => {
+    const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[name];
+    const value = picked[name];
+    return schema?.type === 'integer' && value !== undefined && !/^\s*-?\d+\s*$/.test(value);
+  });
+  if (notIntegers.length > 0) {
+    throw new ConfigValidationError(
+      `invalid configuration: ${notIntegers.map((name) => `${name} must be a whole number`).join('; ')}`,
+    );
+  }
   const withDefaults = Value.Default(EnvSchema, picked);
   const converted = Value.Convert(EnvSchema, withDefaults);
   if (!Value.Check(EnvSchema, converted)) {
