@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { apps, type NotificationTargetKind, type SubscriptionTags, subscriptions } from '../schema.js';
 
@@ -11,8 +11,10 @@ export interface StoredAudience {
 
 /**
  * The condition on `subscriptions` that selects a `uids` or `tags` audience (undefined for the
- * other kinds). `uid = any(…)` is served by `subscriptions_app_uid_idx`, `tags @> …` by the GIN
- * index `subscriptions_active_tags_idx`; both only over active subscriptions, as sends are.
+ * other kinds), for the fan-out's keyset pages. `uid = any(…)` is served by
+ * `subscriptions_app_uid_idx`, `tags @> …` by the GIN index `subscriptions_active_tags_idx`; both
+ * only over active subscriptions, as sends are. The SQL function `count_active_targets` (migration
+ * 0012), which every audience count goes through, applies the same two conditions: change both.
  */
 export function audienceCondition(audience: StoredAudience): SQL | undefined {
   if (audience.targetKind === 'uids') return inArray(subscriptions.uid, [...(audience.targetUids ?? [])]);
@@ -22,13 +24,18 @@ export function audienceCondition(audience: StoredAudience): SQL | undefined {
   return undefined;
 }
 
-/** Active subscriptions of `appId` in the audience (`all`, `uids` or `tags`), counted in the caller's transaction. */
+/**
+ * Active subscriptions of `appId` in the audience (`all`, `uids` or `tags`), counted in the caller's
+ * transaction by `count_active_targets`, the accept statement's count (see `acceptStatement`).
+ */
 export async function countAudience(tx: Transaction | Database, appId: string, audience: StoredAudience) {
   if (audience.targetKind === 'uids' && (audience.targetUids ?? []).length === 0) return 0;
-  const [row] = await tx
-    .select({ n: count() })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.appId, appId), eq(subscriptions.status, 'active'), audienceCondition(audience)));
+  const uids = audience.targetKind === 'uids' ? [...(audience.targetUids ?? [])] : null;
+  const tags = audience.targetKind === 'tags' ? JSON.stringify(audience.targetTags ?? {}) : null;
+  const [row] = await tx.execute<{ n: number }>(
+    // sql.param: drizzle would spread a bare array into one parameter per element.
+    sql`select count_active_targets(${appId}::uuid, ${sql.param(uids)}::text[], ${tags}::jsonb) as n`,
+  );
   return row?.n ?? 0;
 }
 

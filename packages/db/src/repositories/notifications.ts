@@ -205,19 +205,14 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
           limit 1
         ),`
     : sql``;
-  // Behind a function (migration 0012): the statement's own plan then does not depend on whose app
-  // it is, so PostgreSQL keeps its generic plan, and the count is planned for the actual app.
-  const audience =
-    kind === 'uids'
-      ? sql`${value('uids')}::text[], null::jsonb`
-      : kind === 'tags'
-        ? sql`null::text[], ${value('targetTags')}::jsonb`
-        : sql`null::text[], null::jsonb`;
+  // The count is behind a function (migration 0012): the statement's own plan then does not depend
+  // on whose app it is, so PostgreSQL keeps its generic plan, and the count is planned for the actual
+  // app. target_uids and target_tags are null unless the audience is of that kind.
   const targets = scheduled
     ? sql`0`
     : kind === 'endpoint' || kind === 'batch'
-      ? sql`${value('fixedTargets')}::int`
-      : sql`count_active_targets(${value('appId')}::uuid, ${audience})`;
+      ? sql`cardinality(${value('subscriptionIds')}::uuid[])`
+      : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
   return sql`
@@ -288,8 +283,6 @@ type AcceptValues = {
   sendAt: string | null;
   template: string;
   sendsPerMonth: number | null;
-  fixedTargets: number;
-  uids: string[];
 };
 
 const acceptTexts = new Map<string, { text: string; params: unknown[] }>();
@@ -333,8 +326,6 @@ function acceptQuery(
     sendAt: input.sendAt?.toISOString() ?? null,
     template: JSON.stringify(template),
     sendsPerMonth,
-    fixedTargets: audience.subscriptionIds?.length ?? 0,
-    uids: audience.targetUids ?? [],
   };
   return { text: rendered.text, params: fillPlaceholders(rendered.params, values) };
 }
