@@ -80,3 +80,30 @@ export function startCpuMeter<Name extends string>(pids: Record<Name, number>): 
 export function loadAverage(): number {
   return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 }
+
+/**
+ * Several measurements of the same processes taken as one: wall time and CPU seconds add up, and
+ * `micros` is spread over `units`, the work done in all of them together.
+ */
+export function combineCpu<Name extends string>(shares: readonly CpuShare<Name>[], units: number): CpuShare<Name> {
+  const [first] = shares;
+  if (!first) throw new Error('combineCpu: no measurement');
+  const names = Object.keys(first.cores) as Name[];
+  const seconds = shares.reduce((sum, share) => sum + share.seconds, 0);
+  const cpuSeconds = (pick: (share: CpuShare<Name>) => number) =>
+    shares.reduce((sum, share) => sum + pick(share) * share.seconds, 0);
+  const cores = {} as Record<Name, number>;
+  const micros = {} as Record<Name, number>;
+  for (const name of names) {
+    const used = cpuSeconds((share) => share.cores[name]);
+    cores[name] = used / seconds;
+    micros[name] = units > 0 ? (used * 1e6) / units : 0;
+  }
+  return {
+    seconds,
+    cores,
+    bench: cpuSeconds((share) => share.bench) / seconds,
+    rest: cpuSeconds((share) => share.rest) / seconds,
+    micros,
+  };
+}

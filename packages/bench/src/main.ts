@@ -21,13 +21,13 @@ import {
   seedSubscriptions,
   seedTenant,
 } from './bench-database.js';
-import { loadAverage, startCpuMeter } from './cpu-meter.js';
+import { combineCpu, loadAverage, type SendingCpu, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
 import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
-import { runSenderProcess } from './measure-peers.js';
+import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
 import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
@@ -83,64 +83,100 @@ const medianRound = (rounds: RequestRate[]): RequestRate => {
 /** DELIVERY_PROGRESS_BATCH larger than any chunk: a chunk's answers reach PostgreSQL once, with its outcome. */
 const NO_PROGRESS_WRITES = 1_000_000;
 
-/** (a) POST /notify → completed through one worker process, `workerRuns` times. */
+interface WorkerRound {
+  run: NotificationRun;
+  firstPush: FirstPush;
+  cpu: SendingCpu;
+}
+
+/** A worker process kept running between its measured rounds (see `measureFanOut`). */
+interface MeasuredWorker {
+  round(index: number): Promise<WorkerRound>;
+  /** Stops the process; its figures over `rounds`. */
+  finish(rounds: WorkerRound[]): Promise<WorkerFigures>;
+}
+
+/**
+ * (a) One worker process (configured by `env`) taking notifications POSTed to `apiUrl`, whose
+ * Redis key prefix must be the worker's: each round is POST /notify → completed, to every subscription.
+ */
+async function openWorker(
+  env: Record<string, string>,
+  apiUrl: string,
+  app: BenchApp,
+  standIn: PushStandIn,
+  database: BenchDatabase,
+  label: string,
+): Promise<MeasuredWorker> {
+  const N = options.subscriptions;
+  const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
+  cleanups.push(() => worker.stop());
+  say(`${label} (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
+  return {
+    async round(index) {
+      const before = await standIn.stats();
+      standIn.mark();
+      const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
+      // Bounded: two minutes, plus 20 ms a subscription (50/s: seen at load average 40 on 2 cores).
+      const run = await notifyAndWait(apiUrl, app.secret, notification, 120_000 + 20 * N, async (progress) => {
+        // Long runs (BENCH_MODE=million) say how far they are, so a run cut short still tells something.
+        const { firstSinceMark } = await standIn.stats();
+        const first = firstSinceMark === null ? '–' : `${thousands(firstSinceMark - progress.postedAt)} ms`;
+        say(
+          `  … ${thousands(progress.sent)} of ${thousands(progress.targets)} sent after ` +
+            `${thousands((Date.now() - progress.postedAt) / 1000)} s; worker peak RSS ${worker.peakRssMb().toFixed(1)} MB, ` +
+            `VmHWM ${worker.highWaterMarkMb().toFixed(1)} MB; first push ${first} after POST /notify`,
+        );
+      });
+      const cpu = meter.stop(N);
+      if (run.targets !== N || run.sent !== N) {
+        throw new Error(`${label} run ${index}: ${JSON.stringify(run)}; expected ${N} targets, all sent`);
+      }
+      const received = (await standIn.stats()).received - before.received;
+      if (received < N) throw new Error(`${label} run ${index}: the stand-in got ${received} pushes of ${N}`);
+      const firstPush = await firstPushOf(run, standIn, database);
+      say(
+        `${label} run ${index}: ${thousands(N)} sent in ${run.seconds.toFixed(2)} s → ` +
+          `${thousands(perSecond(N, run.seconds))}/s, ${thousands(cpu.micros.sender)} µs CPU a push ` +
+          `(peak RSS so far ${worker.peakRssMb().toFixed(1)} MB); ` +
+          `first push ${firstPush.totalMs.toFixed(1)} ms after POST /notify (accepted ${firstPush.acceptMs.toFixed(1)}, ` +
+          `first chunk planned +${firstPush.planMs.toFixed(1)}, first push +${firstPush.deliverMs.toFixed(1)})`,
+      );
+      return { run, firstPush, cpu };
+    },
+    async finish(rounds) {
+      await worker.stop();
+      const rates = rounds.map(({ run }) => perSecond(run.sent, run.seconds));
+      return {
+        entry: options.workerEntry,
+        sendsPerSec: median(rates),
+        runsPerSec: rates,
+        microsPerRun: rounds.map(({ cpu }) => cpu.micros.sender),
+        peakRssMb: worker.peakRssMb(),
+        startRssMb: worker.startRssMb,
+        highWaterMarkMb: worker.highWaterMarkMb(),
+        cpu: combineCpu(
+          rounds.map(({ cpu }) => cpu),
+          N * rounds.length,
+        ),
+        firstPushes: rounds.map(({ firstPush }) => firstPush),
+      };
+    },
+  };
+}
+
+/** (a) alone: `workerRuns` rounds of one worker process, one after the other. */
 async function measureWorker(
   env: Record<string, string>,
   apiUrl: string,
   app: BenchApp,
   standIn: PushStandIn,
   database: BenchDatabase,
-  label = 'worker',
 ): Promise<WorkerFigures> {
-  const N = options.subscriptions;
-  const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
-  cleanups.push(() => worker.stop());
-  say(`${label} (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
-  const before = await standIn.stats();
-  const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
-  const runs: NotificationRun[] = [];
-  const firstPushes: FirstPush[] = [];
-  for (let index = 1; index <= options.workerRuns; index++) {
-    standIn.mark();
-    // Bounded: two minutes, plus 20 ms a subscription (50/s: seen at load average 40 on 2 cores).
-    const result = await notifyAndWait(apiUrl, app.secret, notification, 120_000 + 20 * N, async (progress) => {
-      // Long runs (BENCH_MODE=million) say how far they are, so a run cut short still tells something.
-      const { firstSinceMark } = await standIn.stats();
-      const first = firstSinceMark === null ? '–' : `${thousands(firstSinceMark - progress.postedAt)} ms`;
-      say(
-        `  … ${thousands(progress.sent)} of ${thousands(progress.targets)} sent after ` +
-          `${thousands((Date.now() - progress.postedAt) / 1000)} s; worker peak RSS ${worker.peakRssMb().toFixed(1)} MB, ` +
-          `VmHWM ${worker.highWaterMarkMb().toFixed(1)} MB; first push ${first} after POST /notify`,
-      );
-    });
-    firstPushes.push(await firstPushOf(result, standIn, database));
-    if (result.targets !== N || result.sent !== N) {
-      throw new Error(`worker run ${index}: ${JSON.stringify(result)}; expected ${N} targets, all sent`);
-    }
-    runs.push(result);
-    const first = firstPushes[firstPushes.length - 1];
-    say(
-      `${label} run ${index}: ${thousands(N)} sent in ${result.seconds.toFixed(2)} s → ` +
-        `${thousands(perSecond(N, result.seconds))}/s (peak RSS so far ${worker.peakRssMb().toFixed(1)} MB); ` +
-        `first push ${first?.totalMs.toFixed(1)} ms after POST /notify (accepted ${first?.acceptMs.toFixed(1)}, ` +
-        `first chunk planned +${first?.planMs.toFixed(1)}, first push +${first?.deliverMs.toFixed(1)})`,
-    );
-  }
-  const cpu = meter.stop(N * runs.length);
-  await worker.stop();
-  const received = (await standIn.stats()).received - before.received;
-  if (received < N * runs.length) throw new Error(`the stand-in got ${received} pushes from the worker`);
-  const rates = runs.map((result) => perSecond(result.sent, result.seconds));
-  return {
-    entry: options.workerEntry,
-    sendsPerSec: median(rates),
-    runsPerSec: rates,
-    peakRssMb: worker.peakRssMb(),
-    startRssMb: worker.startRssMb,
-    highWaterMarkMb: worker.highWaterMarkMb(),
-    cpu,
-    firstPushes,
-  };
+  const worker = await openWorker(env, apiUrl, app, standIn, database, 'worker');
+  const rounds: WorkerRound[] = [];
+  for (let index = 1; index <= options.workerRuns; index++) rounds.push(await worker.round(index));
+  return worker.finish(rounds);
 }
 
 /**
@@ -165,7 +201,44 @@ async function firstPushOf(run: NotificationRun, standIn: PushStandIn, database:
   };
 }
 
-/** (b) web-push and (c) the bare sender, over the first subscriptions in fan-out order. */
+/** What the senders are given: the first subscriptions in fan-out order, the app's VAPID key, the payload. */
+async function senderJobs(database: BenchDatabase, app: BenchApp, standIn: PushStandIn, pushConcurrency: number) {
+  const targets = await loadTargets(database, app.id, Math.min(options.subscriptions, options.peerLimit));
+  return (mode: SenderJob['mode']): SenderJob => ({
+    mode,
+    concurrency: options.peerConcurrency,
+    maxSocketsPerOrigin: pushConcurrency,
+    targets,
+    vapid: { ...app.vapid, subject: VAPID_SUBJECT },
+    payload: JSON.stringify(notification),
+    hostRule: standIn.hostRule,
+    ttl: TTL_SECONDS,
+  });
+}
+
+function senderFigures(mode: SenderJob['mode'], rounds: SenderRound[], connections: number): SenderFigures {
+  const failed = rounds.find(({ run }) => run.failed > 0)?.run;
+  if (failed) throw new Error(`${mode} sender: ${failed.failed} failed, e.g. ${failed.firstError}`);
+  const rates = rounds.map(({ run }) => perSecond(run.sent, run.seconds));
+  const sent = rounds.reduce((sum, { run }) => sum + run.sent, 0);
+  say(`${mode} sender: ${rates.map(thousands).join(', ')} sends/s, ${connections} TLS connections`);
+  return {
+    sendsPerSec: median(rates),
+    runsPerSec: rates,
+    microsPerRun: rounds.map(({ cpu }) => cpu.micros.sender),
+    cpu: combineCpu(
+      rounds.map(({ cpu }) => cpu),
+      sent,
+    ),
+    connections,
+  };
+}
+
+/**
+ * (b) web-push and (c) the bare sender, over the first subscriptions in fan-out order, each in a
+ * process of its own, `peerRuns` rounds one after the other. The bare sender on the worker's protocol
+ * is left out when `measureFanOut` has measured it between the worker's rounds.
+ */
 async function measurePeers(
   database: BenchDatabase,
   app: BenchApp,
@@ -173,39 +246,86 @@ async function measurePeers(
   pushConcurrency: number,
   http2: boolean,
   workDir: string,
+  interleavedBare: SenderFigures | null,
 ) {
-  const targets = await loadTargets(database, app.id, Math.min(options.subscriptions, options.peerLimit));
-  const job = (mode: SenderJob['mode']): SenderJob => ({
-    mode,
-    concurrency: options.peerConcurrency,
-    maxSocketsPerOrigin: pushConcurrency,
-    runs: options.peerRuns,
-    targets,
-    vapid: { ...app.vapid, subject: VAPID_SUBJECT },
-    payload: JSON.stringify(notification),
-    hostRule: standIn.hostRule,
-    ttl: TTL_SECONDS,
-  });
+  const job = await senderJobs(database, app, standIn, pushConcurrency);
   const measured: Partial<Record<SenderJob['mode'], SenderFigures>> = {};
   // `bare` is the bare sender on the worker's protocol (PUSH_HTTP2), measured beside the other one.
   const bareMode = http2 ? 'bare-h2' : 'bare-h1';
   const otherMode = http2 ? 'bare-h1' : 'bare-h2';
+  if (interleavedBare) measured[bareMode] = interleavedBare;
   for (const mode of [bareMode, otherMode, 'naive'] as const) {
+    if (measured[mode]) continue;
     const before = await standIn.stats();
-    const { runs, cpu } = await runSenderProcess(job(mode), workDir, standIn, options.cpuProfileDir);
+    const sender = await startSenderProcess(job(mode), workDir, standIn, options.cpuProfileDir);
+    const rounds: SenderRound[] = [];
+    try {
+      for (let index = 0; index < options.peerRuns; index++) rounds.push(await sender.round());
+    } finally {
+      await sender.stop();
+    }
     const after = await standIn.stats();
-    const failed = runs.find((run) => run.failed > 0);
-    if (failed) throw new Error(`${mode} sender: ${failed.failed} failed, e.g. ${failed.firstError}`);
-    const rates = runs.map((run) => perSecond(run.sent, run.seconds));
-    const connections = after.connections - before.connections;
-    measured[mode] = { sendsPerSec: median(rates), cpu, connections };
-    say(`${mode} sender: ${rates.map(thousands).join(', ')} sends/s, ${connections} TLS connections`);
+    measured[mode] = senderFigures(mode, rounds, after.connections - before.connections);
   }
   const bare = measured[bareMode];
   const otherProtocol = measured[otherMode];
   const { naive } = measured;
   if (!bare || !naive || !otherProtocol) throw new Error('a sender was not measured');
-  return { peerSubscriptions: targets.length, bare, otherProtocol, naive, http2 };
+  return { peerSubscriptions: job('naive').targets.length, bare, otherProtocol, naive, http2 };
+}
+
+/**
+ * (a) and (c) interleaved, as issue 9's harness measured them: round i is the worker's run i, then
+ * the same worker without progress writes (its own process, API and Redis prefix, so neither takes
+ * the other's jobs), then the bare sender's run i. Each process stays up between its rounds, so
+ * drift of the machine over the minutes of the phase falls on all three alike instead of on whichever
+ * ran last; the report pairs the rounds by index.
+ */
+async function measureFanOut(
+  workerEnv: Record<string, string>,
+  apiUrl: string,
+  unwrittenApiUrl: string,
+  unwrittenPrefix: string,
+  context: { database: BenchDatabase; app: BenchApp; standIn: PushStandIn; workDir: string },
+  delivery: { pushConcurrency: number; http2: boolean },
+) {
+  const { database, app, standIn, workDir } = context;
+  const withProgress = await openWorker(workerEnv, apiUrl, app, standIn, database, 'worker');
+  const unwritten =
+    options.subscriptions <= 100_000
+      ? await openWorker(
+          { ...workerEnv, REDIS_KEY_PREFIX: unwrittenPrefix, DELIVERY_PROGRESS_BATCH: String(NO_PROGRESS_WRITES) },
+          unwrittenApiUrl,
+          app,
+          standIn,
+          database,
+          'worker without progress writes',
+        )
+      : null;
+  const bareMode = delivery.http2 ? 'bare-h2' : 'bare-h1';
+  const job = await senderJobs(database, app, standIn, delivery.pushConcurrency);
+  const bare = await startSenderProcess(job(bareMode), workDir, standIn, options.cpuProfileDir);
+  cleanups.push(() => bare.stop().catch(() => undefined));
+  const rounds = { worker: [] as WorkerRound[], unwritten: [] as WorkerRound[], bare: [] as SenderRound[] };
+  let bareConnections = 0;
+  for (let index = 1; index <= options.workerRuns; index++) {
+    rounds.worker.push(await withProgress.round(index));
+    if (unwritten) rounds.unwritten.push(await unwritten.round(index));
+    const before = await standIn.stats();
+    const round = await bare.round();
+    bareConnections += (await standIn.stats()).connections - before.connections;
+    say(
+      `${bareMode} sender run ${index}: ${thousands(perSecond(round.run.sent, round.run.seconds))}/s, ` +
+        `${thousands(round.cpu.micros.sender)} µs CPU a push`,
+    );
+    rounds.bare.push(round);
+  }
+  await bare.stop();
+  return {
+    worker: await withProgress.finish(rounds.worker),
+    workerWithoutProgress: unwritten ? await unwritten.finish(rounds.unwritten) : null,
+    bare: senderFigures(bareMode, rounds.bare, bareConnections),
+  };
 }
 
 /** (d) POST /notify to an app without subscribers vs a plain Fastify route, same process, same load. */
@@ -304,25 +424,38 @@ async function run(): Promise<BenchFigures> {
   // The worker reads its settings from the environment, the bench's own passing through.
   const { delivery } = loadConfig({ ...process.env, ...workerEnv });
 
-  const worker = options.phases.has('worker')
-    ? await measureWorker(workerEnv, apiUrl, tenant.app, standIn, database)
-    : null;
-  // The measured reason behind the worker-vs-bare ratio: the same worker with no progress write inside
-  // a chunk (its answers written once, with the chunk's outcome), so the report can tell what those writes
-  // cost from the rest of what the worker does beyond the bare sender.
-  const workerWithoutProgress =
-    worker !== null && options.phases.has('peers') && N <= 100_000
-      ? await measureWorker(
-          { ...workerEnv, DELIVERY_PROGRESS_BATCH: String(NO_PROGRESS_WRITES) },
-          apiUrl,
-          tenant.app,
-          standIn,
-          database,
-          'worker without progress writes',
-        )
-      : null;
+  // (a) and (c) side by side when both are asked for; otherwise whichever is.
+  let worker: WorkerFigures | null = null;
+  let workerWithoutProgress: WorkerFigures | null = null;
+  let interleavedBare: SenderFigures | null = null;
+  if (options.phases.has('worker') && options.phases.has('peers')) {
+    // The worker without progress writes has its own Redis prefix, and an API that queues there.
+    const unwrittenPrefix = `${redisKeyPrefix}:unwritten`;
+    cleanups.push(() => deleteRedisKeys(options.redisUrl, unwrittenPrefix));
+    const unwrittenApi = await buildApp(loadConfig({ ...serviceEnv, REDIS_KEY_PREFIX: unwrittenPrefix }), {
+      logger: { level: 'warn' },
+    });
+    cleanups.push(() => unwrittenApi.close());
+    const unwrittenApiUrl = await unwrittenApi.listen({ port: 0, host: '127.0.0.1' });
+    const context = { database, app: tenant.app, standIn, workDir };
+    ({
+      worker,
+      workerWithoutProgress,
+      bare: interleavedBare,
+    } = await measureFanOut(workerEnv, apiUrl, unwrittenApiUrl, unwrittenPrefix, context, delivery));
+  } else if (options.phases.has('worker')) {
+    worker = await measureWorker(workerEnv, apiUrl, tenant.app, standIn, database);
+  }
   const peers = options.phases.has('peers')
-    ? await measurePeers(database, tenant.app, standIn, delivery.pushConcurrency, delivery.http2, workDir)
+    ? await measurePeers(
+        database,
+        tenant.app,
+        standIn,
+        delivery.pushConcurrency,
+        delivery.http2,
+        workDir,
+        interleavedBare,
+      )
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   const events = options.phases.has('events')
@@ -376,6 +509,7 @@ async function run(): Promise<BenchFigures> {
 
   return {
     subscriptions: N,
+    interleaved: interleavedBare !== null,
     worker,
     workerWithoutProgress,
     peers,

@@ -5,7 +5,7 @@ import { describeEvents, type EventFigures } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 export interface Machine {
   cpus: number;
@@ -20,6 +20,8 @@ export interface WorkerFigures {
   entry: 'src' | 'dist';
   sendsPerSec: number;
   runsPerSec: number[];
+  /** CPU µs a push of each run, in the order of `runsPerSec`. */
+  microsPerRun: number[];
   peakRssMb: number;
   startRssMb: number;
   highWaterMarkMb: number;
@@ -38,6 +40,9 @@ export interface FirstPush {
 
 export interface SenderFigures {
   sendsPerSec: number;
+  runsPerSec: number[];
+  /** CPU µs a message of each run, in the order of `runsPerSec`. */
+  microsPerRun: number[];
   cpu: SendingCpu;
   /** TLS connections the stand-in accepted during this sender's runs. */
   connections: number;
@@ -47,6 +52,11 @@ export interface SenderFigures {
 export interface BenchFigures {
   subscriptions: number;
   worker: WorkerFigures | null;
+  /**
+   * Whether the rounds of (a), the worker without progress writes and (c)'s bare sender alternated
+   * (both phases asked for): then round i of each is compared with round i of the others.
+   */
+  interleaved: boolean;
   /** The same worker with DELIVERY_PROGRESS_BATCH above any chunk's size: no progress write, only each chunk's outcome. */
   workerWithoutProgress: WorkerFigures | null;
   peers: {
@@ -133,28 +143,48 @@ const microsPerRequest = (rate: RequestRate | undefined) =>
 /** Cores taken by other processes while no PostgreSQL or Redis work was going on. */
 const BUSY_MACHINE_CORES = 0.15;
 
+/** `a[i] op b[i]` for each round both have. */
+const perRound = (a: readonly number[], b: readonly number[], op: (x: number, y: number) => number) =>
+  a.slice(0, Math.min(a.length, b.length)).map((x, index) => op(x, b[index] ?? Number.NaN));
+
 /**
  * Why the worker spends more CPU a push than the bare sender, as measured in this run: the progress
  * writes (the default worker against the same worker writing only each chunk's outcome), and the rest.
+ * Medians of the per-round differences when the rounds were interleaved.
  */
 function missingCpuLine(
   worker: WorkerFigures | null,
   unwritten: WorkerFigures | null,
   bare: SenderFigures | undefined,
   progressBatch: number,
+  interleaved: boolean,
 ): string {
-  const micros = (figures: { cpu: SendingCpu } | null | undefined) => figures?.cpu.micros.sender;
-  const [withWrites, withoutWrites, floor] = [micros(worker), micros(unwritten), micros(bare)];
   const writes = `one progress UPDATE every ${progressBatch} answers, so that a crash resends only what was in flight`;
-  if (withWrites === undefined || withoutWrites === undefined || floor === undefined) {
+  if (!worker || !unwritten || !bare) {
     return `  (the worker's extra work beyond the bare sender includes ${writes}; see README "Performance" for the profile)`;
   }
+  const difference = (
+    a: { microsPerRun: number[]; cpu: SendingCpu },
+    b: { microsPerRun: number[]; cpu: SendingCpu },
+  ) =>
+    interleaved
+      ? median(perRound(a.microsPerRun, b.microsPerRun, (x, y) => x - y))
+      : a.cpu.micros.sender - b.cpu.micros.sender;
+  const total = difference(worker, bare);
+  const progress = difference(worker, unwritten);
+  const rest = difference(unwritten, bare);
+  const unwrittenRatio = interleaved
+    ? median(perRound(bare.microsPerRun, unwritten.microsPerRun, (x, y) => x / y))
+    : bare.cpu.micros.sender / unwritten.cpu.micros.sender;
+  const how = interleaved
+    ? `Medians of the differences of ${worker.microsPerRun.length} interleaved rounds; on this kind of VM one round's ` +
+      'split moves by tens of µs, README "Performance" has the medians of several runs and a profile'
+    : 'One run of each, one after the other: the split moves from run to run, README "Performance" has the medians of several and a profile';
   return (
-    `  (the worker spent ${fixed(withWrites - floor)} µs CPU a push more than the bare sender: ` +
-    `${fixed(withWrites - withoutWrites)} µs for ${writes} (the same worker writing only each chunk's outcome: ` +
-    `${fixed(withoutWrites)} µs a push, ${fixed(ratio(floor, withoutWrites), 2)}× bare by CPU), and ${fixed(withoutWrites - floor)} µs ` +
-    `for the rest: the queue, the chunk's reads and outcome, metrics and GC. One run of each, one after the other: ` +
-    `the split moves from run to run, README "Performance" has the medians of several and a profile)`
+    `  (the worker spent ${fixed(total)} µs CPU a push more than the bare sender: ` +
+    `${fixed(progress)} µs for ${writes} (the same worker writing only each chunk's outcome: ` +
+    `${fixed(unwrittenRatio, 2)}× bare by CPU), and ${fixed(rest)} µs ` +
+    `for the rest: the queue, the chunk's reads and outcome, metrics and GC. ${how})`
   );
 }
 
@@ -162,9 +192,21 @@ function missingCpuLine(
 export function printReport(figures: BenchFigures): void {
   const { worker, workerWithoutProgress: unwritten, peers, http, settings, standIn, machine } = figures;
   const ratioVsNaive = ratio(worker?.sendsPerSec, peers?.naive.sendsPerSec);
-  const ratioVsBare = ratio(worker?.sendsPerSec, peers?.bare.sendsPerSec);
+  // Interleaved rounds are compared pairwise (round i of the worker with round i of the bare sender,
+  // minutes apart at most), as issue 9's harness did; otherwise the medians of each.
+  const { interleaved } = figures;
+  const bare = peers?.bare;
+  const ratiosPerRound =
+    interleaved && worker && bare ? perRound(worker.runsPerSec, bare.runsPerSec, (a, b) => round(a / b, 2)) : null;
   // CPU per message is steadier than throughput when other processes take cores away.
-  const cpuRatioVsBare = ratio(peers?.bare.cpu.micros.sender, worker?.cpu.micros.sender);
+  const cpuRatiosPerRound =
+    interleaved && worker && bare ? perRound(bare.microsPerRun, worker.microsPerRun, (a, b) => round(a / b, 2)) : null;
+  const ratioVsBare = ratiosPerRound
+    ? round(median(ratiosPerRound), 2)
+    : ratio(worker?.sendsPerSec, peers?.bare.sendsPerSec);
+  const cpuRatioVsBare = cpuRatiosPerRound
+    ? round(median(cpuRatiosPerRound), 2)
+    : ratio(peers?.bare.cpu.micros.sender, worker?.cpu.micros.sender);
   const otherCores = peers === null ? null : Math.max(peers.naive.cpu.rest, peers.bare.cpu.rest);
   const rssMet = worker !== null && figures.subscriptions >= RSS_TARGET_AT ? worker.peakRssMb < TARGET_RSS_MB : null;
   const peerCount = fixed(peers?.peerSubscriptions);
@@ -292,8 +334,15 @@ export function printReport(figures: BenchFigures): void {
   console.log(
     `  (by CPU per message, worker vs bare: ${fixed(cpuRatioVsBare, 2)}×, the throughput ratio on an idle machine)`,
   );
+  if (ratiosPerRound && cpuRatiosPerRound) {
+    console.log(
+      `  (medians of ${ratiosPerRound.length} interleaved rounds — worker run i, then the bare sender's run i: ` +
+        `${ratiosPerRound.map((value) => `${fixed(value, 2)}×`).join(', ')}; by CPU ` +
+        `${cpuRatiosPerRound.map((value) => `${fixed(value, 2)}×`).join(', ')})`,
+    );
+  }
   if (cpuRatioVsBare !== null && cpuRatioVsBare < TARGET_VS_BARE) {
-    console.log(missingCpuLine(worker, unwritten, peers?.bare, settings.progressBatch));
+    console.log(missingCpuLine(worker, unwritten, peers?.bare, settings.progressBatch, interleaved));
   }
   console.log(
     `Target first push ≤ ${TARGET_FIRST_PUSH_MS} ms after POST /notify: ${fixed(warmFirst, 1)} ms (warm), ` +
@@ -345,6 +394,9 @@ export function printReport(figures: BenchFigures): void {
       ratioVsNaive,
       ratioVsBare,
       cpuRatioVsBare,
+      interleaved,
+      ratioVsBarePerRound: ratiosPerRound,
+      cpuRatioVsBarePerRound: cpuRatiosPerRound,
       workerPeakRssMb: rounded(worker?.peakRssMb, 1),
       notifyReqPerSec: rounded(http?.notify.perSecond),
       bareFastifyReqPerSec: rounded(http?.bare.perSecond),

@@ -1,6 +1,8 @@
 // A sender without queue or database, in a process of its own like the worker, trusting the push
 // stand-in through NODE_EXTRA_CA_CERTS. `argv[2]` is a JSON file holding a SenderJob; prints
-// `{"ready":true}` once loaded, then one JSON line per run: `{run, sent, failed, seconds, firstError}`.
+// `{"ready":true}` once loaded, then runs once for each line `run` on its stdin and prints one JSON
+// line per run: `{run, sent, failed, seconds, firstError}`. It closes its connections and exits when
+// its stdin ends. Driven line by line so that the bench can interleave its runs with the worker's.
 //
 // - `naive`: web-push's sendNotification in a promise pool, as its README shows it. It builds the
 //   VAPID header per message (PEM conversion and a fresh ES256 signature each time).
@@ -8,6 +10,7 @@
 //   signed once per origin and cached, keep-alive HTTPS pool) in a promise pool: the upper bound
 //   of what the worker can do once queue and database cost nothing.
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { parsePushHosts } from '@webpush/config';
 import { createPushSender, type PushTarget } from '@webpush/push';
 import webpush from 'web-push';
@@ -18,7 +21,6 @@ export interface SenderJob {
   concurrency: number;
   /** Sockets per push-service origin of the bare sender (the worker's PUSH_CONCURRENCY). */
   maxSocketsPerOrigin: number;
-  runs: number;
   targets: PushTarget[];
   vapid: { publicKey: string; privateKey: string; subject: string };
   payload: string;
@@ -99,9 +101,11 @@ if (job.mode === 'naive') {
 }
 
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
-for (let run = 1; run <= job.runs; run++) {
+let run = 0;
+for await (const line of createInterface({ input: process.stdin })) {
+  if (line.trim() !== 'run') throw new Error(`sender-child: unknown command ${JSON.stringify(line)}`);
   const result = await pool(job.targets, job.concurrency, send);
-  process.stdout.write(`${JSON.stringify({ ...result, run })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, run: ++run })}\n`);
 }
 await close();
 // web-push's pooled keep-alive sockets (the global agent) would hold the process open.
