@@ -4,6 +4,7 @@ import type { PushSender } from '@webpush/push';
 import type { Queues } from '@webpush/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from './metrics.js';
+import type { ProgressRecorder } from './progress-recorder.js';
 import type { VapidKeyring } from './vapid-keyring.js';
 
 /** What the processors and the reconciler share within one worker process. */
@@ -12,6 +13,8 @@ export interface WorkerContext {
   readonly db: Database;
   readonly queues: Queues;
   readonly sender: PushSender;
+  /** The answers of the chunks being sent, written together (DELIVERY_PROGRESS_BATCH). */
+  readonly progress: ProgressRecorder;
   readonly keyring: VapidKeyring;
   readonly metrics: WorkerMetrics;
   readonly log: Logger;

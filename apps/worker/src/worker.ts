@@ -19,6 +19,7 @@ import { DependenciesDownError, type Dependency } from './health-server.js';
 import { createWorkerMetrics } from './metrics.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
+import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
@@ -84,6 +85,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     db: database.db,
     queues,
     sender,
+    progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
     metrics,
     log,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { defaultProgressBatch, unrecordedBound } from '@webpush/config';
-import { planDeliveryChunks, recordChunkProgress } from '@webpush/db';
+import { planDeliveryChunks, recordChunkProgress, recordProgress } from '@webpush/db';
 import t from 'tap';
 import { deliveryHarness } from './helper.js';
 
@@ -10,10 +10,12 @@ const SUBSCRIBERS = 5_000;
 const CHUNK_SIZE = 100;
 const CHUNK_CONCURRENCY = 4;
 const PUSH_CONCURRENCY = 10;
-/** What a SIGKILL may leave sent but unrecorded: per active chunk, the pushes in flight and two progress batches. */
-const IN_FLIGHT_BOUND =
-  CHUNK_CONCURRENCY *
-  unrecordedBound({ pushConcurrency: PUSH_CONCURRENCY, progressBatch: defaultProgressBatch(PUSH_CONCURRENCY) });
+/** What a SIGKILL may leave sent but unrecorded: the pushes in flight and two progress batches. */
+const IN_FLIGHT_BOUND = unrecordedBound({
+  chunkConcurrency: CHUNK_CONCURRENCY,
+  pushConcurrency: PUSH_CONCURRENCY,
+  progressBatch: defaultProgressBatch(CHUNK_CONCURRENCY, PUSH_CONCURRENCY),
+});
 
 t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every target', async (t) => {
   const harness = await deliveryHarness(t, {
@@ -161,4 +163,49 @@ t.test('a re-run of a chunk sends only what an earlier run did not record as ans
     'of the answered ones only the retry went out again, as the next attempt',
   );
   t.match(done, { status: 'completed', targets: 20, sent: 18, failed: 1, expired: 1 });
+});
+
+t.test('one progress write of several chunks: each chunk is recorded, or refused, on its own', async (t) => {
+  const harness = await deliveryHarness(t, { DELIVERY_CHUNK_SIZE: '10' });
+  const { database } = harness;
+  const sql = database.sql;
+  const owner = await harness.owner();
+  await harness.insertSubscriptions(owner, 30);
+  const { id } = await harness.notify(owner, { title: 'Three chunks', body: 'One write' });
+  const { chunks } = await planDeliveryChunks(database.db, id, { chunkSize: 10, maxChunks: 5 });
+  const [open, closed, untouched] = chunks;
+  if (!open || !closed || !untouched) throw new Error(`${chunks.length} chunks planned`);
+  // Another run already counted the second chunk.
+  await sql`update notification_chunks set completed_at = now()
+    where notification_id = ${id} and first_subscription_id = ${closed.firstSubscriptionId}`;
+
+  const kinds = ['sent', 'expired', 'retry'] as ('sent' | 'expired' | 'retry')[];
+  const flags = await recordProgress(database.db, [
+    { chunk: open, batch: { ids: open.subscriptionIds.slice(0, 3), kinds, retryAfterMs: 5_000 } },
+    { chunk: closed, batch: { ids: closed.subscriptionIds.slice(0, 3), kinds, retryAfterMs: 0 } },
+    { chunk: untouched, batch: { ids: [], kinds: [], retryAfterMs: 0 } },
+  ]);
+  t.strictSame(flags, [true, false, true], 'the counted chunk is refused, an empty batch needs no write');
+
+  const rows = await sql<
+    { first: string; sent: number; expired: number; retries: string[]; retryAfterMs: number; answered: string[] }[]
+  >`select first_subscription_id as first, sent, expired, retry_subscription_ids as retries,
+      retry_after_ms as "retryAfterMs", answered_subscription_ids as answered
+    from notification_chunks where notification_id = ${id} order by first_subscription_id`;
+  t.match(rows[0], {
+    sent: 1,
+    expired: 1,
+    retries: [open.subscriptionIds[2]],
+    retryAfterMs: 5_000,
+  });
+  t.strictSame([...(rows[0]?.answered ?? [])].sort(), open.subscriptionIds.slice(0, 3).sort(), 'its three answers');
+  t.match(rows[1], { sent: 0, expired: 0, answered: [] }, 'nothing of the counted chunk is written');
+  t.match(rows[2], { sent: 0, answered: [] });
+  const statuses = await sql<{ id: string; status: string }[]>`
+    select id, status from subscriptions where id in ${sql([open.subscriptionIds[1] ?? '', closed.subscriptionIds[1] ?? ''])}`;
+  t.strictSame(
+    Object.fromEntries(statuses.map((row) => [row.id, row.status])),
+    { [open.subscriptionIds[1] ?? '']: 'expired', [closed.subscriptionIds[1] ?? '']: 'active' },
+    "a 404/410 answer expires the subscription only with its chunk's write",
+  );
 });

@@ -38,7 +38,7 @@ export interface RecoveryFigures {
   maxDuplicated: number;
   /** Pushes one worker can have in flight: WORKER_DELIVERY_CONCURRENCY × PUSH_CONCURRENCY. */
   inFlight: number;
-  /** What a SIGKILL may leave sent but unrecorded (@webpush/config `unrecordedBound` × chunks). */
+  /** What a SIGKILL of one worker may leave sent but unrecorded (@webpush/config `unrecordedBound`). */
   unrecordedBound: number;
   /** flush only: transactions/s the worker process makes in the bench database while idle. */
   idleTransactionsPerSec: number | null;
@@ -147,7 +147,7 @@ function summarise(
     medianAfterSeconds: median(rounds.map((r) => r.afterSeconds)),
     maxDuplicated: Math.max(...rounds.map((r) => r.duplicated)),
     inFlight: delivery.chunkConcurrency * delivery.pushConcurrency,
-    unrecordedBound: delivery.chunkConcurrency * unrecordedBound(delivery),
+    unrecordedBound: unrecordedBound(delivery),
     idleTransactionsPerSec,
     reconcile: { intervalMs: delivery.reconcileIntervalMs, staleMs: delivery.reconcileStaleMs },
   };

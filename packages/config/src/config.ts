@@ -62,7 +62,7 @@ export interface Config {
     /** HTTP/2 to the push services that offer it (one multiplexed connection per origin). */
     readonly http2: boolean;
     readonly chunkSize: number;
-    /** Answers recorded per progress write while a chunk is sent (DELIVERY_PROGRESS_BATCH). */
+    /** Answers recorded per progress write, across the chunks a worker process is sending (DELIVERY_PROGRESS_BATCH). */
     readonly progressBatch: number;
     /** Sends of one push before a retryable answer (429, 5xx, network) counts as failed. */
     readonly maxAttempts: number;
@@ -104,21 +104,28 @@ export interface Config {
 }
 
 /**
- * Answers per progress write when DELIVERY_PROGRESS_BATCH is unset: half the chunk's push
- * concurrency, so a chunk of 500 at 50 in flight costs 20 small UPDATEs.
+ * Answers per progress write when DELIVERY_PROGRESS_BATCH is unset: half the pushes a worker
+ * process has in flight (WORKER_DELIVERY_CONCURRENCY chunks × PUSH_CONCURRENCY), so 4 chunks of
+ * 500 at 50 in flight each cost 20 UPDATEs between them. One write carries the answers of every
+ * chunk the process is sending.
  */
-export const defaultProgressBatch = (pushConcurrency: number): number => Math.max(1, Math.ceil(pushConcurrency / 2));
+export const defaultProgressBatch = (chunkConcurrency: number, pushConcurrency: number): number =>
+  chunkConcurrency * Math.max(1, Math.ceil(pushConcurrency / 2));
 
 /**
- * Pushes of one chunk that a SIGKILL can leave sent but unrecorded, so that a rerun sends them
- * again: the `P` in flight, the batch being written (< B + P) and the one filling meanwhile
- * (< B + P). A worker's bound is this times WORKER_DELIVERY_CONCURRENCY.
+ * Pushes that a SIGKILL of one worker process can leave sent but unrecorded, so that reruns send
+ * them again. With L = chunks × PUSH_CONCURRENCY lanes and a batch of B answers: the L in flight,
+ * the batch being written (< B + L: a lane that answers once the batch is full waits, without a
+ * push in flight, for the write before it) and the one filling meanwhile (< B + L).
  */
 export const unrecordedBound = ({
+  chunkConcurrency,
   pushConcurrency,
   progressBatch,
-}: Pick<Config['delivery'], 'pushConcurrency' | 'progressBatch'>): number =>
-  pushConcurrency + 2 * (progressBatch + pushConcurrency - 1);
+}: Pick<Config['delivery'], 'chunkConcurrency' | 'pushConcurrency' | 'progressBatch'>): number => {
+  const lanes = chunkConcurrency * pushConcurrency;
+  return lanes + 2 * (progressBatch + lanes - 1);
+};
 
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
@@ -252,7 +259,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       pushConcurrency: env.PUSH_CONCURRENCY,
       http2: env.PUSH_HTTP2 === 'true',
       chunkSize: env.DELIVERY_CHUNK_SIZE,
-      progressBatch: env.DELIVERY_PROGRESS_BATCH ?? defaultProgressBatch(env.PUSH_CONCURRENCY),
+      progressBatch:
+        env.DELIVERY_PROGRESS_BATCH ?? defaultProgressBatch(env.WORKER_DELIVERY_CONCURRENCY, env.PUSH_CONCURRENCY),
       maxAttempts: env.PUSH_MAX_ATTEMPTS,
       retryBaseMs: env.PUSH_RETRY_BASE_MS,
       retryMaxMs: env.PUSH_RETRY_MAX_MS,

@@ -1,22 +1,26 @@
 import t from 'tap';
 import { ConfigValidationError, defaultProgressBatch, loadConfig, unrecordedBound } from '../src/index.js';
 
-t.test('DELIVERY_PROGRESS_BATCH: half of PUSH_CONCURRENCY unless set', async (t) => {
-  t.equal(loadConfig({}).delivery.progressBatch, 25, 'PUSH_CONCURRENCY 50 by default');
-  t.equal(loadConfig({ PUSH_CONCURRENCY: '9' }).delivery.progressBatch, 5, 'rounded up');
-  t.equal(loadConfig({ PUSH_CONCURRENCY: '1' }).delivery.progressBatch, 1);
-  t.equal(loadConfig({ DELIVERY_PROGRESS_BATCH: '100' }).delivery.progressBatch, 100);
-  t.equal(defaultProgressBatch(50), 25);
+t.test('DELIVERY_PROGRESS_BATCH: half of what a worker process has in flight unless set', async (t) => {
+  t.equal(loadConfig({}).delivery.progressBatch, 100, '4 chunks × PUSH_CONCURRENCY 50, halved, by default');
+  t.equal(loadConfig({ PUSH_CONCURRENCY: '9' }).delivery.progressBatch, 20, '4 × 5: rounded up per chunk');
+  t.equal(loadConfig({ PUSH_CONCURRENCY: '1', WORKER_DELIVERY_CONCURRENCY: '1' }).delivery.progressBatch, 1);
+  t.equal(loadConfig({ WORKER_DELIVERY_CONCURRENCY: '2' }).delivery.progressBatch, 50);
+  t.equal(loadConfig({ DELIVERY_PROGRESS_BATCH: '7' }).delivery.progressBatch, 7);
+  t.equal(defaultProgressBatch(4, 50), 100);
   for (const bad of ['0', '-5', '2.5', '1e3', 'many']) {
     t.throws(() => loadConfig({ DELIVERY_PROGRESS_BATCH: bad }), ConfigValidationError, `"${bad}" is refused`);
   }
 });
 
-t.test('the crash bound per chunk follows both settings', async (t) => {
-  // P in flight, plus the batch being written and the one filling meanwhile (each < B + P).
-  t.equal(unrecordedBound({ pushConcurrency: 50, progressBatch: 25 }), 50 + 2 * (25 + 49));
-  t.equal(unrecordedBound({ pushConcurrency: 10, progressBatch: 5 }), 38);
-  t.equal(unrecordedBound(loadConfig({ DELIVERY_PROGRESS_BATCH: '100' }).delivery), 50 + 2 * (100 + 49));
+t.test('the crash bound of a worker process follows the three settings', async (t) => {
+  // L = chunks × P lanes in flight, plus the batch being written and the one filling meanwhile (each < B + L).
+  t.equal(unrecordedBound({ chunkConcurrency: 4, pushConcurrency: 50, progressBatch: 100 }), 200 + 2 * (100 + 199));
+  t.equal(unrecordedBound({ chunkConcurrency: 1, pushConcurrency: 10, progressBatch: 5 }), 38);
+  t.equal(
+    unrecordedBound(loadConfig({ DELIVERY_PROGRESS_BATCH: '10', WORKER_DELIVERY_CONCURRENCY: '2' }).delivery),
+    100 + 2 * (10 + 99),
+  );
 });
 
 t.test('every integer setting refuses a fraction rather than rounding it', async (t) => {

@@ -1,11 +1,8 @@
 import {
-  type AnsweredBatch,
   type AnswerKind,
   type DeliverableSubscription,
-  emptyAnsweredBatch,
   type NotificationPayload,
   recordChunkOutcome,
-  recordChunkProgress,
   startChunk,
 } from '@webpush/db';
 import type { PushOptions, PushOutcome, VapidCredentials } from '@webpush/push';
@@ -43,10 +40,11 @@ export function retryDelayMs(
  * 429/5xx/network → sent again later as the next attempt (until the last attempt, then failed);
  * anything else → failed.
  *
- * Answers are recorded while the chunk is sent, in batches of DELIVERY_PROGRESS_BATCH, written in
- * the background (a lane waits only when the previous write is still under way and the next batch
- * is full). A re-run after a crash reads them and sends only the rest, so the pushes that can arrive
- * twice are those in flight or not yet written at the crash (`unrecordedBound` of @webpush/config per chunk).
+ * Answers are recorded while the chunk is sent, by the process's ProgressRecorder: one write for
+ * every DELIVERY_PROGRESS_BATCH answers of all the chunks being sent, in the background (a lane waits
+ * only when the previous write is still under way and the next batch is full). A re-run after a
+ * crash reads them and sends only the rest, so the pushes that can arrive twice are those in flight
+ * or not yet written at the crash (`unrecordedBound` of @webpush/config, per process).
  * The chunk's counts reach the notification once, in the transaction that completes the chunk.
  */
 export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
@@ -80,44 +78,24 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   const payload = serializePayload(delivery.notification.payload, delivery.notification.id);
   const mayRetry = job.attempt < config.delivery.maxAttempts;
   const concurrency = config.delivery.pushConcurrency;
-  const batchSize = config.delivery.progressBatch;
   const counts = { sent: 0, expired: 0, retry: 0, failed: 0 };
-
-  let pending: AnsweredBatch = emptyAnsweredBatch();
-  let writing: Promise<void> | null = null;
-  let writeError: unknown = null;
-  /** Another run completed the chunk (its lock lapsed and a second worker took it): stop sending. */
-  let abandoned = false;
+  const progress = context.progress.open(key);
 
   const answer = (subscription: DeliverableSubscription, outcome: PushOutcome) => {
     counts[outcome.kind]++;
     let kind: AnswerKind = outcome.kind;
+    let retryAfterMs = 0;
     if (outcome.kind === 'retry') {
-      if (mayRetry) pending.retryAfterMs = Math.max(pending.retryAfterMs, outcome.retryAfterMs ?? 0);
+      if (mayRetry) retryAfterMs = outcome.retryAfterMs ?? 0;
       else kind = 'failed';
     }
-    pending.ids.push(subscription.id);
-    pending.kinds.push(kind);
-  };
-  const write = () => {
-    const batch = pending;
-    pending = emptyAnsweredBatch();
-    writing = recordChunkProgress(db, key, batch).then(
-      (open) => {
-        if (!open) abandoned = true;
-        writing = null;
-      },
-      (error: unknown) => {
-        writeError = error;
-        writing = null;
-      },
-    );
+    progress.answer(subscription.id, kind, retryAfterMs);
   };
 
   const lanes: Promise<void>[] = [];
   let next = 0;
   const lane = async () => {
-    while (next < subscriptions.length && !abandoned && writeError === null) {
+    while (next < subscriptions.length && !progress.abandoned && progress.failure === null) {
       const subscription = subscriptions[next++] as DeliverableSubscription;
       let outcome: PushOutcome;
       if (!vapid) outcome = { kind: 'failed', reason: 'VAPID key unavailable' };
@@ -131,12 +109,10 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
         metrics.observePush(outcome.kind, performance.now() - started);
       }
       answer(subscription, outcome);
-      if (pending.ids.length >= batchSize) {
-        while (writing) await writing;
-        if (pending.ids.length >= batchSize) write();
-      }
+      await progress.settle();
     }
   };
+  let last: Awaited<ReturnType<typeof progress.finish>>;
   try {
     // One lane per turn of the event loop: a lane's first push is encrypted synchronously, and undici
     // writes a request to its socket only after the current turn, so lanes started in one loop kept
@@ -148,12 +124,15 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
       if (i > 1) await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(lanes);
-    while (writing) await writing;
+    last = await progress.finish();
+  } catch (error) {
+    progress.discard();
+    throw error;
   } finally {
     metrics.countPushes(counts);
   }
-  if (writeError !== null) throw writeError;
-  if (abandoned) {
+  if (progress.failure !== null) throw progress.failure;
+  if (progress.abandoned) {
     metrics.chunks.inc({ result: 'duplicate' });
     return 'duplicate';
   }
@@ -165,7 +144,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   } = await recordChunkOutcome(
     db,
     key,
-    pending,
+    last,
     vanished,
     (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
   );

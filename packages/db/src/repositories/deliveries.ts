@@ -352,18 +352,23 @@ export const emptyAnsweredBatch = (): AnsweredBatch => ({ ids: [], kinds: [], re
  * lapsed) are ignored, so the counts stay exact; the right-hand sides see the row as it is after any
  * concurrent update (READ COMMITTED re-evaluates them on the newest version).
  */
-const mergeAnswers = (sql: Database['$client'], retryAfterMs: number) => {
+const mergeAnswers = (
+  sql: Database['$client'],
+  retryAfterMs: postgres.PendingQuery<postgres.Row[]>,
+  /** Which rows of `answers` are this chunk's (the progress write carries several chunks'). */
+  ours: postgres.PendingQuery<postgres.Row[]> = sql`true`,
+) => {
   const fresh = (kind: AnswerKind) =>
-    sql`(select count(*)::int from answers a where a.kind = ${kind} and a.id <> all(c.answered_subscription_ids))`;
+    sql`(select count(*)::int from answers a where ${ours} and a.kind = ${kind} and a.id <> all(c.answered_subscription_ids))`;
   return sql`
     sent = c.sent + ${fresh('sent')},
     failed = c.failed + ${fresh('failed')},
     expired = c.expired + ${fresh('expired')},
     retry_subscription_ids = c.retry_subscription_ids || array(
-      select a.id from answers a where a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
-    retry_after_ms = greatest(c.retry_after_ms, ${retryAfterMs}::int),
+      select a.id from answers a where ${ours} and a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
+    retry_after_ms = greatest(c.retry_after_ms, ${retryAfterMs}),
     answered_subscription_ids = c.answered_subscription_ids || array(
-      select distinct a.id from answers a where a.id <> all(c.answered_subscription_ids))`;
+      select distinct a.id from answers a where ${ours} and a.id <> all(c.answered_subscription_ids))`;
 };
 
 type Sql = Database['$client'];
@@ -395,28 +400,80 @@ const updateChunk = (sql: Sql, chunk: ChunkKey, batch: AnsweredBatch, complete: 
   with answers as materialized (
     select id, kind from unnest(${batch.ids}::uuid[], ${batch.kinds}::text[]) as answer(id, kind)
   )
-  update notification_chunks c set ${mergeAnswers(sql, batch.retryAfterMs)}${complete ? sql`, completed_at = now()` : sql``}
+  update notification_chunks c set ${mergeAnswers(sql, sql`${batch.retryAfterMs}::int`)}${complete ? sql`, completed_at = now()` : sql``}
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
 
+/** A chunk's answers for {@link recordProgress}. */
+export interface ChunkAnswers {
+  chunk: ChunkKey & { appId: string };
+  batch: AnsweredBatch;
+}
+
 /**
- * Records a batch of answered pushes of a chunk still open, so a re-run after a crash does not send
- * them again. False when the chunk is already counted (another run finished it).
+ * Records answered pushes of chunks still open, so a re-run after a crash does not send them again:
+ * one UPDATE for every chunk in `answers` (a worker sends several chunks at once, and one write for
+ * all of them costs a round trip instead of one each). Answers of subscriptions that expired are
+ * recorded in the same transaction as the expiry. Resolves to one flag per entry of `answers`, in
+ * order: false when that chunk is already counted (another run finished it), and nothing of it was
+ * written.
+ */
+export async function recordProgress(db: Database, answers: readonly ChunkAnswers[]): Promise<boolean[]> {
+  const flags = answers.map(() => true);
+  const positions = answers.flatMap(({ batch }, index) => (batch.ids.length > 0 ? [index] : []));
+  const entries = positions.map((index) => answers[index] as ChunkAnswers);
+  if (entries.length === 0) return flags;
+  const update = async (sql: Sql) => {
+    const ordinals: number[] = [];
+    const ids: string[] = [];
+    const kinds: AnswerKind[] = [];
+    entries.forEach(({ batch }, ordinal) => {
+      for (let index = 0; index < batch.ids.length; index++) ordinals.push(ordinal);
+      ids.push(...batch.ids);
+      kinds.push(...batch.kinds);
+    });
+    const rows = await sql<{ ordinal: number }[]>`
+      with chunks as (
+        select * from unnest(${entries.map(({ chunk }) => chunk.notificationId)}::uuid[],
+          ${entries.map(({ chunk }) => chunk.firstSubscriptionId)}::uuid[],
+          ${entries.map(({ chunk }) => chunk.attempt)}::int[],
+          ${entries.map(({ batch }) => batch.retryAfterMs)}::int[]) with ordinality
+          as k(notification_id, first_subscription_id, attempt, retry_after_ms, position)
+      ), answers as materialized (
+        select ordinal, id, kind from unnest(${ordinals}::int[], ${ids}::uuid[], ${kinds}::text[]) as answer(ordinal, id, kind)
+      )
+      update notification_chunks c
+      set ${mergeAnswers(sql, sql`k.retry_after_ms`, sql`a.ordinal = k.position - 1`)}
+      from chunks k
+      where c.notification_id = k.notification_id and c.first_subscription_id = k.first_subscription_id
+        and c.attempt = k.attempt and c.completed_at is null
+      returning (k.position - 1)::int as ordinal`;
+    const open = new Set(rows.map((row) => row.ordinal));
+    for (const [ordinal, { chunk, batch }] of entries.entries()) {
+      if (open.has(ordinal)) await expireSubscriptions(sql, chunk.appId, batch);
+    }
+    return open;
+  };
+  const expiring = entries.some(({ batch }) => batch.kinds.includes('expired'));
+  const open = expiring
+    ? ((await db.$client.begin((transaction) => update(inTransaction(transaction)))) as Set<number>)
+    : await update(db.$client);
+  for (const [ordinal, index] of positions.entries()) flags[index] = open.has(ordinal);
+  return flags;
+}
+
+/**
+ * Records a batch of answered pushes of one chunk still open (see {@link recordProgress}). False
+ * when the chunk is already counted (another run finished it).
  */
 export async function recordChunkProgress(
   db: Database,
   chunk: ChunkKey & { appId: string },
   batch: AnsweredBatch,
 ): Promise<boolean> {
-  if (batch.ids.length === 0) return true;
-  if (!batch.kinds.includes('expired')) return (await updateChunk(db.$client, chunk, batch, false)).length > 0;
-  return db.$client.begin(async (transaction) => {
-    const sql = inTransaction(transaction);
-    const rows = await updateChunk(sql, chunk, batch, false);
-    if (rows.length > 0) await expireSubscriptions(sql, chunk.appId, batch);
-    return rows.length > 0;
-  }) as Promise<boolean>;
+  const [open] = await recordProgress(db, [{ chunk, batch }]);
+  return open ?? true;
 }
 
 /**

@@ -1,0 +1,122 @@
+import {
+  type AnsweredBatch,
+  type AnswerKind,
+  type ChunkKey,
+  type Database,
+  emptyAnsweredBatch,
+  recordProgress,
+} from '@webpush/db';
+
+/** One chunk being sent, as the recorder sees it. */
+export interface ChunkProgress {
+  /** Notes one answer; it reaches PostgreSQL with the next progress write. */
+  answer(subscriptionId: string, kind: AnswerKind, retryAfterMs?: number): void;
+  /**
+   * Call after each answer: when the process's unwritten answers make a batch, starts a write of all
+   * of them, first waiting for the write under way if there is one (the lanes' only backpressure).
+   */
+  settle(): Promise<void>;
+  /** Another run completed the chunk (its lock lapsed and a second worker took it): stop sending. */
+  readonly abandoned: boolean;
+  /** A progress write carrying this chunk's answers failed: stop sending, the job fails and is retried. */
+  readonly failure: unknown;
+  /**
+   * Once the chunk's lanes are done: waits until none of its answers is in a write under way, and
+   * hands back those not written yet (for the outcome transaction), leaving the recorder.
+   */
+  finish(): Promise<AnsweredBatch>;
+  /** Leaves the recorder without writing what is left (the chunk failed; a re-run sends it again). */
+  discard(): void;
+}
+
+interface OpenChunk {
+  key: ChunkKey & { appId: string };
+  pending: AnsweredBatch;
+  /** The write under way that carries some of its answers. */
+  writing: Promise<void> | null;
+  abandoned: boolean;
+  failure: unknown;
+}
+
+/**
+ * The answers of every chunk a worker process is sending, written to PostgreSQL together, one
+ * UPDATE each `batchSize` answers, so that a re-run after a crash sends only what was not recorded.
+ *
+ * One writer per process rather than one per chunk: what a SIGKILL can leave unrecorded is bounded
+ * by the process's batch, not a chunk's (`unrecordedBound` of @webpush/config), and four chunks
+ * writing their own batches of 25 cost four round trips where one write of their 100 answers costs
+ * one. Measured in `pnpm bench` (7 interleaved rounds each): a write per 25 answers cost the worker
+ * 26.5 µs of CPU a push, one per 100 answers 6.5 µs.
+ */
+export class ProgressRecorder {
+  readonly #db: Database;
+  readonly #batchSize: number;
+  readonly #open = new Set<OpenChunk>();
+  #unwritten = 0;
+  #writing: Promise<void> | null = null;
+
+  constructor(db: Database, batchSize: number) {
+    this.#db = db;
+    this.#batchSize = batchSize;
+  }
+
+  open(key: ChunkKey & { appId: string }): ChunkProgress {
+    const chunk: OpenChunk = { key, pending: emptyAnsweredBatch(), writing: null, abandoned: false, failure: null };
+    this.#open.add(chunk);
+    const leave = () => {
+      this.#unwritten -= chunk.pending.ids.length;
+      this.#open.delete(chunk);
+    };
+    return {
+      answer: (subscriptionId, kind, retryAfterMs = 0) => {
+        chunk.pending.ids.push(subscriptionId);
+        chunk.pending.kinds.push(kind);
+        if (retryAfterMs > chunk.pending.retryAfterMs) chunk.pending.retryAfterMs = retryAfterMs;
+        this.#unwritten++;
+      },
+      settle: async () => {
+        if (this.#unwritten < this.#batchSize) return;
+        while (this.#writing) await this.#writing;
+        if (this.#unwritten >= this.#batchSize) this.#write();
+      },
+      get abandoned() {
+        return chunk.abandoned;
+      },
+      get failure() {
+        return chunk.failure;
+      },
+      finish: async () => {
+        // Another chunk's lane may start a write carrying this chunk's answers while it waits.
+        while (chunk.writing) await chunk.writing;
+        const last = chunk.pending;
+        leave();
+        return last;
+      },
+      discard: leave,
+    };
+  }
+
+  /** Writes every unwritten answer of every open chunk, in one statement. */
+  #write(): void {
+    const chunks = [...this.#open].filter((chunk) => chunk.pending.ids.length > 0);
+    const batches = chunks.map((chunk) => ({ chunk: chunk.key, batch: chunk.pending }));
+    for (const chunk of chunks) chunk.pending = emptyAnsweredBatch();
+    this.#unwritten = 0;
+    const written = recordProgress(this.#db, batches).then(
+      (open) => {
+        chunks.forEach((chunk, index) => {
+          if (open[index] === false) chunk.abandoned = true;
+        });
+      },
+      (error: unknown) => {
+        for (const chunk of chunks) chunk.failure ??= error;
+      },
+    );
+    const done = written.finally(() => {
+      if (this.#writing === done) this.#writing = null;
+      for (const chunk of chunks) if (chunk.writing === done) chunk.writing = null;
+    });
+    this.#writing = done;
+    for (const chunk of chunks) chunk.writing = done;
+  }
+}
