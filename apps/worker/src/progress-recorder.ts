@@ -9,11 +9,14 @@ import {
 
 /** One chunk being sent, as the recorder sees it. */
 export interface ChunkProgress {
-  /** Notes one answer; it reaches PostgreSQL with the next progress write. */
-  answer(subscriptionId: string, kind: AnswerKind, retryAfterMs?: number): void;
   /**
-   * Call after each answer: when the process's unwritten answers make a batch, starts a write of all
-   * of them, first waiting for the write under way if there is one (the lanes' only backpressure).
+   * Notes one answer; it reaches PostgreSQL with the next progress write. True when the process's
+   * unwritten answers make a batch: then call `settle` before the next push.
+   */
+  answer(subscriptionId: string, kind: AnswerKind, retryAfterMs?: number): boolean;
+  /**
+   * Starts a write of every unwritten answer, first waiting for the write under way if there is one
+   * (the lanes' only backpressure). Only after `answer` said so: most pushes need no await here.
    */
   settle(): Promise<void>;
   /** Another run completed the chunk (its lock lapsed and a second worker took it): stop sending. */
@@ -74,6 +77,7 @@ export class ProgressRecorder {
         chunk.pending.kinds.push(kind);
         if (retryAfterMs > chunk.pending.retryAfterMs) chunk.pending.retryAfterMs = retryAfterMs;
         this.#unwritten++;
+        return this.#unwritten >= this.#batchSize;
       },
       settle: async () => {
         if (this.#unwritten < this.#batchSize) return;

@@ -89,7 +89,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
       if (mayRetry) retryAfterMs = outcome.retryAfterMs ?? 0;
       else kind = 'failed';
     }
-    progress.answer(subscription.id, kind, retryAfterMs);
+    return progress.answer(subscription.id, kind, retryAfterMs);
   };
 
   const lanes: Promise<void>[] = [];
@@ -108,8 +108,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
         }
         metrics.observePush(outcome.kind, performance.now() - started);
       }
-      answer(subscription, outcome);
-      await progress.settle();
+      if (answer(subscription, outcome)) await progress.settle();
     }
   };
   let last: Awaited<ReturnType<typeof progress.finish>>;
