@@ -43,7 +43,7 @@ import {
 import type { SenderJob } from './sender-child.js';
 import { type PushStandIn, startPushStandIn } from './stand-in-process.js';
 import { median } from './stats.js';
-import { startWorkerProcess } from './worker-process.js';
+import { startWorkerProcess, type WorkerEntry } from './worker-process.js';
 
 const options = readBenchOptions();
 const machine: Machine = {
@@ -85,7 +85,8 @@ const NO_PROGRESS_WRITES = 1_000_000;
 
 interface WorkerRound {
   run: NotificationRun;
-  firstPush: FirstPush;
+  /** Null for the no-op worker, whose pushes never reach the stand-in. */
+  firstPush: FirstPush | null;
   cpu: SendingCpu;
 }
 
@@ -107,11 +108,13 @@ async function openWorker(
   standIn: PushStandIn,
   database: BenchDatabase,
   label: string,
+  entry: WorkerEntry = options.workerEntry,
 ): Promise<MeasuredWorker> {
   const N = options.subscriptions;
-  const worker = await startWorkerProcess(env, options.workerEntry, options.cpuProfileDir);
+  const pushes = entry !== 'noop';
+  const worker = await startWorkerProcess(env, entry, options.cpuProfileDir);
   cleanups.push(() => worker.stop());
-  say(`${label} (${options.workerEntry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
+  say(`${label} (${entry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
   return {
     async round(index) {
       const before = await standIn.stats();
@@ -133,14 +136,16 @@ async function openWorker(
         throw new Error(`${label} run ${index}: ${JSON.stringify(run)}; expected ${N} targets, all sent`);
       }
       const received = (await standIn.stats()).received - before.received;
-      if (received < N) throw new Error(`${label} run ${index}: the stand-in got ${received} pushes of ${N}`);
-      const firstPush = await firstPushOf(run, standIn, database);
+      if (pushes && received < N) throw new Error(`${label} run ${index}: the stand-in got ${received} pushes of ${N}`);
+      const firstPush = pushes ? await firstPushOf(run, standIn, database) : null;
       say(
         `${label} run ${index}: ${thousands(N)} sent in ${run.seconds.toFixed(2)} s → ` +
           `${thousands(perSecond(N, run.seconds))}/s, ${thousands(cpu.micros.sender)} µs CPU a push ` +
-          `(peak RSS so far ${worker.peakRssMb().toFixed(1)} MB); ` +
-          `first push ${firstPush.totalMs.toFixed(1)} ms after POST /notify (accepted ${firstPush.acceptMs.toFixed(1)}, ` +
-          `first chunk planned +${firstPush.planMs.toFixed(1)}, first push +${firstPush.deliverMs.toFixed(1)})`,
+          `(peak RSS so far ${worker.peakRssMb().toFixed(1)} MB)` +
+          (firstPush === null
+            ? ''
+            : `; first push ${firstPush.totalMs.toFixed(1)} ms after POST /notify (accepted ${firstPush.acceptMs.toFixed(1)}, ` +
+              `first chunk planned +${firstPush.planMs.toFixed(1)}, first push +${firstPush.deliverMs.toFixed(1)})`),
       );
       return { run, firstPush, cpu };
     },
@@ -148,7 +153,7 @@ async function openWorker(
       await worker.stop();
       const rates = rounds.map(({ run }) => perSecond(run.sent, run.seconds));
       return {
-        entry: options.workerEntry,
+        entry,
         sendsPerSec: median(rates),
         runsPerSec: rates,
         microsPerRun: rounds.map(({ cpu }) => cpu.micros.sender),
@@ -159,7 +164,7 @@ async function openWorker(
           rounds.map(({ cpu }) => cpu),
           N * rounds.length,
         ),
-        firstPushes: rounds.map(({ firstPush }) => firstPush),
+        firstPushes: rounds.flatMap(({ firstPush }) => (firstPush === null ? [] : [firstPush])),
       };
     },
   };
@@ -274,43 +279,57 @@ async function measurePeers(
   return { peerSubscriptions: job('naive').targets.length, bare, otherProtocol, naive, http2 };
 }
 
+/** Opens a worker of its own Redis key prefix (`suffix` added), with an in-process API that queues there. */
+type SideWorkerOpener = (
+  label: string,
+  suffix: string,
+  env: Record<string, string>,
+  entry: WorkerEntry,
+) => Promise<MeasuredWorker>;
+
 /**
  * (a) and (c) interleaved, as issue 9's harness measured them: round i is the worker's run i, then
- * the same worker without progress writes (its own process, API and Redis prefix, so neither takes
- * the other's jobs), then the bare sender's run i. Each process stays up between its rounds, so
- * drift of the machine over the minutes of the phase falls on all three alike instead of on whichever
- * ran last; the report pairs the rounds by index.
+ * the same worker without progress writes, then the no-op worker (`noop-worker.ts`: the same worker
+ * with a sender that sends nothing, so what it spends a push is the worker's own cost beyond the
+ * push), then the bare sender's run i. The two side workers have their own process, API and Redis
+ * prefix, so none takes another's jobs. Each process stays up between its rounds, so drift of the
+ * machine over the minutes of the phase falls on all alike instead of on whichever ran last; the
+ * report pairs the rounds by index.
  */
 async function measureFanOut(
   workerEnv: Record<string, string>,
   apiUrl: string,
-  unwrittenApiUrl: string,
-  unwrittenPrefix: string,
+  openSideWorker: SideWorkerOpener,
   context: { database: BenchDatabase; app: BenchApp; standIn: PushStandIn; workDir: string },
   delivery: { pushConcurrency: number; http2: boolean },
 ) {
   const { database, app, standIn, workDir } = context;
   const withProgress = await openWorker(workerEnv, apiUrl, app, standIn, database, 'worker');
-  const unwritten =
-    options.subscriptions <= 100_000
-      ? await openWorker(
-          { ...workerEnv, REDIS_KEY_PREFIX: unwrittenPrefix, DELIVERY_PROGRESS_BATCH: String(NO_PROGRESS_WRITES) },
-          unwrittenApiUrl,
-          app,
-          standIn,
-          database,
-          'worker without progress writes',
-        )
-      : null;
+  const sideWorkers = options.subscriptions <= 100_000;
+  const unwritten = sideWorkers
+    ? await openSideWorker(
+        'worker without progress writes',
+        'unwritten',
+        { DELIVERY_PROGRESS_BATCH: String(NO_PROGRESS_WRITES) },
+        options.workerEntry,
+      )
+    : null;
+  const noop = sideWorkers ? await openSideWorker('no-op worker', 'noop', {}, 'noop') : null;
   const bareMode = delivery.http2 ? 'bare-h2' : 'bare-h1';
   const job = await senderJobs(database, app, standIn, delivery.pushConcurrency);
   const bare = await startSenderProcess(job(bareMode), workDir, standIn, options.cpuProfileDir);
   cleanups.push(() => bare.stop().catch(() => undefined));
-  const rounds = { worker: [] as WorkerRound[], unwritten: [] as WorkerRound[], bare: [] as SenderRound[] };
+  const rounds = {
+    worker: [] as WorkerRound[],
+    unwritten: [] as WorkerRound[],
+    noop: [] as WorkerRound[],
+    bare: [] as SenderRound[],
+  };
   let bareConnections = 0;
   for (let index = 1; index <= options.workerRuns; index++) {
     rounds.worker.push(await withProgress.round(index));
     if (unwritten) rounds.unwritten.push(await unwritten.round(index));
+    if (noop) rounds.noop.push(await noop.round(index));
     const before = await standIn.stats();
     const round = await bare.round();
     bareConnections += (await standIn.stats()).connections - before.connections;
@@ -324,6 +343,7 @@ async function measureFanOut(
   return {
     worker: await withProgress.finish(rounds.worker),
     workerWithoutProgress: unwritten ? await unwritten.finish(rounds.unwritten) : null,
+    noopWorker: noop ? await noop.finish(rounds.noop) : null,
     bare: senderFigures(bareMode, rounds.bare, bareConnections),
   };
 }
@@ -427,22 +447,35 @@ async function run(): Promise<BenchFigures> {
   // (a) and (c) side by side when both are asked for; otherwise whichever is.
   let worker: WorkerFigures | null = null;
   let workerWithoutProgress: WorkerFigures | null = null;
+  let noopWorker: WorkerFigures | null = null;
   let interleavedBare: SenderFigures | null = null;
   if (options.phases.has('worker') && options.phases.has('peers')) {
-    // The worker without progress writes has its own Redis prefix, and an API that queues there.
-    const unwrittenPrefix = `${redisKeyPrefix}:unwritten`;
-    cleanups.push(() => deleteRedisKeys(options.redisUrl, unwrittenPrefix));
-    const unwrittenApi = await buildApp(loadConfig({ ...serviceEnv, REDIS_KEY_PREFIX: unwrittenPrefix }), {
-      logger: { level: 'warn' },
-    });
-    cleanups.push(() => unwrittenApi.close());
-    const unwrittenApiUrl = await unwrittenApi.listen({ port: 0, host: '127.0.0.1' });
+    // The side workers have their own Redis prefix each, and an API that queues there.
+    const openSideWorker: SideWorkerOpener = async (label, suffix, env, entry) => {
+      const prefix = `${redisKeyPrefix}:${suffix}`;
+      cleanups.push(() => deleteRedisKeys(options.redisUrl, prefix));
+      const sideApi = await buildApp(loadConfig({ ...serviceEnv, REDIS_KEY_PREFIX: prefix }), {
+        logger: { level: 'warn' },
+      });
+      cleanups.push(() => sideApi.close());
+      const sideApiUrl = await sideApi.listen({ port: 0, host: '127.0.0.1' });
+      return openWorker(
+        { ...workerEnv, ...env, REDIS_KEY_PREFIX: prefix },
+        sideApiUrl,
+        tenant.app,
+        standIn,
+        database,
+        label,
+        entry,
+      );
+    };
     const context = { database, app: tenant.app, standIn, workDir };
     ({
       worker,
       workerWithoutProgress,
+      noopWorker,
       bare: interleavedBare,
-    } = await measureFanOut(workerEnv, apiUrl, unwrittenApiUrl, unwrittenPrefix, context, delivery));
+    } = await measureFanOut(workerEnv, apiUrl, openSideWorker, context, delivery));
   } else if (options.phases.has('worker')) {
     worker = await measureWorker(workerEnv, apiUrl, tenant.app, standIn, database);
   }
@@ -512,6 +545,7 @@ async function run(): Promise<BenchFigures> {
     interleaved: interleavedBare !== null,
     worker,
     workerWithoutProgress,
+    noopWorker,
     peers,
     http,
     audiences,

@@ -6,6 +6,7 @@ import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { median, round } from './stats.js';
+import type { WorkerEntry } from './worker-process.js';
 
 export interface Machine {
   cpus: number;
@@ -16,8 +17,8 @@ export interface Machine {
 }
 
 export interface WorkerFigures {
-  /** `src` (through tsx) or `dist` (the build). */
-  entry: 'src' | 'dist';
+  /** `src` (through tsx), `dist` (the build), or `noop` (the no-op-sender worker, sources). */
+  entry: WorkerEntry;
   sendsPerSec: number;
   runsPerSec: number[];
   /** CPU µs a push of each run, in the order of `runsPerSec`. */
@@ -59,6 +60,11 @@ export interface BenchFigures {
   interleaved: boolean;
   /** The same worker with DELIVERY_PROGRESS_BATCH above any chunk's size: no progress write, only each chunk's outcome. */
   workerWithoutProgress: WorkerFigures | null;
+  /**
+   * The same worker with a sender that sends nothing (`noop-worker.ts`, interleaved rounds only): its
+   * CPU a push is the worker's own cost beyond the push.
+   */
+  noopWorker: WorkerFigures | null;
   peers: {
     peerSubscriptions: number;
     naive: SenderFigures;
@@ -188,9 +194,39 @@ function missingCpuLine(
   );
 }
 
+/**
+ * The worker's own cost measured alone (the no-op worker's CPU a push, median of its rounds), and the
+ * CPU ratio to the bare sender it allows at best: bare ÷ (bare + own cost), per round, if that cost
+ * were simply added to a real push. Null without the no-op worker's rounds.
+ */
+function ownCost(noop: WorkerFigures | null, bare: SenderFigures | undefined) {
+  if (!noop || !bare || noop.microsPerRun.length === 0) return null;
+  const ceilings = perRound(bare.microsPerRun, noop.microsPerRun, (b, own) => b / (b + own));
+  return {
+    microsPerPush: median(noop.microsPerRun),
+    bareMicrosPerPush: median(bare.microsPerRun),
+    cpuCeilingVsBare: round(median(ceilings), 2),
+  };
+}
+
+function ownCostLine(own: NonNullable<ReturnType<typeof ownCost>>, cpuRatioVsBare: number | null): string {
+  const allowed = (own.bareMicrosPerPush * (1 - TARGET_VS_BARE)) / TARGET_VS_BARE;
+  const beside =
+    cpuRatioVsBare !== null && cpuRatioVsBare < own.cpuCeilingVsBare
+      ? `; the measured ${fixed(cpuRatioVsBare, 2)}× is lower still, as that work costs more beside real pushes (caches, GC, scheduling)`
+      : '';
+  return (
+    `  (the worker's own work measured alone — the same worker with a sender that sends nothing — costs ` +
+    `${fixed(own.microsPerPush, 1)} µs CPU a push: the queue, PostgreSQL, the lanes, metrics and their GC. ` +
+    `${TARGET_VS_BARE}× by CPU allows ${fixed(allowed, 1)} µs beside the bare sender's ${fixed(own.bareMicrosPerPush)} µs ` +
+    `a push, so by CPU the worker can reach at most ${fixed(own.cpuCeilingVsBare, 2)}× here${beside})`
+  );
+}
+
 /** The readable tables, then the target verdicts, then (last line) one JSON object. */
 export function printReport(figures: BenchFigures): void {
-  const { worker, workerWithoutProgress: unwritten, peers, http, settings, standIn, machine } = figures;
+  const { worker, workerWithoutProgress: unwritten, noopWorker, peers, http, settings, standIn, machine } = figures;
+  const own = ownCost(noopWorker, peers?.bare);
   const ratioVsNaive = ratio(worker?.sendsPerSec, peers?.naive.sendsPerSec);
   // Interleaved rounds are compared pairwise (round i of the worker with round i of the bare sender,
   // minutes apart at most), as issue 9's harness did; otherwise the medians of each.
@@ -210,7 +246,7 @@ export function printReport(figures: BenchFigures): void {
   const otherCores = peers === null ? null : Math.max(peers.naive.cpu.rest, peers.bare.cpu.rest);
   const rssMet = worker !== null && figures.subscriptions >= RSS_TARGET_AT ? worker.peakRssMb < TARGET_RSS_MB : null;
   const peerCount = fixed(peers?.peerSubscriptions);
-  const own = peers?.http2 ? 'HTTP/2' : 'HTTP/1.1';
+  const protocol = peers?.http2 ? 'HTTP/2' : 'HTTP/1.1';
   const other = peers?.http2 ? 'HTTP/1.1' : 'HTTP/2';
   // Run 1 is a cold process; with one run only (BENCH_MODE=million) there is no warm figure to judge.
   const warmRuns = worker && worker.firstPushes.length > 1 ? worker.firstPushes.slice(1) : [];
@@ -242,12 +278,19 @@ export function printReport(figures: BenchFigures): void {
           `${fixed(unwritten?.cpu.micros.sender)} µs CPU/push vs ${fixed(worker?.cpu.micros.sender)} with a write every ${settings.progressBatch} answers`,
       ],
       [
+        '    same worker, sender that sends nothing',
+        `${fixed(own?.microsPerPush, 1)} µs CPU/push`,
+        `median of ${noopWorker?.microsPerRun.map((value) => fixed(value, 1)).join(', ') ?? '–'}; ` +
+          `every push answered 201 one event-loop turn later: the worker's own cost beyond the push ` +
+          `(${fixed(noopWorker?.sendsPerSec)} /s)`,
+      ],
+      [
         '(b) naive: web-push sendNotification',
         `${fixed(peers?.naive.sendsPerSec)} sends/s`,
         `promise pool of 50, ${peerCount} subscriptions, own process, median`,
       ],
       [
-        `(c) bare sender: @webpush/push, no queue/DB, ${own}`,
+        `(c) bare sender: @webpush/push, no queue/DB, ${protocol}`,
         `${fixed(peers?.bare.sendsPerSec)} sends/s`,
         `promise pool of 50, ${peerCount} subscriptions, own process, median`,
       ],
@@ -255,7 +298,7 @@ export function printReport(figures: BenchFigures): void {
         `    bare sender over ${other} (PUSH_HTTP2=${!peers?.http2})`,
         `${fixed(peers?.otherProtocol.sendsPerSec)} sends/s`,
         `same pool; ${fixed(peers?.otherProtocol.cpu.micros.sender)} µs CPU/push and ${fixed(peers?.otherProtocol.connections)} ` +
-          `TLS connections, vs ${fixed(peers?.bare.cpu.micros.sender)} µs and ${fixed(peers?.bare.connections)} over ${own}`,
+          `TLS connections, vs ${fixed(peers?.bare.cpu.micros.sender)} µs and ${fixed(peers?.bare.connections)} over ${protocol}`,
       ],
       [
         '(e) first push on the wire after POST /notify',
@@ -295,8 +338,9 @@ export function printReport(figures: BenchFigures): void {
       ['Phase', 'sender', 'stand-in', 'bench', 'rest (PG, Redis, other)', 'sender µs/msg', 'stand-in µs/msg'],
       cpuRow('(a) worker', worker?.cpu),
       cpuRow('(a) worker, no progress writes', unwritten?.cpu),
+      cpuRow('(a) worker, sender sends nothing', noopWorker?.cpu),
       cpuRow('(b) naive', peers?.naive.cpu),
-      cpuRow(`(c) bare, ${own}`, peers?.bare.cpu),
+      cpuRow(`(c) bare, ${protocol}`, peers?.bare.cpu),
       cpuRow(`(c) bare, ${other}`, peers?.otherProtocol.cpu),
     ]),
   );
@@ -343,6 +387,7 @@ export function printReport(figures: BenchFigures): void {
   }
   if (cpuRatioVsBare !== null && cpuRatioVsBare < TARGET_VS_BARE) {
     console.log(missingCpuLine(worker, unwritten, peers?.bare, settings.progressBatch, interleaved));
+    if (own) console.log(ownCostLine(own, cpuRatioVsBare));
   }
   console.log(
     `Target first push ≤ ${TARGET_FIRST_PUSH_MS} ms after POST /notify: ${fixed(warmFirst, 1)} ms (warm), ` +
@@ -405,11 +450,14 @@ export function printReport(figures: BenchFigures): void {
       workerEntry: worker?.entry ?? null,
       workerRunsSendsPerSec: worker?.runsPerSec.map((value) => round(value)) ?? null,
       workerWithoutProgressSendsPerSec: rounded(unwritten?.sendsPerSec),
+      workerOwnMicrosPerPush: own === null ? null : round(own.microsPerPush, 1),
+      cpuCeilingVsBare: own?.cpuCeilingVsBare ?? null,
       workerStartRssMb: rounded(worker?.startRssMb, 1),
       workerRssHighWaterMarkMb: rounded(worker?.highWaterMarkMb, 1),
       cpu: {
         worker: cpuJson(worker?.cpu),
         workerWithoutProgress: cpuJson(unwritten?.cpu),
+        noopWorker: cpuJson(noopWorker?.cpu),
         naive: cpuJson(peers?.naive.cpu),
         bare: cpuJson(peers?.bare.cpu),
         bareOtherProtocol: cpuJson(peers?.otherProtocol.cpu),

@@ -28,19 +28,28 @@ function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   }
 }
 
+/** The worker's sources through tsx, its build, or the bench's no-op-sender worker (`noop-worker.ts`, sources). */
+export type WorkerEntry = 'src' | 'dist' | 'noop';
+
+const ENTRY_SCRIPTS: Record<WorkerEntry, string> = {
+  src: 'apps/worker/src/main.ts',
+  dist: 'apps/worker/dist/main.js',
+  noop: 'packages/bench/src/noop-worker.ts',
+};
+
 /**
- * Starts the worker (apps/worker/src/main.ts, or its build) as a child configured by `env` only,
+ * Starts the worker (apps/worker/src/main.ts, its build, or the no-op worker) as a child configured by `env` only,
  * as `pnpm start:worker` is; waits for its 'worker ready' log line, and samples its RSS every
  * 100 ms until it stops.
  */
 export async function startWorkerProcess(
   env: Record<string, string>,
-  entry: 'src' | 'dist',
+  entry: WorkerEntry,
   cpuProfileDir: string | null,
   /** Keep its warnings (see `warnings()`) instead of printing them: the recovery phases expect some. */
   quiet = false,
 ): Promise<WorkerProcess> {
-  const child = spawnSource(entry === 'src' ? 'apps/worker/src/main.ts' : 'apps/worker/dist/main.js', [], {
+  const child = spawnSource(ENTRY_SCRIPTS[entry], [], {
     env,
     built: entry === 'dist',
     nodeFlags: cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`],
