@@ -1,3 +1,5 @@
+import type { WorkerEntry } from './worker-process.js';
+
 /**
  * The benchmark's knobs, read once from the environment. The worker's own settings
  * (WORKER_DELIVERY_CONCURRENCY, PUSH_CONCURRENCY, DELIVERY_CHUNK_SIZE…) pass through to the worker
@@ -43,9 +45,11 @@ export interface BenchOptions {
   redisUrl: string;
   /**
    * BENCH_WORKER_ENTRY: `src` (default) runs apps/worker/src/main.ts through tsx, as the tests do;
-   * `dist` runs the built apps/worker/dist/main.js as `pnpm start:worker` does (run `pnpm build` first).
+   * `dist` runs the built apps/worker/dist/main.js as `pnpm start:worker` does (run `pnpm build` first);
+   * `noop` runs the worker with a sender that sends nothing (`noop-worker.ts`): with BENCH_PHASES=worker,
+   * a quick measure of the worker's own cost a push while tuning it.
    */
-  workerEntry: 'src' | 'dist';
+  workerEntry: WorkerEntry;
   // --- recovery phases (crash, flush) ---
   /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000 as in issue 9). */
   recoveryTargets: number;
@@ -82,10 +86,10 @@ function phasesOf(raw: string | undefined): Set<BenchPhase> {
   return phases;
 }
 
-function workerEntryOf(raw: string | undefined): 'src' | 'dist' {
+function workerEntryOf(raw: string | undefined): WorkerEntry {
   if (raw === undefined || raw === '' || raw === 'src') return 'src';
-  if (raw === 'dist') return 'dist';
-  throw new Error(`BENCH_WORKER_ENTRY must be src or dist, got ${raw}`);
+  if (raw === 'dist' || raw === 'noop') return raw;
+  throw new Error(`BENCH_WORKER_ENTRY must be src, dist or noop, got ${raw}`);
 }
 
 /**
