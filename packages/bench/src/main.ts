@@ -516,7 +516,8 @@ async function run(): Promise<BenchFigures> {
       standIn,
       workerEnv,
       apiUrl,
-      workerEntry: options.workerEntry,
+      // The recovery phases count pushes at the stand-in: the no-op worker's entry means the sources.
+      workerEntry: options.workerEntry === 'noop' ? 'src' : options.workerEntry,
       rounds: options.recoveryRounds,
       say,
       cleanups,
