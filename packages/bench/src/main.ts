@@ -319,7 +319,7 @@ async function measureFanOut(
   const noop = sideWorkers ? await openSideWorker('no-op worker', 'noop', {}, 'noop') : null;
   // Its runs last about a second, so a new process would spend its first measured rounds compiling
   // its hot paths: two unmeasured runs first (measured: 48, 32, 33 … 22 µs a push over 8 runs).
-  for (let warmUp = 1; noop && warmUp <= NOOP_WARM_UP_RUNS; warmUp++) await noop.round(-warmUp);
+  if (noop) for (let warmUp = 1; warmUp <= NOOP_WARM_UP_RUNS; warmUp++) await noop.round(-warmUp);
   const bareMode = delivery.http2 ? 'bare-h2' : 'bare-h1';
   const job = await senderJobs(database, app, standIn, delivery.pushConcurrency);
   const bare = await startSenderProcess(job(bareMode), workDir, standIn, options.cpuProfileDir);

@@ -20,5 +20,11 @@ const log = pino({ level: config.logLevel, base: { service: 'noop-worker' } });
 const worker = await startWorker(config, { log, sender });
 log.info('worker ready');
 process.on('SIGTERM', () => {
-  void worker.close().then(() => process.exit(0));
+  void worker.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      log.error({ err: error }, 'could not close the no-op worker');
+      process.exit(1);
+    },
+  );
 });
