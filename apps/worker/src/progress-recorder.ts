@@ -43,7 +43,7 @@ interface OpenChunk {
 
 /**
  * The answers of every chunk a worker process is sending, written to PostgreSQL together, one
- * UPDATE each `batchSize` answers, so that a re-run after a crash sends only what was not recorded.
+ * statement each `batchSize` answers, so that a re-run after a crash sends only what was not recorded.
  *
  * One writer per process rather than one per chunk: what a SIGKILL can leave unrecorded is bounded
  * by the process's batch, not a chunk's (`unrecordedBound` of @webpush/config), and four chunks

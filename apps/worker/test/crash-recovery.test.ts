@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { defaultProgressBatch, unrecordedBound } from '@webpush/config';
-import { planDeliveryChunks, recordChunkProgress, recordProgress } from '@webpush/db';
+import { planDeliveryChunks, recordChunkOutcome, recordChunkProgress, recordProgress } from '@webpush/db';
 import t from 'tap';
 import { deliveryHarness } from './helper.js';
 
@@ -163,6 +163,14 @@ t.test('a re-run of a chunk sends only what an earlier run did not record as ans
     'of the answered ones only the retry went out again, as the next attempt',
   );
   t.match(done, { status: 'completed', targets: 20, sent: 18, failed: 1, expired: 1 });
+  // The completing transaction folded the two progress rows (the same 12 answers twice) into the
+  // chunk's row once, and deleted them: 9 + 8 sent by this attempt, the retry sent by the next.
+  const [first] = await sql<{ sent: number; failed: number; expired: number; answered: string[]; left: number }[]>`
+    select sent, failed, expired, answered_subscription_ids as answered,
+      (select count(*)::int from notification_chunk_answers p where p.notification_id = c.notification_id) as left
+    from notification_chunks c where notification_id = ${id} and attempt = 1`;
+  t.match(first, { sent: 17, failed: 1, expired: 1, left: 0 });
+  t.strictSame([...(first?.answered ?? [])].sort(), [...chunk.subscriptionIds].sort(), 'each target answered once');
 });
 
 t.test('one progress write of several chunks: each chunk is recorded, or refused, on its own', async (t) => {
@@ -187,20 +195,18 @@ t.test('one progress write of several chunks: each chunk is recorded, or refused
   ]);
   t.strictSame(flags, [true, false, true], 'the counted chunk is refused, an empty batch needs no write');
 
-  const rows = await sql<
-    { first: string; sent: number; expired: number; retries: string[]; retryAfterMs: number; answered: string[] }[]
-  >`select first_subscription_id as first, sent, expired, retry_subscription_ids as retries,
-      retry_after_ms as "retryAfterMs", answered_subscription_ids as answered
-    from notification_chunks where notification_id = ${id} order by first_subscription_id`;
-  t.match(rows[0], {
-    sent: 1,
-    expired: 1,
-    retries: [open.subscriptionIds[2]],
-    retryAfterMs: 5_000,
-  });
-  t.strictSame([...(rows[0]?.answered ?? [])].sort(), open.subscriptionIds.slice(0, 3).sort(), 'its three answers');
-  t.match(rows[1], { sent: 0, expired: 0, answered: [] }, 'nothing of the counted chunk is written');
-  t.match(rows[2], { sent: 0, answered: [] });
+  // Each open chunk's answers are one progress row; the chunk rows themselves are not touched.
+  const rows = await sql<{ first: string; ids: string[]; kinds: string[]; retryAfterMs: number }[]>`
+    select first_subscription_id as first, subscription_ids as ids, kinds, retry_after_ms as "retryAfterMs"
+    from notification_chunk_answers where notification_id = ${id} order by first_subscription_id`;
+  t.strictSame(
+    rows.map((row) => ({ ...row, ids: [...row.ids], kinds: [...row.kinds] })),
+    [{ first: open.firstSubscriptionId, ids: open.subscriptionIds.slice(0, 3), kinds, retryAfterMs: 5_000 }],
+    'one row for the open chunk, nothing for the counted one or the empty batch',
+  );
+  const [untouchedChunks] = await sql`select count(*)::int as n from notification_chunks
+    where notification_id = ${id} and (sent > 0 or expired > 0 or cardinality(answered_subscription_ids) > 0)`;
+  t.equal(untouchedChunks?.n, 0, 'chunk rows are written only when a chunk completes');
   const statuses = await sql<{ id: string; status: string }[]>`
     select id, status from subscriptions where id in ${sql([open.subscriptionIds[1] ?? '', closed.subscriptionIds[1] ?? ''])}`;
   t.strictSame(
@@ -208,4 +214,31 @@ t.test('one progress write of several chunks: each chunk is recorded, or refused
     { [open.subscriptionIds[1] ?? '']: 'expired', [closed.subscriptionIds[1] ?? '']: 'active' },
     "a 404/410 answer expires the subscription only with its chunk's write",
   );
+
+  // Completing the open chunk folds its progress row and the last answers into its row, once.
+  const last = open.subscriptionIds.slice(3);
+  let retryAfterSeen = -1;
+  const outcome = await recordChunkOutcome(
+    database.db,
+    open,
+    { ids: last, kinds: last.map(() => 'sent'), retryAfterMs: 0 },
+    0,
+    (retryAfterMs) => {
+      retryAfterSeen = retryAfterMs;
+      return new Date(Date.now() + retryAfterMs);
+    },
+  );
+  t.match(outcome, {
+    recorded: true,
+    counts: { sent: 8, failed: 0, expired: 1 },
+    retryChunk: { attempt: 2, subscriptionIds: [open.subscriptionIds[2]] },
+  });
+  t.equal(retryAfterSeen, 5_000, "the progress row's Retry-After reaches the retry chunk");
+  const [folded] = await sql<{ answered: string[]; left: number }[]>`
+    select answered_subscription_ids as answered, (select count(*)::int from notification_chunk_answers p
+      where p.notification_id = c.notification_id and p.first_subscription_id = c.first_subscription_id) as left
+    from notification_chunks c where notification_id = ${id} and first_subscription_id = ${open.firstSubscriptionId}
+      and attempt = 1`;
+  t.strictSame([...(folded?.answered ?? [])].sort(), [...open.subscriptionIds].sort(), 'every target answered once');
+  t.equal(folded?.left, 0, 'its progress rows are deleted');
 });

@@ -2,9 +2,9 @@ import t from 'tap';
 import { deliveryHarness } from './helper.js';
 
 // DELIVERY_PROGRESS_BATCH: how many answers go to PostgreSQL per progress write, across the chunks a
-// worker is sending. Every UPDATE of a chunk row is counted by a trigger of this test's own (the
-// progress writes and the one that records the chunk's outcome), per notification; and every
-// statement that updates chunk rows, with how many it updated.
+// worker is sending. Every chunk's write is counted by triggers of this test's own, per notification:
+// a progress row inserted (a progress write) or an UPDATE of a chunk row (the one that records the
+// chunk's outcome); and every statement that writes them, with how many rows it wrote.
 const SUBSCRIBERS = 30;
 const harness = await deliveryHarness(t, { DELIVERY_CHUNK_SIZE: '10', PUSH_CONCURRENCY: '2' });
 const { config, push } = harness;
@@ -14,10 +14,14 @@ await sql`create function test_count_chunk_write() returns trigger language plpg
   begin insert into test_chunk_writes values (new.notification_id); return new; end $$`;
 await sql`create trigger test_count_chunk_write after update on notification_chunks
   for each row execute function test_count_chunk_write()`;
+await sql`create trigger test_count_chunk_write after insert on notification_chunk_answers
+  for each row execute function test_count_chunk_write()`;
 await sql`create table test_chunk_statements (rows int not null)`;
 await sql`create function test_count_chunk_statement() returns trigger language plpgsql as $$
   begin insert into test_chunk_statements select count(*) from changed; return null; end $$`;
 await sql`create trigger test_count_chunk_statement after update on notification_chunks
+  referencing new table as changed for each statement execute function test_count_chunk_statement()`;
+await sql`create trigger test_count_chunk_statement after insert on notification_chunk_answers
   referencing new table as changed for each statement execute function test_count_chunk_statement()`;
 
 const owner = await harness.owner();
@@ -71,11 +75,11 @@ t.test('one progress write carries the answers of every chunk being sent', async
   const { done, chunks, writes, arrived } = await sendWith(4);
   t.match(done, { status: 'completed', targets: SUBSCRIBERS, sent: SUBSCRIBERS });
   t.ok(chunks >= 3, `${chunks} chunks`);
-  t.ok(writes > chunks, `${writes} writes of chunk rows: progress was written`);
+  t.ok(writes > chunks, `${writes} writes of chunks: progress was written`);
   const [statements] = await sql<{ total: number; widest: number }[]>`
     select count(*)::int as total, max(rows)::int as widest from test_chunk_statements`;
-  t.ok((statements?.widest ?? 0) >= 2, `a statement updated ${statements?.widest} chunk rows at once`);
-  t.ok((statements?.total ?? 0) < writes, `${statements?.total} statements for ${writes} row updates`);
+  t.ok((statements?.widest ?? 0) >= 2, `a statement wrote progress of ${statements?.widest} chunks at once`);
+  t.ok((statements?.total ?? 0) < writes, `${statements?.total} statements for ${writes} chunk writes`);
   t.strictSame([...new Set(arrived)].sort(), everyone, 'every subscriber once');
   const [row] = await sql<{ answered: number }[]>`
     select coalesce(sum(cardinality(answered_subscription_ids)), 0)::int as answered

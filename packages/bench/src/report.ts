@@ -165,7 +165,7 @@ function missingCpuLine(
   progressBatch: number,
   interleaved: boolean,
 ): string {
-  const writes = `one progress UPDATE every ${progressBatch} answers, so that a crash resends only what was in flight`;
+  const writes = `one progress write every ${progressBatch} answers, so that a crash resends only what was in flight`;
   if (!worker || !unwritten || !bare) {
     return `  (the worker's extra work beyond the bare sender includes ${writes}; see README "Performance" for the profile)`;
   }

@@ -106,7 +106,7 @@ export interface Config {
 /**
  * Answers per progress write when DELIVERY_PROGRESS_BATCH is unset: half the pushes a worker
  * process has in flight (WORKER_DELIVERY_CONCURRENCY chunks × PUSH_CONCURRENCY), so 4 chunks of
- * 500 at 50 in flight each cost 20 UPDATEs between them. One write carries the answers of every
+ * 500 at 50 in flight each cost 20 writes between them. One write carries the answers of every
  * chunk the process is sending.
  */
 export const defaultProgressBatch = (chunkConcurrency: number, pushConcurrency: number): number =>

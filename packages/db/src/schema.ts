@@ -3,6 +3,7 @@ import {
   bigint,
   boolean,
   date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -311,9 +312,9 @@ export const notificationChunks = pgTable(
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
     /**
-     * Progress inside the chunk, flushed in small batches while it is sent: the subscriptions the
-     * push service already answered (their outcome is in sent/failed/expired/retrySubscriptionIds),
-     * so a re-run after a crash sends only the rest. Only the pushes in flight are sent twice.
+     * The subscriptions the push service answered (their outcome is in sent/failed/expired/
+     * retrySubscriptionIds), written once, when the chunk completes. While it is sent, its answers
+     * are rows of `notification_chunk_answers`; a re-run reads both and sends only the rest.
      */
     answeredSubscriptionIds: uuid('answered_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
     /** Answered with 429/5xx/network so far: they become the next attempt's chunk when this one completes. */
@@ -324,6 +325,39 @@ export const notificationChunks = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (table) => [primaryKey({ columns: [table.notificationId, table.firstSubscriptionId, table.attempt] })],
+);
+
+/**
+ * Progress inside a chunk being sent: one row per chunk per progress write (the worker writes every
+ * DELIVERY_PROGRESS_BATCH answers), so a re-run after a crash sends only what was not answered. Rows
+ * are appended, never updated: two runs of one chunk at once (a lock that lapsed) may both record a
+ * subscription, and readers de-duplicate. The transaction that completes the chunk folds them into
+ * the chunk's row and deletes them.
+ */
+export const notificationChunkAnswers = pgTable(
+  'notification_chunk_answers',
+  {
+    notificationId: uuid('notification_id').notNull(),
+    firstSubscriptionId: uuid('first_subscription_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    subscriptionIds: uuid('subscription_ids').array().notNull(),
+    /** One outcome per entry of subscriptionIds: sent, failed, expired or retry. */
+    kinds: text('kinds').array().notNull(),
+    /** The longest Retry-After among this row's retry answers, in ms. */
+    retryAfterMs: integer('retry_after_ms').notNull().default(0),
+  },
+  (table) => [
+    foreignKey({
+      name: 'notification_chunk_answers_chunk_fk',
+      columns: [table.notificationId, table.firstSubscriptionId, table.attempt],
+      foreignColumns: [
+        notificationChunks.notificationId,
+        notificationChunks.firstSubscriptionId,
+        notificationChunks.attempt,
+      ],
+    }).onDelete('cascade'),
+    index('notification_chunk_answers_chunk_idx').on(table.notificationId, table.firstSubscriptionId, table.attempt),
+  ],
 );
 
 /** Sends accepted per user and calendar month (UTC), across all of the user's apps. */

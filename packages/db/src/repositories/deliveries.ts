@@ -281,8 +281,9 @@ interface ChunkStartRow {
 /**
  * Loads a chunk for sending: the notification with its app's VAPID keys, whether the chunk is
  * already counted, and its still-active targets minus those a crashed earlier run recorded as
- * answered. Raw postgres.js rather than drizzle here: this runs per chunk on the hot path, and
- * drizzle's row mapping of 500 subscriptions showed in the worker's CPU profile.
+ * answered (rows of `notification_chunk_answers`, or the chunk's own array, written by a version
+ * that merged progress into it). Raw postgres.js rather than drizzle here: this runs per chunk on
+ * the hot path, and drizzle's row mapping of 500 subscriptions showed in the worker's CPU profile.
  */
 export async function startChunk(
   db: Database,
@@ -293,7 +294,10 @@ export async function startChunk(
   const [[row], subscriptionRows] = await Promise.all([
     sql<ChunkStartRow[]>`
       select c.notification_id is not null as chunk_found, c.completed_at is not null as completed,
-        coalesce(cardinality(c.answered_subscription_ids), 0)::int as answered,
+        (select count(*) from (select unnest(c.answered_subscription_ids) union select unnest(p.subscription_ids)
+          from notification_chunk_answers p where p.notification_id = n.id
+            and p.first_subscription_id = ${chunk.firstSubscriptionId} and p.attempt = ${chunk.attempt}) answered)::int
+          as answered,
         n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed
       from notifications n
       join apps a on a.id = n.app_id
@@ -307,7 +311,10 @@ export async function startChunk(
       where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
         and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c
           where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
-            and c.attempt = ${chunk.attempt}), '{}'::uuid[]))`,
+            and c.attempt = ${chunk.attempt}), '{}'::uuid[]))
+        and s.id not in (select unnest(p.subscription_ids) from notification_chunk_answers p
+          where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}
+            and p.attempt = ${chunk.attempt})`,
   ]);
   if (!row) return { state: 'gone' };
   if (!row.chunk_found || row.completed) return { state: 'settled' };
@@ -347,28 +354,23 @@ export interface AnsweredBatch {
 export const emptyAnsweredBatch = (): AnsweredBatch => ({ ids: [], kinds: [], retryAfterMs: 0 });
 
 /**
- * SET clauses merging a batch of answers (the `answers` CTE of {@link updateChunk}) into a chunk
- * row. Answers for a subscription already recorded (two runs of one chunk at once, after a lock that
- * lapsed) are ignored, so the counts stay exact; the right-hand sides see the row as it is after any
- * concurrent update (READ COMMITTED re-evaluates them on the newest version).
+ * SET clauses merging the `answers` CTE of {@link completeChunk} into a chunk row. Answers for a
+ * subscription already in the row (written by a version that merged progress into it) are ignored,
+ * so the counts stay exact; the right-hand sides see the row as it is after any concurrent update
+ * (READ COMMITTED re-evaluates them on the newest version).
  */
-const mergeAnswers = (
-  sql: Database['$client'],
-  retryAfterMs: postgres.PendingQuery<postgres.Row[]>,
-  /** Which rows of `answers` are this chunk's (the progress write carries several chunks'). */
-  ours: postgres.PendingQuery<postgres.Row[]> = sql`true`,
-) => {
+const mergeAnswers = (sql: Database['$client']) => {
   const fresh = (kind: AnswerKind) =>
-    sql`(select count(*)::int from answers a where ${ours} and a.kind = ${kind} and a.id <> all(c.answered_subscription_ids))`;
+    sql`(select count(*)::int from answers a where a.kind = ${kind} and a.id <> all(c.answered_subscription_ids))`;
   return sql`
     sent = c.sent + ${fresh('sent')},
     failed = c.failed + ${fresh('failed')},
     expired = c.expired + ${fresh('expired')},
     retry_subscription_ids = c.retry_subscription_ids || array(
-      select a.id from answers a where ${ours} and a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
-    retry_after_ms = greatest(c.retry_after_ms, ${retryAfterMs}),
+      select a.id from answers a where a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
+    retry_after_ms = greatest(c.retry_after_ms, (select max(a.retry_after_ms) from answers a)),
     answered_subscription_ids = c.answered_subscription_ids || array(
-      select distinct a.id from answers a where ${ours} and a.id <> all(c.answered_subscription_ids))`;
+      select a.id from answers a where a.id <> all(c.answered_subscription_ids))`;
 };
 
 type Sql = Database['$client'];
@@ -394,13 +396,28 @@ async function expireSubscriptions(sql: Sql, appId: string, batch: AnsweredBatch
   );
 }
 
-const updateChunk = (sql: Sql, chunk: ChunkKey, batch: AnsweredBatch, complete: boolean) => sql<
+/**
+ * Completes a chunk: its progress rows and `last` (the answers not written yet), de-duplicated
+ * (two runs of one chunk may both have recorded a subscription), are merged into its row, which is
+ * marked completed, and the progress rows are deleted. No row when the chunk was already completed.
+ */
+const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) => sql<
   (ChunkCounts & { retryIds: string[]; retryAfterMs: number })[]
 >`
-  with answers as materialized (
-    select id, kind from unnest(${batch.ids}::uuid[], ${batch.kinds}::text[]) as answer(id, kind)
+  with progress as (
+    delete from notification_chunk_answers p
+    where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}
+      and p.attempt = ${chunk.attempt}
+    returning p.subscription_ids, p.kinds, p.retry_after_ms
+  ), answers as materialized (
+    select distinct on (r.id) r.id, r.kind, r.retry_after_ms from (
+      select a.id, a.kind, ${last.retryAfterMs}::int as retry_after_ms
+      from unnest(${last.ids}::uuid[], ${last.kinds}::text[]) as a(id, kind)
+      union all
+      select a.id, a.kind, p.retry_after_ms from progress p, unnest(p.subscription_ids, p.kinds) as a(id, kind)
+    ) r
   )
-  update notification_chunks c set ${mergeAnswers(sql, sql`${batch.retryAfterMs}::int`)}${complete ? sql`, completed_at = now()` : sql``}
+  update notification_chunks c set ${mergeAnswers(sql)}, completed_at = now()
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
@@ -413,11 +430,16 @@ export interface ChunkAnswers {
 
 /**
  * Records answered pushes of chunks still open, so a re-run after a crash does not send them again:
- * one UPDATE for every chunk in `answers` (a worker sends several chunks at once, and one write for
- * all of them costs a round trip instead of one each). Answers of subscriptions that expired are
- * recorded in the same transaction as the expiry. Resolves to one flag per entry of `answers`, in
- * order: false when that chunk is already counted (another run finished it), and nothing of it was
- * written.
+ * one INSERT of a progress row for every chunk in `answers` (a worker sends several chunks at once,
+ * and one write for all of them costs a round trip instead of one each). Answers of subscriptions
+ * that expired are recorded in the same transaction as the expiry. Resolves to one flag per entry of
+ * `answers`, in order: false when that chunk is already counted (another run finished it), and
+ * nothing of it was written.
+ *
+ * Appended rather than merged into the chunk's row: a merge rewrote the row's growing arrays and
+ * compared every answer with every earlier one, ~12 µs of PostgreSQL CPU a push (README
+ * "Performance"). A progress write that races the run completing the chunk may leave a row of a
+ * completed chunk behind; nothing reads those (its answers were sent again by the completing run).
  */
 export async function recordProgress(db: Database, answers: readonly ChunkAnswers[]): Promise<boolean[]> {
   const flags = answers.map(() => true);
@@ -425,30 +447,36 @@ export async function recordProgress(db: Database, answers: readonly ChunkAnswer
   const entries = positions.map((index) => answers[index] as ChunkAnswers);
   if (entries.length === 0) return flags;
   const update = async (sql: Sql) => {
-    const ordinals: number[] = [];
+    const firsts: number[] = [];
+    const lasts: number[] = [];
     const ids: string[] = [];
     const kinds: AnswerKind[] = [];
-    entries.forEach(({ batch }, ordinal) => {
-      for (let index = 0; index < batch.ids.length; index++) ordinals.push(ordinal);
-      ids.push(...batch.ids);
-      kinds.push(...batch.kinds);
-    });
+    for (const { batch } of entries) {
+      firsts.push(ids.length + 1);
+      for (let index = 0; index < batch.ids.length; index++) {
+        ids.push(batch.ids[index] as string);
+        kinds.push(batch.kinds[index] as AnswerKind);
+      }
+      lasts.push(ids.length);
+    }
     const rows = await sql<{ ordinal: number }[]>`
       with chunks as (
         select * from unnest(${entries.map(({ chunk }) => chunk.notificationId)}::uuid[],
           ${entries.map(({ chunk }) => chunk.firstSubscriptionId)}::uuid[],
           ${entries.map(({ chunk }) => chunk.attempt)}::int[],
-          ${entries.map(({ batch }) => batch.retryAfterMs)}::int[]) with ordinality
-          as k(notification_id, first_subscription_id, attempt, retry_after_ms, position)
-      ), answers as materialized (
-        select ordinal, id, kind from unnest(${ordinals}::int[], ${ids}::uuid[], ${kinds}::text[]) as answer(ordinal, id, kind)
+          ${entries.map(({ batch }) => batch.retryAfterMs)}::int[], ${firsts}::int[], ${lasts}::int[]) with ordinality
+          as k(notification_id, first_subscription_id, attempt, retry_after_ms, first_answer, last_answer, position)
+      ), written as (
+        insert into notification_chunk_answers
+          (notification_id, first_subscription_id, attempt, subscription_ids, kinds, retry_after_ms)
+        select k.notification_id, k.first_subscription_id, k.attempt, (${ids}::uuid[])[k.first_answer:k.last_answer],
+          (${kinds}::text[])[k.first_answer:k.last_answer], k.retry_after_ms
+        from chunks k
+        join notification_chunks c on c.notification_id = k.notification_id
+          and c.first_subscription_id = k.first_subscription_id and c.attempt = k.attempt and c.completed_at is null
+        returning notification_id, first_subscription_id, attempt
       )
-      update notification_chunks c
-      set ${mergeAnswers(sql, sql`k.retry_after_ms`, sql`a.ordinal = k.position - 1`)}
-      from chunks k
-      where c.notification_id = k.notification_id and c.first_subscription_id = k.first_subscription_id
-        and c.attempt = k.attempt and c.completed_at is null
-      returning (k.position - 1)::int as ordinal`;
+      select (k.position - 1)::int as ordinal from chunks k join written w using (notification_id, first_subscription_id, attempt)`;
     const open = new Set(rows.map((row) => row.ordinal));
     for (const [ordinal, { chunk, batch }] of entries.entries()) {
       if (open.has(ordinal)) await expireSubscriptions(sql, chunk.appId, batch);
@@ -493,7 +521,7 @@ export async function recordChunkOutcome(
 ): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
-    const [claimed] = await updateChunk(sql, chunk, last, true);
+    const [claimed] = await completeChunk(sql, chunk, last);
     if (!claimed) return { recorded: false, counts: null, retryChunk: null };
     await expireSubscriptions(sql, chunk.appId, last);
     const counts: ChunkCounts = { sent: claimed.sent, failed: claimed.failed, expired: claimed.expired + vanished };
