@@ -24,14 +24,14 @@ export async function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ 
 
   // A first run has nothing planned yet, hence nothing to re-queue: no query on the first push's path.
   let queued =
-    notification.planned === 0 && notification.fannedOutAt === null
+    notification.planned === 0 && !notification.fannedOut
       ? 0
       : await requeueChunks(queues, await pendingChunkKeys(db, notification), (keys) =>
           loadChunks(db, notification, keys),
         );
   if (queued > 0) log.warn({ notificationId: notification.id, chunks: queued }, 're-queued delivery chunks');
 
-  if (notification.fannedOutAt === null) {
+  if (!notification.fannedOut) {
     // The first chunk holds only as many targets as a chunk sends at once (PUSH_CONCURRENCY): its
     // keyset page, its insert and its load in the worker are a tenth of a full chunk's, and it
     // still fills every lane. Measured warm, 2,000 subscribers: planned → first push 16.4 → 9.3 ms.

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { apps, type NotificationTargetKind, type SubscriptionTags, subscriptions } from '../schema.js';
 
@@ -9,19 +9,24 @@ export interface StoredAudience {
   targetTags: SubscriptionTags | null;
 }
 
+/** The audience columns of a notification row, as the fan-out reads them (raw postgres.js). */
+export interface StoredAudienceRow {
+  target_kind: NotificationTargetKind;
+  target_uids: readonly string[] | null;
+  target_tags: SubscriptionTags | null;
+}
+
 /**
- * The condition on `subscriptions` that selects a `uids` or `tags` audience (undefined for the
- * other kinds), for the fan-out's keyset pages. `uid = any(…)` is served by
- * `subscriptions_app_uid_idx`, `tags @> …` by the GIN index `subscriptions_active_tags_idx`; both
- * only over active subscriptions, as sends are. The SQL function `count_active_targets` (migration
- * 0012), which every audience count goes through, applies the same two conditions: change both.
+ * The condition on `subscriptions s` that selects a `uids` or `tags` audience (nothing for the other
+ * kinds), for the fan-out's keyset pages. `uid = any(…)` is served by `subscriptions_app_uid_idx`,
+ * `tags @> …` by the GIN index `subscriptions_active_tags_idx`; both only over active subscriptions,
+ * as sends are. The SQL function `count_active_targets` (migration 0012), which every audience count
+ * goes through, applies the same two conditions: change both.
  */
-export function audienceCondition(audience: StoredAudience): SQL | undefined {
-  if (audience.targetKind === 'uids') return inArray(subscriptions.uid, [...(audience.targetUids ?? [])]);
-  if (audience.targetKind === 'tags') {
-    return sql`${subscriptions.tags} @> ${JSON.stringify(audience.targetTags ?? {})}::jsonb`;
-  }
-  return undefined;
+export function audienceFilter(sql: Database['$client'], audience: StoredAudienceRow) {
+  if (audience.target_kind === 'uids') return sql`and s.uid = any(${[...(audience.target_uids ?? [])]}::text[])`;
+  if (audience.target_kind === 'tags') return sql`and s.tags @> ${JSON.stringify(audience.target_tags ?? {})}::jsonb`;
+  return sql``;
 }
 
 /**

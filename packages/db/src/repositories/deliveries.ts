@@ -1,15 +1,11 @@
-import { and, asc, eq, gt, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
-import { notificationChunks, notifications, subscriptions } from '../schema.js';
-import { audienceCondition } from './audiences.js';
+import { type NotificationTargetKind, notificationChunks, notifications, type SubscriptionTags } from '../schema.js';
+import { audienceFilter } from './audiences.js';
 import type { Notification } from './notifications.js';
 import { releaseSlots } from './subscriber-counters.js';
-import {
-  recordNotificationFinished,
-  withNotificationFinishedOutbox,
-  withSubscriptionsExpiredOutbox,
-} from './webhook-outbox.js';
+import { withNotificationFinishedOutbox, withSubscriptionsExpiredOutbox } from './webhook-outbox.js';
 
 /**
  * The worker's side of a notification: planning its delivery chunks, recording what each chunk
@@ -37,33 +33,25 @@ export interface ChunkCounts {
   expired: number;
 }
 
-/**
- * Counter update of a notification that also finishes it, atomically, once
- * `sent + failed + expired` reaches `targets`: `completed`, or `failed` when nothing was sent.
- * The right-hand sides read the row's values before this update.
- */
-function addToCounters({ sent, failed, expired }: ChunkCounts) {
-  const finished = sql`${notifications.sent} + ${notifications.failed} + ${notifications.expired} + ${sent + failed + expired} >= ${notifications.targets}`;
-  return {
-    sent: sql`${notifications.sent} + ${sent}`,
-    failed: sql`${notifications.failed} + ${failed}`,
-    expired: sql`${notifications.expired} + ${expired}`,
-    status: sql`case when ${finished} then (case when ${notifications.sent} + ${sent} > 0 then 'completed' else 'failed' end) else ${notifications.status} end`,
-    completedAt: sql`case when ${finished} then coalesce(${notifications.completedAt}, now()) else ${notifications.completedAt} end`,
-    updatedAt: sql`now()`,
-  } satisfies Record<string, SQL>;
-}
-
 const isUnfinished = sql`${notifications.status} in ('queued', 'sending')`;
 
-/** Moves a notification to `sending` and marks progress; null when it is gone or already finished. */
-export async function beginFanOut(db: Database, notificationId: string): Promise<Notification | null> {
-  const [row] = await db
-    .update(notifications)
-    .set({ status: 'sending', updatedAt: sql`now()` })
-    .where(and(eq(notifications.id, notificationId), isUnfinished))
-    .returning();
-  return row ?? null;
+/** What the fan-out needs of a notification it starts. */
+export type FanOutStart = Pick<Notification, 'id' | 'appId' | 'planned'> & {
+  /** Every target is planned already (`fanned_out_at` is set). */
+  fannedOut: boolean;
+};
+
+/**
+ * Moves a notification to `sending` and marks progress; null when it is gone or already finished.
+ * Raw postgres.js, as the rest of the first push's path: a drizzle query is not a prepared statement,
+ * so postgres.js describes it in a round trip of its own before running it.
+ */
+export async function beginFanOut(db: Database, notificationId: string): Promise<FanOutStart | null> {
+  const [row] = await db.$client<{ app_id: string; planned: number; fanned_out: boolean }[]>`
+    update notifications set status = 'sending', updated_at = now()
+    where id = ${notificationId} and status in ('queued', 'sending')
+    returning app_id, planned, fanned_out_at is not null as fanned_out`;
+  return row ? { id: notificationId, appId: row.app_id, planned: row.planned, fannedOut: row.fanned_out } : null;
 }
 
 const toChunk = (appId: string, row: typeof notificationChunks.$inferSelect): DeliveryChunk => ({
@@ -76,7 +64,10 @@ const toChunk = (appId: string, row: typeof notificationChunks.$inferSelect): De
 });
 
 /** Chunks planned but not yet counted: what must be (re-)queued after a crash or a Redis flush. */
-export async function pendingChunks(db: Database, notification: Notification): Promise<DeliveryChunk[]> {
+export async function pendingChunks(
+  db: Database,
+  notification: Pick<Notification, 'id' | 'appId'>,
+): Promise<DeliveryChunk[]> {
   const rows = await db
     .select()
     .from(notificationChunks)
@@ -91,7 +82,7 @@ export async function pendingChunks(db: Database, notification: Notification): P
  * them all on every re-run (the reconciler re-runs the fan-out of a big send that is merely slow)
  * took the worker from 250 to 338 MB of RSS. {@link loadChunks} then reads only those to re-queue.
  */
-export async function pendingChunkKeys(db: Database, notification: Notification): Promise<ChunkKey[]> {
+export async function pendingChunkKeys(db: Database, notification: Pick<Notification, 'id'>): Promise<ChunkKey[]> {
   const rows = await db.$client<{ first_subscription_id: string; attempt: number }[]>`
     select first_subscription_id, attempt from notification_chunks
     where notification_id = ${notification.id} and completed_at is null
@@ -106,7 +97,7 @@ export async function pendingChunkKeys(db: Database, notification: Notification)
 /** The chunks of `keys` (of one notification) that are still not counted, whole. */
 export async function loadChunks(
   db: Database,
-  notification: Notification,
+  notification: Pick<Notification, 'id' | 'appId'>,
   keys: readonly ChunkKey[],
 ): Promise<DeliveryChunk[]> {
   if (keys.length === 0) return [];
@@ -153,89 +144,105 @@ export async function planDeliveryChunks(
   notificationId: string,
   options: PlanOptions,
 ): Promise<{ chunks: DeliveryChunk[]; done: boolean }> {
-  return db.transaction(async (tx) => {
-    const [notification] = await tx
-      .select()
-      .from(notifications)
-      .where(and(eq(notifications.id, notificationId), isUnfinished))
-      .for('update');
-    if (!notification || notification.fannedOutAt !== null) return { chunks: [], done: true };
+  // Raw postgres.js rather than drizzle: a drizzle query is not a prepared statement, so postgres.js
+  // sends each one twice (describe, then run) and PostgreSQL parses it every time. A plan of 20
+  // chunks took 2 round trips a chunk's keyset page, plus 8; it now takes 5 whatever its size.
+  return db.$client.begin(async (transaction) => {
+    const sql = inTransaction(transaction);
+    // Keyset pages are planned for the app and audience at hand on every call, never by a cached
+    // generic plan: with one big app in the table, a generic plan can scan every app's subscriptions
+    // (the cause found behind `count_active_targets`, migration 0012). Sent with the lock, one round trip.
+    const [, [notification]] = await Promise.all([
+      sql`set local plan_cache_mode = force_custom_plan`,
+      sql<PlanRow[]>`
+        select app_id, targets, planned, plan_cursor, subscription_ids, target_kind, target_uids, target_tags,
+          coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out
+        from notifications where id = ${notificationId} and status in ('queued', 'sending')
+        for update`,
+    ]);
+    if (!notification || notification.fanned_out) return { chunks: [], done: true };
 
-    let cursor = notification.planCursor;
-    let remaining = notification.targets - notification.planned;
+    const remaining = notification.targets - notification.planned;
+    const limit = Math.max(0, Math.min(options.chunkSize * options.maxChunks, remaining));
+    const cursor = notification.plan_cursor;
     // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
-    const fixedTargets = notification.subscriptionIds ? [...notification.subscriptionIds].sort() : null;
-    const chunks: DeliveryChunk[] = [];
-    let exhausted = false;
-
-    while (chunks.length < options.maxChunks && remaining > 0) {
-      const size = Math.min(options.chunkSize, remaining);
-      const after = cursor;
-      const ids = fixedTargets
-        ? fixedTargets.filter((id) => after === null || id > after).slice(0, size)
-        : (
-            await tx
-              .select({ id: subscriptions.id })
-              .from(subscriptions)
-              .where(
-                and(
-                  eq(subscriptions.appId, notification.appId),
-                  eq(subscriptions.status, 'active'),
-                  lte(subscriptions.createdAt, notification.startedAt ?? notification.createdAt),
-                  audienceCondition(notification),
-                  after === null ? undefined : gt(subscriptions.id, after),
-                ),
-              )
-              .orderBy(asc(subscriptions.id))
-              .limit(size)
-          ).map((row) => row.id);
-      const first = ids[0];
-      const lastId = ids[ids.length - 1];
-      if (first === undefined || lastId === undefined) {
-        exhausted = true;
-        break;
-      }
-      chunks.push({
+    const page = notification.subscription_ids
+      ? sql`select unnest(${[...notification.subscription_ids]
+          .sort()
+          .filter((id) => cursor === null || id > cursor)
+          .slice(0, limit)}::uuid[]) as id`
+      : sql`
+          select s.id from subscriptions s
+          where s.app_id = ${notification.app_id} and s.status = 'active'
+            and s.created_at <= ${notification.since}::timestamptz
+            ${cursor === null ? sql`` : sql`and s.id > ${cursor}::uuid`}
+            ${audienceFilter(sql, notification)}
+          order by s.id limit ${limit}`;
+    // One statement reads the page of targets, cuts it into chunks and inserts them.
+    const rows =
+      limit === 0
+        ? []
+        : await sql<{ ids: string[] }[]>`
+            with page as (${page}),
+            numbered as (select id, (row_number() over (order by id) - 1) / ${options.chunkSize} as k from page),
+            chunks as (select k, array_agg(id order by id) as ids from numbered group by k),
+            inserted as (
+              insert into notification_chunks
+                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id)
+              select ${notificationId}, c.ids[1], 1, c.ids, c.ids[cardinality(c.ids)] from chunks c
+            )
+            select ids from chunks order by k`;
+    const now = new Date();
+    const chunks = rows.map(
+      ({ ids }): DeliveryChunk => ({
         notificationId,
-        appId: notification.appId,
-        firstSubscriptionId: first,
+        appId: notification.app_id,
+        firstSubscriptionId: ids[0] as string,
         attempt: 1,
         subscriptionIds: ids,
-        notBefore: new Date(),
-      });
-      cursor = lastId;
-      remaining -= ids.length;
-      if (ids.length < size) {
-        exhausted = true;
-        break;
-      }
-    }
-
-    if (chunks.length > 0) {
-      await tx.insert(notificationChunks).values(
-        chunks.map((chunk) => ({
-          notificationId,
-          firstSubscriptionId: chunk.firstSubscriptionId,
-          attempt: 1,
-          subscriptionIds: chunk.subscriptionIds,
-          lastSubscriptionId: chunk.subscriptionIds[chunk.subscriptionIds.length - 1] ?? chunk.firstSubscriptionId,
-        })),
+        notBefore: now,
+      }),
+    );
+    const planned = chunks.reduce((sum, chunk) => sum + chunk.subscriptionIds.length, 0);
+    const lastChunk = chunks[chunks.length - 1];
+    const planCursor = lastChunk ? (lastChunk.subscriptionIds[lastChunk.subscriptionIds.length - 1] as string) : cursor;
+    // A short page means the audience is exhausted: what is left of `targets` vanished before the plan
+    // reached it, and counts as expired, which may finish the notification here.
+    const done = planned < limit || planned === remaining;
+    const left = remaining - planned;
+    if (done) {
+      await withNotificationFinishedOutbox(
+        sql,
+        sql`update notifications n set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
+          fanned_out_at = now(), expired = n.expired + ${left},
+          status = case when n.sent + n.failed + n.expired + ${left} >= n.targets
+            then (case when n.sent > 0 then 'completed' else 'failed' end) else n.status end,
+          completed_at = case when n.sent + n.failed + n.expired + ${left} >= n.targets
+            then coalesce(n.completed_at, now()) else n.completed_at end,
+          updated_at = now()
+        where n.id = ${notificationId}
+        returning n.id, n.app_id, n.status`,
       );
+    } else {
+      await sql`update notifications set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
+        updated_at = now() where id = ${notificationId}`;
     }
-    const done = exhausted || remaining === 0;
-    const progress = { planned: notification.targets - remaining, planCursor: cursor };
-    await tx
-      .update(notifications)
-      .set(
-        done
-          ? { ...progress, fannedOutAt: sql`now()`, ...addToCounters({ sent: 0, failed: 0, expired: remaining }) }
-          : { ...progress, updatedAt: sql`now()` },
-      )
-      .where(eq(notifications.id, notificationId));
-    // A plan that ends with every target vanished finishes the notification here.
-    if (done) await recordNotificationFinished(tx, notificationId);
     return { chunks, done };
-  });
+  }) as Promise<{ chunks: DeliveryChunk[]; done: boolean }>;
+}
+
+interface PlanRow {
+  app_id: string;
+  targets: number;
+  planned: number;
+  plan_cursor: string | null;
+  subscription_ids: string[] | null;
+  target_kind: NotificationTargetKind;
+  target_uids: string[] | null;
+  target_tags: SubscriptionTags | null;
+  /** As PostgreSQL prints it (this client hands timestamps back as text); sent back as is. */
+  since: string;
+  fanned_out: boolean;
 }
 
 export interface DeliveryContext {
