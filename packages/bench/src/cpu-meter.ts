@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 
 /**
  * Where the cores went during a measurement: CPU seconds of named child processes (the sender,
@@ -74,6 +75,40 @@ export function startCpuMeter<Name extends string>(pids: Record<Name, number>): 
       return { seconds, cores, bench: bench / seconds, rest: Math.max(0, machine - named - bench) / seconds, micros };
     },
   };
+}
+
+/** Jiffies busy and in all, over every CPU of the machine (`/proc/stat`). */
+function machineJiffies(): { busy: number; total: number } {
+  const [, ...fields] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/);
+  const values = fields.map(Number);
+  const total = values.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  const idle = (values[3] ?? 0) + (values[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/**
+ * Waits until the whole machine is quiet, fewer than `quietCores` busy over each of two seconds in a
+ * row, or `maxMs` have passed: a latency measured while PostgreSQL is still vacuuming and
+ * checkpointing what an earlier phase wrote is the aftermath of that phase. Returns how long it
+ * waited and the cores busy over the last second.
+ */
+export async function waitForQuietMachine(
+  quietCores = 0.25,
+  maxMs = 60_000,
+): Promise<{ waitedMs: number; busyCores: number }> {
+  const cores = cpus().length;
+  const started = Date.now();
+  let quietSeconds = 0;
+  let busyCores = Number.NaN;
+  while (Date.now() - started < maxMs) {
+    const before = machineJiffies();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = machineJiffies();
+    busyCores = (cores * (after.busy - before.busy)) / Math.max(1, after.total - before.total);
+    quietSeconds = busyCores < quietCores ? quietSeconds + 1 : 0;
+    if (quietSeconds >= 2) break;
+  }
+  return { waitedMs: Date.now() - started, busyCores };
 }
 
 /** 1-minute load average, to tell a quiet machine from a busy one. */
