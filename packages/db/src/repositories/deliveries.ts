@@ -1,7 +1,7 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
-import { type NotificationTargetKind, notificationChunks, notifications, type SubscriptionTags } from '../schema.js';
+import { type NotificationTargetKind, notifications, type SubscriptionTags } from '../schema.js';
 import { audienceFilter } from './audiences.js';
 import type { Notification } from './notifications.js';
 import { releaseSlots } from './subscriber-counters.js';
@@ -35,6 +35,29 @@ export interface ChunkCounts {
 
 const isUnfinished = sql`${notifications.status} in ('queued', 'sending')`;
 
+/**
+ * Adds counts to a notification and finishes it, atomically, once `sent + failed + expired` reaches
+ * `targets`: `completed`, or `failed` when nothing was sent (the right-hand sides read the row's
+ * values before this update). The `notification.*` webhook event is written in the same statement
+ * when that happens. `also` sets more columns in the same update (a fragment ending with a comma).
+ */
+function addToCounters(sql: postgres.Sql, notificationId: string, counts: ChunkCounts, also = sql``) {
+  const { sent, failed, expired } = counts;
+  const total = sent + failed + expired;
+  return withNotificationFinishedOutbox(
+    sql,
+    sql`update notifications n set ${also} sent = n.sent + ${sent}, failed = n.failed + ${failed},
+      expired = n.expired + ${expired},
+      status = case when n.sent + n.failed + n.expired + ${total} >= n.targets
+        then (case when n.sent + ${sent} > 0 then 'completed' else 'failed' end) else n.status end,
+      completed_at = case when n.sent + n.failed + n.expired + ${total} >= n.targets
+        then coalesce(n.completed_at, now()) else n.completed_at end,
+      updated_at = now()
+    where n.id = ${notificationId}
+    returning n.id, n.app_id, n.status`,
+  );
+}
+
 /** What the fan-out needs of a notification it starts. */
 export type FanOutStart = Pick<Notification, 'id' | 'appId' | 'planned'> & {
   /** Every target is planned already (`fanned_out_at` is set). */
@@ -52,28 +75,6 @@ export async function beginFanOut(db: Database, notificationId: string): Promise
     where id = ${notificationId} and status in ('queued', 'sending')
     returning app_id, planned, fanned_out_at is not null as fanned_out`;
   return row ? { id: notificationId, appId: row.app_id, planned: row.planned, fannedOut: row.fanned_out } : null;
-}
-
-const toChunk = (appId: string, row: typeof notificationChunks.$inferSelect): DeliveryChunk => ({
-  notificationId: row.notificationId,
-  appId,
-  firstSubscriptionId: row.firstSubscriptionId,
-  attempt: row.attempt,
-  subscriptionIds: row.subscriptionIds,
-  notBefore: row.notBefore,
-});
-
-/** Chunks planned but not yet counted: what must be (re-)queued after a crash or a Redis flush. */
-export async function pendingChunks(
-  db: Database,
-  notification: Pick<Notification, 'id' | 'appId'>,
-): Promise<DeliveryChunk[]> {
-  const rows = await db
-    .select()
-    .from(notificationChunks)
-    .where(and(eq(notificationChunks.notificationId, notification.id), isNull(notificationChunks.completedAt)))
-    .orderBy(asc(notificationChunks.attempt), asc(notificationChunks.firstSubscriptionId));
-  return rows.map((row) => toChunk(notification.appId, row));
 }
 
 /**
@@ -211,17 +212,11 @@ export async function planDeliveryChunks(
     const done = planned < limit || planned === remaining;
     const left = remaining - planned;
     if (done) {
-      await withNotificationFinishedOutbox(
+      await addToCounters(
         sql,
-        sql`update notifications n set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
-          fanned_out_at = now(), expired = n.expired + ${left},
-          status = case when n.sent + n.failed + n.expired + ${left} >= n.targets
-            then (case when n.sent > 0 then 'completed' else 'failed' end) else n.status end,
-          completed_at = case when n.sent + n.failed + n.expired + ${left} >= n.targets
-            then coalesce(n.completed_at, now()) else n.completed_at end,
-          updated_at = now()
-        where n.id = ${notificationId}
-        returning n.id, n.app_id, n.status`,
+        notificationId,
+        { sent: 0, failed: 0, expired: left },
+        sql`planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
       );
     } else {
       await sql`update notifications set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
@@ -558,32 +553,10 @@ export async function recordChunkOutcome(
         on conflict do nothing`;
     }
 
-    // Finishes the notification once sent + failed + expired reaches its targets (see addToCounters),
-    // and writes its webhook event in the same statement when that happens.
-    const { sent, failed, expired } = counts;
-    const total = sent + failed + expired;
-    await withNotificationFinishedOutbox(
-      sql,
-      sql`update notifications n set sent = n.sent + ${sent}, failed = n.failed + ${failed},
-        expired = n.expired + ${expired},
-        status = case when n.sent + n.failed + n.expired + ${total} >= n.targets
-          then (case when n.sent + ${sent} > 0 then 'completed' else 'failed' end) else n.status end,
-        completed_at = case when n.sent + n.failed + n.expired + ${total} >= n.targets
-          then coalesce(n.completed_at, now()) else n.completed_at end,
-        updated_at = now()
-      where n.id = ${chunk.notificationId}
-      returning n.id, n.app_id, n.status`,
-    );
+    await addToCounters(sql, chunk.notificationId, counts);
     return { recorded: true, counts, retryChunk };
   }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
 }
-
-const _chunkWhere = (key: ChunkKey) =>
-  and(
-    eq(notificationChunks.notificationId, key.notificationId),
-    eq(notificationChunks.firstSubscriptionId, key.firstSubscriptionId),
-    eq(notificationChunks.attempt, key.attempt),
-  );
 
 /** Unfinished notifications without progress for `staleSeconds`: candidates for re-queueing. */
 export async function findStalledNotifications(db: Database, staleSeconds: number, limit: number): Promise<string[]> {
