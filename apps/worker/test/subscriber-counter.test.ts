@@ -30,7 +30,7 @@ t.teardown(() => worker.close());
 
 async function counted(ownerId: string) {
   const [row] = await sql<{ counter: number | null; real: number }[]>`
-    select (select active from subscriber_counters where user_id = ${ownerId}) as counter,
+    select (select sum(active)::int from subscriber_counters where user_id = ${ownerId}) as counter,
       (select count(*)::int from subscriptions s join apps a on a.id = s.app_id
         where a.user_id = ${ownerId} and s.status = 'active') as real`;
   return row ?? { counter: null, real: -1 };
@@ -65,7 +65,7 @@ t.test('the drift check repairs a corrupted counter and logs it', async (t) => {
   await harness.subscribe(owner, 2);
   const healthy = await harness.owner();
   await harness.subscribe(healthy, 1);
-  await sql`update subscriber_counters set active = 7 where user_id = ${ownerId}`;
+  await sql`select set_subscriber_count(${ownerId}, 7)`;
 
   const repaired = await worker.subscriberCountCheck.runOnce();
   t.strictSame(repaired, [{ ownerId, counter: 7, real: 2 }], 'only the corrupted owner');

@@ -63,8 +63,7 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
   const large = await seedTenant(database, secrets);
   const seeded = performance.now();
   await seedSubscriptions(database, large.app.id, options.largeOwnerSubscriptions, options.origin, options.pool);
-  await sql`insert into subscriber_counters (user_id, active) values (${large.userId}, ${options.largeOwnerSubscriptions})
-    on conflict (user_id) do update set active = excluded.active`;
+  await sql`select set_subscriber_count(${large.userId}, ${options.largeOwnerSubscriptions})`;
   options.say(
     `subscribe: large owner seeded with ${options.largeOwnerSubscriptions.toLocaleString('en-US')} subscriptions ` +
       `in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,

@@ -9,6 +9,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -185,17 +186,28 @@ export const subscriptions = pgTable(
 
 /**
  * Active subscriptions per owner, across the owner's apps: what the plan's `activeSubscribers`
- * limit is checked against in O(1). Moved in the same statement as every change of a subscription
- * into or out of `active` (repositories/subscriptions.ts, deliveries.ts, apps.ts); the worker's drift
- * check compares it with a real count. The row appears with the owner's first subscription. Migration
- * 0010 also creates the function `subscriber_limit_exceeded()` that the subscribe statement raises with.
+ * limit is checked against in O(1). Kept in 16 stripes per owner (the count is their sum), so one
+ * owner's subscribes do not commit in single file behind one row's lock (migration 0014 explains the
+ * shares that keep it exact, and holds the functions `take_subscriber_slot`, `release_subscriber_slots`
+ * and `set_subscriber_count`). Moved in the same statement as every change of a subscription into or
+ * out of `active` (repositories/subscriptions.ts, deliveries.ts, apps.ts); the worker's drift check
+ * compares the sum with a real count. The stripes appear with the owner's first subscription.
+ * Migration 0010 also creates the function `subscriber_limit_exceeded()` that the subscribe
+ * statement raises with.
  */
-export const subscriberCounters = pgTable('subscriber_counters', {
-  userId: uuid('user_id')
-    .primaryKey()
-    .references(() => users.id, { onDelete: 'cascade' }),
-  active: integer('active').notNull().default(0),
-});
+export const subscriberCounters = pgTable(
+  'subscriber_counters',
+  {
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    stripe: smallint('stripe').notNull().default(0),
+    active: integer('active').notNull().default(0),
+    /** The limit the stripes were last spread for (each within its share of it); null: not spread. */
+    balancedFor: integer('balanced_for'),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.stripe] })],
+);
 
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];

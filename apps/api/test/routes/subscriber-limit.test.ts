@@ -19,9 +19,10 @@ const fill = async (appId: string, count: number, status: 'active' | 'expired', 
       from generate_series(1, ${count}::int) g
       returning status
     )
-    insert into subscriber_counters (user_id, active)
-    select user_id, (select count(*) from filled where status = 'active') from apps where id = ${appId}
-    on conflict (user_id) do update set active = subscriber_counters.active + excluded.active`;
+    select set_subscriber_count(user_id,
+      (select coalesce(sum(active), 0) from subscriber_counters c where c.user_id = apps.user_id)::int
+      + (select count(*) from filled where status = 'active')::int)
+    from apps where id = ${appId}`;
 };
 const activeCount = async (appId: string) =>
   (await sql`select count(*)::int as n from subscriptions where app_id = ${appId} and status = 'active'`)[0]

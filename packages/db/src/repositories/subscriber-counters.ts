@@ -10,10 +10,10 @@ export const isSubscriberLimitError = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === SUBSCRIBER_LIMIT_SQLSTATE;
 
 /**
- * A CTE body that takes one slot of `ownerId`'s counter for each row of `source` (a CTE name that
- * yields at most one row), in one conditional increment that both checks and reserves: no row
- * comes back when the owner already has `maxActive` (null: no limit). The counter's row lock is
- * held only from here to the commit of the statement.
+ * A CTE body that takes one slot of `ownerId`'s count for each row of `source` (a CTE name that
+ * yields at most one row): no row comes back when the owner already has `maxActive` (null: no
+ * limit). The count is kept in 16 stripes (migration 0014, `take_subscriber_slot`), so one owner's
+ * subscribes hold one stripe's lock each from here to their commit, not all one row's.
  */
 export const reserveSlot = (
   sql: Sql,
@@ -21,21 +21,16 @@ export const reserveSlot = (
   maxActive: number | null,
   source: postgres.PendingQuery<postgres.Row[]>,
 ) => sql`
-  insert into subscriber_counters (user_id, active)
-  select ${ownerId}::uuid, 1 from ${source} where ${maxActive}::int is null or ${maxActive}::int > 0
-  on conflict (user_id) do update set active = subscriber_counters.active + 1
-  where ${maxActive}::int is null or subscriber_counters.active < ${maxActive}::int
-  returning active`;
+  select 1 as active from ${source} where take_subscriber_slot(${ownerId}::uuid, ${maxActive}::int)`;
 
 /**
- * A statement body that gives back `released` slots (an integer expression) to the owner of
- * `appId`; nothing when it is zero. Run in the same statement or transaction as the change that
- * took the subscriptions out of `active`.
+ * A SELECT that gives back `released` slots (an integer expression) to the owner of `appId`, in one
+ * stripe of its count (`release_subscriber_slots`, migration 0014); nothing when it is zero. It must
+ * be the main query of the statement that took the subscriptions out of `active` (or run in the same
+ * transaction): a SELECT in a CTE runs only if something reads it.
  */
 export const releaseSlots = (sql: Sql, appId: string, released: postgres.PendingQuery<postgres.Row[]>) => sql`
-  update subscriber_counters c set active = c.active - r.n
-  from (select (${released})::int as n) r
-  where c.user_id = (select user_id from apps where id = ${appId}::uuid) and r.n > 0`;
+  select release_subscriber_slots((select user_id from apps where id = ${appId}::uuid), (${released})::int) as released`;
 
 export interface SubscriberCountDrift {
   ownerId: string;
@@ -46,12 +41,13 @@ export interface SubscriberCountDrift {
 }
 
 /**
- * Compares every owner's counter with a real count of active subscriptions, and repairs those that
- * differ. A candidate from the first comparison (one scan, no locks, possibly racing subscribes) is
- * checked again under its counter's row lock: every statement that moves the counter holds that lock
- * until it commits, so a count taken after acquiring it (READ COMMITTED: a fresh snapshot per
- * statement) is exact, and subscribes of that owner wait a moment rather than being miscounted.
- * Returns the repaired drifts.
+ * Compares every owner's count (the sum of its stripes) with a real count of active subscriptions,
+ * and repairs those that differ. A candidate from the first comparison (one scan, no locks, possibly
+ * racing subscribes) is checked again under all its stripes' locks, taken in stripe order as every
+ * writer that holds more than one takes them: every statement that moves the count holds the lock of
+ * the stripe it moved until it commits, so a count taken after acquiring them all (READ COMMITTED: a
+ * fresh snapshot per statement) is exact, and subscribes of that owner wait a moment rather than
+ * being miscounted. Returns the repaired drifts.
  */
 export async function repairSubscriberCounters(db: Database): Promise<SubscriberCountDrift[]> {
   const sql = db.$client;
@@ -59,25 +55,32 @@ export async function repairSubscriberCounters(db: Database): Promise<Subscriber
     with real as (
       select a.user_id, count(*)::int as n from subscriptions s join apps a on a.id = s.app_id
       where s.status = 'active' group by a.user_id
+    ), counted as (
+      select user_id, sum(active)::int as n from subscriber_counters group by user_id
     )
     select coalesce(c.user_id, r.user_id) as "ownerId"
-    from subscriber_counters c full join real r on r.user_id = c.user_id
-    where coalesce(c.active, 0) <> coalesce(r.n, 0)`;
+    from counted c full join real r on r.user_id = c.user_id
+    where coalesce(c.n, 0) <> coalesce(r.n, 0)`;
   const repaired: SubscriberCountDrift[] = [];
   for (const { ownerId } of candidates) {
     const drift = (await sql.begin(async (tx) => {
-      await tx`insert into subscriber_counters (user_id) select id from users where id = ${ownerId}
-        on conflict (user_id) do nothing`;
-      const [locked] = await tx<{ active: number }[]>`
-        select active from subscriber_counters where user_id = ${ownerId} for update`;
-      if (!locked) return null; // the owner was deleted meanwhile
+      // Its stripes first (those missing, in stripe order), so that every count it has is locked below.
+      await tx`insert into subscriber_counters (user_id, stripe)
+        select u.id, g from users u, generate_series(0, 15) g where u.id = ${ownerId}
+        on conflict (user_id, stripe) do nothing`;
+      const [locked] = await tx<{ active: number | null }[]>`
+        select sum(active)::int as active from (
+          select active from subscriber_counters where user_id = ${ownerId} order by stripe for update
+        ) s`;
+      if (locked?.active === null || locked === undefined) return null; // the owner was deleted meanwhile
+      const counter = locked.active;
       const [row] = await tx<{ n: number }[]>`
         select count(*)::int as n from subscriptions s join apps a on a.id = s.app_id
         where a.user_id = ${ownerId} and s.status = 'active'`;
       const real = row?.n ?? 0;
-      if (real === locked.active) return null;
-      await tx`update subscriber_counters set active = ${real} where user_id = ${ownerId}`;
-      return { ownerId, counter: locked.active, real };
+      if (real === counter) return null;
+      await tx`select set_subscriber_count(${ownerId}, ${real})`;
+      return { ownerId, counter, real };
     })) as SubscriberCountDrift | null;
     if (drift) repaired.push(drift);
   }

@@ -122,11 +122,11 @@ async function deleteReleasing(
   appId: string,
   deleting: postgres.PendingQuery<postgres.Row[]>,
 ): Promise<boolean> {
-  const rows = await sql<{ id: string }[]>`
-    with deleted as (${deleting}),
-    released as (${releaseSlots(sql, appId, sql`select count(*) from deleted where status = 'active'`)})
-    select id from deleted`;
-  return rows.length > 0;
+  const [row] = await sql<{ deleted: number }[]>`
+    with deleted as (${deleting})
+    select (select count(*)::int from deleted) as deleted, released
+    from (${releaseSlots(sql, appId, sql`select count(*) from deleted where status = 'active'`)}) r`;
+  return (row?.deleted ?? 0) > 0;
 }
 
 export async function deleteSubscription(db: Database, appId: string, endpoint: string): Promise<boolean> {

@@ -45,20 +45,23 @@ export const withNotificationFinishedOutbox = (sql: Sql, update: postgres.Pendin
 /**
  * `subscription.expired`, appended to the UPDATE that expires subscriptions (`update` must return
  * `id, app_id, endpoint, uid, expired_at`). The subscriber is copied into the event now: it may be
- * deleted before the event goes out. `alongside`, when given, is one more data-modifying statement
- * of the same statement (a CTE that may read `expired`), such as the subscriber counter's release.
+ * deleted before the event goes out. `then`, when given, is the statement's main query, run once
+ * after both (a SELECT that may read `expired`), such as the subscriber counter's release: a CTE
+ * that is not data-modifying would run only if something read it.
  */
 export const withSubscriptionsExpiredOutbox = (
   sql: Sql,
   update: postgres.PendingQuery<postgres.Row[]>,
-  alongside?: postgres.PendingQuery<postgres.Row[]>,
+  then?: postgres.PendingQuery<postgres.Row[]>,
 ) => sql`
-  with expired as (${update})${alongside === undefined ? sql`` : sql`, alongside as (${alongside})`}
-  insert into webhook_messages (app_id, type, subject_id, dedupe_key, data)
-  select e.app_id, 'subscription.expired', e.id,
-    'subscription.expired:' || e.id || ':' || (extract(epoch from e.expired_at) * 1000000)::bigint,
-    jsonb_build_object('subscriber', jsonb_build_object('id', e.id, 'endpoint', e.endpoint, 'uid', e.uid))
-  from expired e
-  join webhooks w on w.app_id = e.app_id
-  where 'subscription.expired' = any(w.events)
-  on conflict (dedupe_key) do nothing`;
+  with expired as (${update}), outbox as (
+    insert into webhook_messages (app_id, type, subject_id, dedupe_key, data)
+    select e.app_id, 'subscription.expired', e.id,
+      'subscription.expired:' || e.id || ':' || (extract(epoch from e.expired_at) * 1000000)::bigint,
+      jsonb_build_object('subscriber', jsonb_build_object('id', e.id, 'endpoint', e.endpoint, 'uid', e.uid))
+    from expired e
+    join webhooks w on w.app_id = e.app_id
+    where 'subscription.expired' = any(w.events)
+    on conflict (dedupe_key) do nothing
+  )
+  ${then ?? sql`select count(*) from expired`}`;
