@@ -157,6 +157,8 @@ if (browser) {
 
       await page.goto(`${url}/apps/${appId}/notifications`);
       await page.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();
+      // The heading renders before the list has loaded: wait for the table itself.
+      await page.locator('tbody tr').nth(1).waitFor();
       const headers = await page.locator('thead th').allTextContents();
       t.match(headers, [
         'Sent at',
