@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { createPushSender } from '@webpush/push';
+import { subscriberCounted } from '@webpush/testing';
 import { pino } from 'pino';
 import t from 'tap';
 import { bearer } from '../../api/test/helper.js';
@@ -28,13 +29,7 @@ const worker = await startWorker(config, {
 });
 t.teardown(() => worker.close());
 
-async function counted(ownerId: string) {
-  const [row] = await sql<{ counter: number | null; real: number }[]>`
-    select (select sum(active)::int from subscriber_counters where user_id = ${ownerId}) as counter,
-      (select count(*)::int from subscriptions s join apps a on a.id = s.app_id
-        where a.user_id = ${ownerId} and s.status = 'active') as real`;
-  return row ?? { counter: null, real: -1 };
-}
+const counted = (ownerId: string) => subscriberCounted(sql, ownerId);
 
 t.test('a 410 expires the subscription and frees its slot; re-subscribing takes it again', async (t) => {
   const owner = await harness.owner();

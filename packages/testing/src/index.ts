@@ -34,3 +34,4 @@ export {
 export { type MailServer, type ReceivedMail, startMailServer } from './mail-server.js';
 export { unusedPort } from './ports.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
+export { subscriberCounted } from './subscriber-count.js';

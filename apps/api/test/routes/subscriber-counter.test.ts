@@ -1,4 +1,5 @@
 import { upsertSubscription } from '@webpush/db';
+import { subscriberCounted } from '@webpush/testing';
 import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createApp, createKey, fakeSubscription, ownerWithKey } from '../helper.js';
@@ -13,13 +14,7 @@ const sql = ctx.database.sql;
 const subscribe = (secret: string, payload: object) =>
   app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload });
 
-async function counted(ownerId: string) {
-  const [row] = await sql<{ counter: number | null; real: number }[]>`
-    select (select sum(active)::int from subscriber_counters where user_id = ${ownerId}) as counter,
-      (select count(*)::int from subscriptions s join apps a on a.id = s.app_id
-        where a.user_id = ${ownerId} and s.status = 'active') as real`;
-  return row ?? { counter: null, real: -1 };
-}
+const counted = (ownerId: string) => subscriberCounted(sql, ownerId);
 
 t.test('the counter equals a real count through subscribe, re-subscribe, delete and app deletion', async (t) => {
   const owner = await ownerWithKey(app, 'subscribe_only');

@@ -1,4 +1,5 @@
 import { createDatabase } from '@webpush/db';
+import { subscriberCounted } from '@webpush/testing';
 import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
@@ -35,13 +36,7 @@ async function stripes(ownerId: string) {
     where user_id = ${ownerId} order by stripe`;
 }
 
-async function counted(ownerId: string) {
-  const [row] = await sql<{ counter: number | null; real: number }[]>`
-    select (select sum(active)::int from subscriber_counters where user_id = ${ownerId}) as counter,
-      (select count(*)::int from subscriptions s join apps a on a.id = s.app_id
-        where a.user_id = ${ownerId} and s.status = 'active') as real`;
-  return row ?? { counter: null, real: -1 };
-}
+const counted = (ownerId: string) => subscriberCounted(sql, ownerId);
 
 const share = (stripe: number, limit: number) => Math.floor(limit / 16) + (stripe < limit % 16 ? 1 : 0);
 
