@@ -10,9 +10,11 @@ const TAG_LENGTH = 16;
 /** The largest plaintext that fits one record: 4096 − 16 (GCM tag) − 1 (delimiter). */
 export const MAX_PLAINTEXT_BYTES = RECORD_SIZE - TAG_LENGTH - 1;
 
-const P256_POINT_LENGTH = 65;
-const AUTH_SECRET_LENGTH = 16;
+export const P256_POINT_LENGTH = 65;
+export const AUTH_SECRET_LENGTH = 16;
 const SALT_LENGTH = 16;
+/** Body bytes beyond the plaintext: the RFC 8188 header with the sender key, the delimiter, the GCM tag. */
+export const ENCRYPTION_OVERHEAD = SALT_LENGTH + 4 + 1 + P256_POINT_LENGTH + 1 + TAG_LENGTH;
 
 const KEY_INFO_PREFIX = Buffer.from('WebPush: info\0', 'latin1');
 const CEK_INFO = Buffer.from('Content-Encoding: aes128gcm\0\x01', 'latin1');

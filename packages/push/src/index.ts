@@ -6,6 +6,12 @@ export {
   RECORD_SIZE,
   type SubscriptionKeys,
 } from './encryption.js';
+export {
+  createEncryptionPool,
+  type EncryptedBody,
+  type EncryptionPool,
+  type EncryptionPoolOptions,
+} from './encryption-pool.js';
 export { outcomeForStatus, parseRetryAfter } from './outcome.js';
 export { buildPushRequest, type PushRequest } from './push-request.js';
 export { createPushSender } from './sender.js';

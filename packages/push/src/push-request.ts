@@ -48,7 +48,12 @@ export function buildPushRequest(
   payload: string,
   vapid: VapidCredentials,
   options: PushOptions,
-  context: { allowlist: readonly PushHostRule[]; signer: VapidSigner },
+  context: {
+    allowlist: readonly PushHostRule[];
+    signer: VapidSigner;
+    /** The body already encrypted for this target (by an EncryptionPool): not encrypted again. */
+    body?: Buffer | undefined;
+  },
 ): PushRequest | Refusal {
   const destination = destinationOf(target.endpoint, context.allowlist);
   if (!destination) return { kind: 'failed', reason: 'endpoint is not an https URL on the push-service allowlist' };
@@ -66,7 +71,7 @@ export function buildPushRequest(
 
   let body: Buffer;
   try {
-    body = encryptPayload(payload, keys);
+    body = context.body ?? encryptPayload(payload, keys);
   } catch (error) {
     if (error instanceof RangeError) return { kind: 'failed', reason: error.message };
     throw error;

@@ -132,9 +132,13 @@ export function createPushSender(options: PushSenderOptions): PushSender {
   };
 
   return {
-    async send(target, payload, vapid, sendOptions) {
+    async send(target, payload, vapid, sendOptions, body) {
       if (closed) return { kind: 'retry', reason: 'push sender is closed' };
-      const prepared = buildPushRequest(target, payload, vapid, sendOptions, { allowlist: options.allowlist, signer });
+      const prepared = buildPushRequest(target, payload, vapid, sendOptions, {
+        allowlist: options.allowlist,
+        signer,
+        body,
+      });
       if ('kind' in prepared) return prepared;
       const pending = post(prepared);
       inFlight.add(pending);

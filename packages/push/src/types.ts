@@ -40,7 +40,17 @@ export type PushOutcome =
   | { kind: 'failed'; status?: number; reason: string };
 
 export interface PushSender {
-  send(target: PushTarget, payload: string, vapid: VapidCredentials, options: PushOptions): Promise<PushOutcome>;
+  /**
+   * Sends one push. `body`, when given, is `payload` already encrypted for `target` (an
+   * EncryptionPool's): the sender still checks everything else and signs, but does not encrypt.
+   */
+  send(
+    target: PushTarget,
+    payload: string,
+    vapid: VapidCredentials,
+    options: PushOptions,
+    body?: Buffer,
+  ): Promise<PushOutcome>;
   /** Waits for the requests under way (each bounded by the timeout), then closes every pooled connection. */
   close(): Promise<void>;
 }

@@ -1,0 +1,23 @@
+import { AUTH_SECRET_LENGTH, P256_POINT_LENGTH } from './encryption.js';
+
+/** The messages between the EncryptionPool and its threads. */
+
+/** One subscription's keys in a request: the 65-byte point, then the 16-byte auth secret. */
+export const KEYS_LENGTH = P256_POINT_LENGTH + AUTH_SECRET_LENGTH;
+
+export interface EncryptionRequest {
+  id: number;
+  /** The plaintext, the same for every subscription of the batch. */
+  payload: Uint8Array;
+  /** `KEYS_LENGTH` bytes a subscription. */
+  keys: Uint8Array;
+}
+
+export interface EncryptionAnswer {
+  id: number;
+  /** Body i at `i × bodyLength`, `lengths[i]` bytes; −1 when its keys failed (the next entry of `errors`). */
+  bodies: Uint8Array;
+  bodyLength: number;
+  lengths: Int32Array;
+  errors: string[];
+}

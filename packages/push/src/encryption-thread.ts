@@ -1,0 +1,34 @@
+// One thread of the EncryptionPool (encryption-pool.ts): encrypts one payload for a batch of
+// subscriptions and answers with the bodies packed in one transferred buffer.
+import { parentPort } from 'node:worker_threads';
+import { AUTH_SECRET_LENGTH, ENCRYPTION_OVERHEAD, encryptPayload, P256_POINT_LENGTH } from './encryption.js';
+import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './encryption-protocol.js';
+
+if (!parentPort) throw new Error('encryption-thread runs only as a worker thread of the EncryptionPool');
+const port = parentPort;
+
+port.on('message', ({ id, payload, keys }: EncryptionRequest) => {
+  const plaintext = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const count = keys.byteLength / KEYS_LENGTH;
+  // Every body of one payload has the same length; a key that fails leaves its slot unused.
+  const bodyLength = ENCRYPTION_OVERHEAD + plaintext.length;
+  const bodies = new Uint8Array(count * bodyLength);
+  const lengths = new Int32Array(count);
+  const errors: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = keys.byteOffset + i * KEYS_LENGTH;
+    const p256dh = Buffer.from(keys.buffer, start, P256_POINT_LENGTH);
+    const auth = Buffer.from(keys.buffer, start + P256_POINT_LENGTH, AUTH_SECRET_LENGTH);
+    try {
+      const body = encryptPayload(plaintext, { p256dh, auth });
+      bodies.set(body, i * bodyLength);
+      lengths[i] = body.length;
+    } catch (error) {
+      // encryptPayload throws RangeError for a key off the curve; the caller refuses that push.
+      lengths[i] = -1;
+      errors.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  const answer: EncryptionAnswer = { id, bodies, bodyLength, lengths, errors };
+  port.postMessage(answer, [bodies.buffer, lengths.buffer]);
+});
