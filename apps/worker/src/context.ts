@@ -1,6 +1,6 @@
 import type { Config } from '@webpush/config';
 import type { Database } from '@webpush/db';
-import type { PushSender } from '@webpush/push';
+import type { EncryptionPool, PushSender } from '@webpush/push';
 import type { Queues } from '@webpush/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from './metrics.js';
@@ -13,6 +13,8 @@ export interface WorkerContext {
   readonly db: Database;
   readonly queues: Queues;
   readonly sender: PushSender;
+  /** Threads that encrypt the chunks' pushes ahead of their lanes (PUSH_CRYPTO_THREADS); null: the sender encrypts. */
+  readonly encryption: EncryptionPool | null;
   /** The answers of the chunks being sent, written together (DELIVERY_PROGRESS_BATCH). */
   readonly progress: ProgressRecorder;
   readonly keyring: VapidKeyring;

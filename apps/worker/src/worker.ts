@@ -1,6 +1,6 @@
 import type { Config } from '@webpush/config';
 import { createDatabase } from '@webpush/db';
-import { createPushSender, type PushSender } from '@webpush/push';
+import { createEncryptionPool, createPushSender, type EncryptionPool, type PushSender } from '@webpush/push';
 import {
   bullPrefix,
   createQueues,
@@ -29,6 +29,8 @@ import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.j
 export interface WorkerDeps {
   /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */
   sender?: PushSender;
+  /** Defaults to PUSH_CRYPTO_THREADS threads (none for 0); tests pass one they watch. Closed by its owner. */
+  encryption?: EncryptionPool | null;
   log?: Logger;
   /** Extra CA trusted by webhook deliveries (tests' local HTTPS receiver). */
   webhookCa?: string;
@@ -79,12 +81,23 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       maxSocketsPerOrigin: config.delivery.pushConcurrency,
       http2: config.delivery.http2,
     });
+  const encryption =
+    deps.encryption !== undefined
+      ? deps.encryption
+      : config.delivery.cryptoThreads > 0
+        ? createEncryptionPool({
+            threads: config.delivery.cryptoThreads,
+            onError: (error) =>
+              log.error({ err: error }, 'encryption thread failed: its pushes are encrypted on the event loop'),
+          })
+        : null;
   const metrics = createWorkerMetrics(queues, (error) => log.warn({ err: error }, 'queue depth unavailable'));
   const context: WorkerContext = {
     config,
     db: database.db,
     queues,
     sender,
+    encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
     metrics,
@@ -153,6 +166,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
     await queues.close();
     if (!deps.sender) await sender.close();
+    if (deps.encryption === undefined) await encryption?.close();
     // QUIT waits for a connection that may never come back; only a live one is closed politely.
     if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
     else redis.disconnect();

@@ -41,6 +41,11 @@ export const EnvSchema = Type.Object({
   WORKER_FAN_OUT_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
   WORKER_DELIVERY_CONCURRENCY: Type.Integer({ minimum: 1, default: 4 }),
   PUSH_CONCURRENCY: Type.Integer({ minimum: 1, default: 50 }),
+  /**
+   * Threads of a worker process that encrypt pushes (RFC 8291), beside the event loop. Unset: one
+   * fewer than the machine's cores, at most 4. 0: encrypt on the event loop.
+   */
+  PUSH_CRYPTO_THREADS: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
   PUSH_HTTP2: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
   DELIVERY_CHUNK_SIZE: Type.Integer({ minimum: 1, maximum: 5_000, default: 500 }),
   /**

@@ -1,6 +1,7 @@
 export {
   type Config,
   ConfigValidationError,
+  defaultCryptoThreads,
   defaultProgressBatch,
   loadConfig,
   unrecordedBound,

@@ -1,5 +1,12 @@
+import { availableParallelism } from 'node:os';
 import t from 'tap';
-import { ConfigValidationError, defaultProgressBatch, loadConfig, unrecordedBound } from '../src/index.js';
+import {
+  ConfigValidationError,
+  defaultCryptoThreads,
+  defaultProgressBatch,
+  loadConfig,
+  unrecordedBound,
+} from '../src/index.js';
 
 t.test('DELIVERY_PROGRESS_BATCH: half of what a worker process has in flight unless set', async (t) => {
   t.equal(loadConfig({}).delivery.progressBatch, 100, '4 chunks × PUSH_CONCURRENCY 50, halved, by default');
@@ -27,4 +34,17 @@ t.test('every integer setting refuses a fraction rather than rounding it', async
   t.throws(() => loadConfig({ PUSH_CONCURRENCY: '2.5' }), { message: /PUSH_CONCURRENCY must be a whole number/ });
   t.throws(() => loadConfig({ PORT: '80.9' }), ConfigValidationError);
   t.equal(loadConfig({ PUSH_CONCURRENCY: ' 12 ' }).delivery.pushConcurrency, 12, 'spaces around digits are fine');
+});
+
+t.test('PUSH_CRYPTO_THREADS: one fewer than the cores, at most 4, unless set; 0 keeps encryption on the event loop', async (t) => {
+  t.equal(defaultCryptoThreads(1), 0, 'one core: no thread to spare');
+  t.equal(defaultCryptoThreads(2), 1);
+  t.equal(defaultCryptoThreads(5), 4);
+  t.equal(defaultCryptoThreads(64), 4);
+  t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '0' }).delivery.cryptoThreads, 0);
+  t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '3' }).delivery.cryptoThreads, 3);
+  t.equal(loadConfig({}).delivery.cryptoThreads, defaultCryptoThreads(availableParallelism()));
+  for (const bad of ['-1', '1.5', '65', 'all']) {
+    t.throws(() => loadConfig({ PUSH_CRYPTO_THREADS: bad }), ConfigValidationError, `"${bad}" is refused`);
+  }
 });

@@ -7,6 +7,7 @@ import {
 } from '@webpush/db';
 import type { PushOptions, PushOutcome, VapidCredentials } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
+import { ChunkBodies } from '../chunk-bodies.js';
 import { queueChunks } from '../chunk-jobs.js';
 import type { WorkerContext } from '../context.js';
 import { VapidKeyUnavailableError } from '../vapid-keyring.js';
@@ -80,6 +81,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   const concurrency = config.delivery.pushConcurrency;
   const counts = { sent: 0, expired: 0, retry: 0, failed: 0 };
   const progress = context.progress.open(key);
+  const bodies = vapid && context.encryption ? new ChunkBodies(context.encryption, payload, subscriptions) : null;
 
   const answer = (subscription: DeliverableSubscription, outcome: PushOutcome) => {
     counts[outcome.kind]++;
@@ -96,13 +98,15 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   let next = 0;
   const lane = async () => {
     while (next < subscriptions.length && !progress.abandoned && progress.failure === null) {
-      const subscription = subscriptions[next++] as DeliverableSubscription;
+      const index = next++;
+      const subscription = subscriptions[index] as DeliverableSubscription;
       let outcome: PushOutcome;
       if (!vapid) outcome = { kind: 'failed', reason: 'VAPID key unavailable' };
       else {
+        const body = bodies ? await bodies.body(index) : undefined;
         const started = performance.now();
         try {
-          outcome = await context.sender.send(subscription, payload, vapid, options);
+          outcome = await context.sender.send(subscription, payload, vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }
