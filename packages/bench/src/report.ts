@@ -87,6 +87,7 @@ export interface BenchFigures {
     chunkSize: number;
     progressBatch: number;
     fanOutConcurrency: number;
+    cryptoThreads: number;
   };
   standIn: {
     verifyEvery: number;
@@ -347,7 +348,8 @@ export function printReport(figures: BenchFigures): void {
   console.log('');
   console.log(
     `Worker settings: WORKER_DELIVERY_CONCURRENCY=${settings.chunkConcurrency} PUSH_CONCURRENCY=${settings.pushConcurrency} ` +
-      `DELIVERY_CHUNK_SIZE=${settings.chunkSize} DELIVERY_PROGRESS_BATCH=${settings.progressBatch} WORKER_FAN_OUT_CONCURRENCY=${settings.fanOutConcurrency}`,
+      `DELIVERY_CHUNK_SIZE=${settings.chunkSize} DELIVERY_PROGRESS_BATCH=${settings.progressBatch} WORKER_FAN_OUT_CONCURRENCY=${settings.fanOutConcurrency} ` +
+      `PUSH_CRYPTO_THREADS=${settings.cryptoThreads}`,
   );
   console.log(
     `Push stand-in (bench mode, own process, same cores): ${fixed(standIn.received)} pushes answered 201 ` +
@@ -376,7 +378,11 @@ export function printReport(figures: BenchFigures): void {
     `Target worker ≥ ${TARGET_VS_BARE}× bare:  ${fixed(ratioVsBare, 2)}×  ${verdict(atLeast(ratioVsBare, TARGET_VS_BARE))}`,
   );
   console.log(
-    `  (by CPU per message, worker vs bare: ${fixed(cpuRatioVsBare, 2)}×, the throughput ratio on an idle machine)`,
+    settings.cryptoThreads > 0
+      ? `  (by CPU per message, worker vs bare: ${fixed(cpuRatioVsBare, 2)}×; the worker encrypts on ` +
+          `${settings.cryptoThreads} thread(s) beside its event loop (PUSH_CRYPTO_THREADS), the bare sender on its one, ` +
+          `so on a machine with a core to spare throughput exceeds the CPU ratio)`
+      : `  (by CPU per message, worker vs bare: ${fixed(cpuRatioVsBare, 2)}×, the throughput ratio on an idle machine)`,
   );
   if (ratiosPerRound && cpuRatiosPerRound) {
     console.log(
@@ -385,7 +391,7 @@ export function printReport(figures: BenchFigures): void {
         `${cpuRatiosPerRound.map((value) => `${fixed(value, 2)}×`).join(', ')})`,
     );
   }
-  if (cpuRatioVsBare !== null && cpuRatioVsBare < TARGET_VS_BARE) {
+  if (cpuRatioVsBare !== null && cpuRatioVsBare < TARGET_VS_BARE && !atLeast(ratioVsBare, TARGET_VS_BARE)) {
     console.log(missingCpuLine(worker, unwritten, peers?.bare, settings.progressBatch, interleaved));
     if (own) console.log(ownCostLine(own, cpuRatioVsBare));
   }

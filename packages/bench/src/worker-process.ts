@@ -31,6 +31,8 @@ function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 /** The worker's sources through tsx, its build, or the bench's no-op-sender worker (`noop-worker.ts`, sources). */
 export type WorkerEntry = 'src' | 'dist' | 'noop';
 
+const WORKER_NODE_FLAG = '--max-semi-space-size=8';
+
 const ENTRY_SCRIPTS: Record<WorkerEntry, string> = {
   src: 'apps/worker/src/main.ts',
   dist: 'apps/worker/dist/main.js',
@@ -52,7 +54,8 @@ export async function startWorkerProcess(
   const child = spawnSource(ENTRY_SCRIPTS[entry], [], {
     env,
     built: entry === 'dist',
-    nodeFlags: cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`],
+    // As `pnpm start:worker` runs it (README "Configuration").
+    nodeFlags: [WORKER_NODE_FLAG, ...(cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`])],
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   if (child.pid === undefined) throw new Error('could not start the worker');
