@@ -21,14 +21,12 @@ export interface EncryptionPool {
 interface Pending {
   resolve(bodies: EncryptedBody[]): void;
   reject(error: Error): void;
-  count: number;
 }
 
 interface Thread {
   worker: Worker;
+  /** Batches sent and not yet answered: the next batch goes to the thread with the fewest. */
   pending: Map<number, Pending>;
-  /** Subscriptions sent and not yet answered: the next batch goes to the thread with the fewest. */
-  queued: number;
   /** It has answered once: it started, so a later exit is a crash worth a new thread. */
   answered: boolean;
 }
@@ -89,7 +87,7 @@ function unpack({ bodies, bodyLength, lengths, errors }: EncryptionAnswer): Encr
  *
  * Written here rather than taken from a pool library (piscina, workerpool): those post one message
  * per task and answer through their own promise per task, which is the per-push overhead the
- * batching avoids, and the pool is forty lines.
+ * batching avoids; what the pool needs beyond that is a few lines of bookkeeping.
  */
 export function createEncryptionPool({ threads, onError = () => {}, entry }: EncryptionPoolOptions): EncryptionPool {
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError('an encryption pool needs at least one thread');
@@ -102,12 +100,11 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
   const fail = (thread: Thread, error: Error) => {
     for (const pending of thread.pending.values()) pending.reject(error);
     thread.pending.clear();
-    thread.queued = 0;
   };
 
   const start = (): Thread => {
     const worker = newThread(entry);
-    const thread: Thread = { worker, pending: new Map(), queued: 0, answered: false };
+    const thread: Thread = { worker, pending: new Map(), answered: false };
     // Idle threads do not keep the process alive; a thread with work does (see encrypt).
     worker.unref();
     worker.on('message', (answer: EncryptionAnswer) => {
@@ -115,7 +112,6 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       const pending = thread.pending.get(answer.id);
       if (!pending) return;
       thread.pending.delete(answer.id);
-      thread.queued -= pending.count;
       if (thread.pending.size === 0) worker.unref();
       pending.resolve(unpack(answer));
     });
@@ -151,7 +147,7 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       // A thread that crashed after it had worked is replaced.
       while (pool.length < threads) start();
       let thread = pool[0] as Thread;
-      for (const candidate of pool) if (candidate.queued < thread.queued) thread = candidate;
+      for (const candidate of pool) if (candidate.pending.size < thread.pending.size) thread = candidate;
 
       const packed = new Uint8Array(keys.length * KEYS_LENGTH);
       keys.forEach((key, i) => {
@@ -163,8 +159,7 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       const request: EncryptionRequest = { id, payload: new Uint8Array(payload), keys: packed };
       return new Promise<EncryptedBody[]>((resolve, reject) => {
         if (thread.pending.size === 0) thread.worker.ref();
-        thread.pending.set(id, { resolve, reject, count: keys.length });
-        thread.queued += keys.length;
+        thread.pending.set(id, { resolve, reject });
         thread.worker.postMessage(request, [packed.buffer]);
       });
     },

@@ -1,6 +1,6 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import { decryptPushMessage, type SubscriberKeys } from '@webpush/testing';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ENCRYPTION_OVERHEAD, type SubscriptionKeys } from '../src/encryption.js';
 import { createEncryptionPool } from '../src/encryption-pool.js';
 
@@ -75,14 +75,20 @@ t.test('close rejects what is under way and every later batch', async (t) => {
   await t.rejects(pool.encrypt(Buffer.from('after'), keys.slice(0, 1)), /closed/);
 });
 
-t.test('a thread that dies after it worked is replaced; its batch rejects so the caller can encrypt it', async (t) => {
+/** A pool of fixture threads (plain JavaScript, failing on cue), closed after the test, and what it reported. */
+function fixturePool(t: Test, fixture: string, threads: number) {
   const errors: Error[] = [];
   const pool = createEncryptionPool({
-    threads: 1,
+    threads,
     onError: (error) => errors.push(error),
-    entry: new URL('./fixtures/answer-once-thread.mjs', import.meta.url),
+    entry: new URL(`./fixtures/${fixture}`, import.meta.url),
   });
   t.teardown(() => pool.close());
+  return { pool, errors };
+}
+
+t.test('a thread that dies after it worked is replaced; its batch rejects so the caller can encrypt it', async (t) => {
+  const { pool, errors } = fixturePool(t, 'answer-once-thread.mjs', 1);
   const keys = [subscriber().keys, subscriber().keys];
   const [first] = await pool.encrypt(Buffer.from('one'), keys);
   t.match(first, { message: 'refused by the fixture' }, 'the thread answered');
@@ -93,16 +99,13 @@ t.test('a thread that dies after it worked is replaced; its batch rejects so the
 });
 
 t.test('threads that cannot start: reported, and every batch rejects at once instead of starting more', async (t) => {
-  const errors: Error[] = [];
-  const pool = createEncryptionPool({
-    threads: 2,
-    onError: (error) => errors.push(error),
-    entry: new URL('./fixtures/failing-thread.mjs', import.meta.url),
-  });
-  t.teardown(() => pool.close());
+  const { pool, errors } = fixturePool(t, 'failing-thread.mjs', 2);
   const keys = [subscriber().keys];
   await t.rejects(pool.encrypt(Buffer.from('one'), keys), /exited with code 1/);
-  await new Promise((resolve) => setTimeout(resolve, 200)); // the second thread fails too
+  // The other thread fails too, on its own time.
+  for (let waited = 0; errors.length < 2 && waited < 10_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   t.equal(errors.length, 2);
   t.match(errors[0], { message: 'this thread cannot start' });
   await t.rejects(pool.encrypt(Buffer.from('two'), keys), /exited with code 1/);
