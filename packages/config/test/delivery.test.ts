@@ -36,15 +36,18 @@ t.test('every integer setting refuses a fraction rather than rounding it', async
   t.equal(loadConfig({ PUSH_CONCURRENCY: ' 12 ' }).delivery.pushConcurrency, 12, 'spaces around digits are fine');
 });
 
-t.test('PUSH_CRYPTO_THREADS: one fewer than the cores, at most 4, unless set; 0 keeps encryption on the event loop', async (t) => {
-  t.equal(defaultCryptoThreads(1), 0, 'one core: no thread to spare');
-  t.equal(defaultCryptoThreads(2), 1);
-  t.equal(defaultCryptoThreads(5), 4);
-  t.equal(defaultCryptoThreads(64), 4);
-  t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '0' }).delivery.cryptoThreads, 0);
-  t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '3' }).delivery.cryptoThreads, 3);
-  t.equal(loadConfig({}).delivery.cryptoThreads, defaultCryptoThreads(availableParallelism()));
-  for (const bad of ['-1', '1.5', '65', 'all']) {
-    t.throws(() => loadConfig({ PUSH_CRYPTO_THREADS: bad }), ConfigValidationError, `"${bad}" is refused`);
-  }
-});
+t.test(
+  'PUSH_CRYPTO_THREADS: one fewer than the cores, at most 4, unless set; 0 keeps encryption on the event loop',
+  async (t) => {
+    t.equal(defaultCryptoThreads(1), 0, 'one core: no thread to spare');
+    t.equal(defaultCryptoThreads(2), 1);
+    t.equal(defaultCryptoThreads(5), 4);
+    t.equal(defaultCryptoThreads(64), 4);
+    t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '0' }).delivery.cryptoThreads, 0);
+    t.equal(loadConfig({ PUSH_CRYPTO_THREADS: '3' }).delivery.cryptoThreads, 3);
+    t.equal(loadConfig({}).delivery.cryptoThreads, defaultCryptoThreads(availableParallelism()));
+    for (const bad of ['-1', '1.5', '65', 'all']) {
+      t.throws(() => loadConfig({ PUSH_CRYPTO_THREADS: bad }), ConfigValidationError, `"${bad}" is refused`);
+    }
+  },
+);
