@@ -71,7 +71,7 @@ async function dashboardDevServer(app: FastifyInstance): Promise<DashboardDevSer
  * Fastify's `trustProxy` from TRUST_PROXY. A hop count is given as a trust function: Fastify 5.12
  * treats a bare number as "trust nothing" (it cannot check the immediate peer), so a count trusts
  * the last `n` hops as given — right only when the API is reachable through those proxies alone
- * (README "Security"); an address/CIDR list checks the peer and is preferred.
+ * (docs/security.md); an address/CIDR list checks the peer and is preferred.
  */
 export function trustProxyOption(value: boolean | number | string) {
   if (typeof value !== 'number') return value;

@@ -48,7 +48,7 @@ interface OpenChunk {
  * One writer per process rather than one per chunk: what a SIGKILL can leave unrecorded is bounded
  * by the process's batch, not a chunk's (`unrecordedBound` of @webpush/config), and four chunks
  * writing their own batches of 25 cost four round trips where one write of their 100 answers costs
- * one. Measured in `pnpm bench` (medians of 6 warm interleaved rounds each, README "Performance"):
+ * one. Measured in `pnpm bench` (medians of 6 warm interleaved rounds each, docs/performance.md):
  * progress writes of 25 answers per chunk cost the worker 26.5 µs of CPU a push, of 100 per chunk
  * 6.5 µs, and this recorder's 100 across the chunks 15.5 µs, with the same crash bound as the first;
  * 8 µs since a write appends one row per chunk instead of merging into the chunk's row.

@@ -168,7 +168,7 @@ function missingCpuLine(
 ): string {
   const writes = `one progress write every ${progressBatch} answers, so that a crash resends only what was in flight`;
   if (!worker || !unwritten || !bare) {
-    return `  (the worker's extra work beyond the bare sender includes ${writes}; see README "Performance" for the profile)`;
+    return `  (the worker's extra work beyond the bare sender includes ${writes}; see docs/performance.md for the profile)`;
   }
   const difference = (
     a: { microsPerRun: number[]; cpu: SendingCpu },
@@ -185,8 +185,8 @@ function missingCpuLine(
     : bare.cpu.micros.sender / unwritten.cpu.micros.sender;
   const how = interleaved
     ? `Medians of the differences of ${worker.microsPerRun.length} interleaved rounds; on this kind of VM one round's ` +
-      'split moves by tens of µs, README "Performance" has the medians of several runs and a profile'
-    : 'One run of each, one after the other: the split moves from run to run, README "Performance" has the medians of several and a profile';
+      'split moves by tens of µs, docs/performance.md has the medians of several runs and a profile'
+    : 'One run of each, one after the other: the split moves from run to run, docs/performance.md has the medians of several and a profile';
   return (
     `  (the worker spent ${fixed(total)} µs CPU a push more than the bare sender: ` +
     `${fixed(progress)} µs for ${writes} (the same worker writing only each chunk's outcome: ` +

@@ -54,7 +54,7 @@ export async function startWorkerProcess(
   const child = spawnSource(ENTRY_SCRIPTS[entry], [], {
     env,
     built: entry === 'dist',
-    // As `pnpm start:worker` runs it (README "Configuration").
+    // As `pnpm start:worker` runs it (docs/configuration.md).
     nodeFlags: [WORKER_NODE_FLAG, ...(cpuProfileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`])],
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -38,6 +38,7 @@ export interface Config {
     readonly loginMax: number;
     readonly registerMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
+    /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
   };
   readonly mail: {

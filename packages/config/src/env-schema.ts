@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 
 /**
- * Every environment variable the service reads, in one schema. README's configuration table and
+ * Every environment variable the service reads, in one schema. docs/configuration.md and
  * `.env.example` list the same names; `loadConfig` is the only place that reads `process.env`.
  */
 export const EnvSchema = Type.Object({
@@ -33,8 +33,11 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),
   RATE_LIMIT_LOGIN_MAX: Type.Integer({ minimum: 1, default: 10 }),
   RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
-  /** New subscriptions per app per window, across every API instance (Redis), on top of the per-IP limit. */
-  RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: Type.Integer({ minimum: 1, default: 600 }),
+  /**
+   * New subscriptions per app per window, across every API instance (Redis), on top of the per-IP
+   * limit. 0 (the default) turns the cap off: an app gains subscribers as fast as visitors arrive.
+   */
+  RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: Type.Integer({ minimum: 0, default: 0 }),
   SESSION_TTL_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
   // Delivery pipeline (the worker).
@@ -72,7 +75,7 @@ export const EnvSchema = Type.Object({
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */
   SUBSCRIBER_COUNT_CHECK_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
-  // Webhooks: the API checks URLs at PUT, the worker delivers (README "Webhooks").
+  // Webhooks: the API checks URLs at PUT, the worker delivers (docs/webhooks.md).
   /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
   WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),

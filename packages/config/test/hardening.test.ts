@@ -30,3 +30,8 @@ t.test('WORKER_HOST: the worker health server listens on loopback unless told ot
   t.equal(loadConfig({ HOST: '0.0.0.0' }).workerHost, '127.0.0.1', 'HOST is the API’s');
   t.equal(loadConfig({ WORKER_HOST: '0.0.0.0' }).workerHost, '0.0.0.0');
 });
+
+t.test('RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: the per-app cap on new subscriptions is off unless set', async (t) => {
+  t.equal(loadConfig({}).rateLimit.subscribePerAppMax, 0, 'off by default');
+  t.equal(loadConfig({ RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: '600' }).rateLimit.subscribePerAppMax, 600);
+});

@@ -162,7 +162,7 @@ export const subscriptions = pgTable(
       .on(table.appId, table.uid)
       .where(sql`${table.status} = 'active' and ${table.uid} is not null`),
     // Sends to `tags` (containment of every given pair): GIN over jsonb, chosen over a tag table by
-    // measurement at 1,000,000 subscriptions (README "Send to your users", migration 0008).
+    // measurement at 1,000,000 subscriptions (docs/sending.md, migration 0008).
     index('subscriptions_active_tags_idx')
       .using('gin', sql`${table.tags} jsonb_path_ops`)
       .where(sql`${table.status} = 'active'`),

@@ -2,6 +2,8 @@ export {
   decodeSubscriptionKeys,
   encryptPayload,
   type FixedEncryptionInputs,
+  isP256Point,
+  isValidSubscriptionKeys,
   MAX_PLAINTEXT_BYTES,
   RECORD_SIZE,
   type SubscriptionKeys,

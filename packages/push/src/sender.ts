@@ -53,8 +53,8 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * `NODE_EXTRA_CA_CERTS`, so a local stand-in push service works from the environment alone.
  *
  * Push services that offer HTTP/2 (FCM, Mozilla autopush and Apple's all do) get one multiplexed
- * connection per origin instead (`Http2Origins`); the others keep the HTTP/1.1 pool. See README
- * "Performance" for the measured difference.
+ * connection per origin instead (`Http2Origins`); the others keep the HTTP/1.1 pool. See
+ * docs/performance.md for the measured difference.
  */
 export function createPushSender(options: PushSenderOptions): PushSender {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

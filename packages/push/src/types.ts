@@ -65,7 +65,7 @@ export interface PushSenderOptions {
   /**
    * Use HTTP/2 with push services that offer it (ALPN `h2`, learnt on the first connection to each
    * origin): every request a stream of one connection. The others get HTTP/1.1. Default false
-   * (`PUSH_HTTP2`; README "Performance" has the figures).
+   * (`PUSH_HTTP2`; docs/performance.md has the figures).
    */
   http2?: boolean;
   /**

@@ -184,6 +184,29 @@ t.test('other bad shapes are 400 INVALID_INPUT', async (t) => {
   t.equal((await rowsFor(endpoint)).length, 0);
 });
 
+t.test('key material no browser could hold is 400 INVALID_INPUT, and nothing is stored', async (t) => {
+  const { endpoint, p256dh, auth } = fakeSubscription();
+  const point = Buffer.from(p256dh, 'base64url');
+  const offCurve = Buffer.from(point);
+  offCurve[64] = (offCurve[64] ?? 0) ^ 1; // y changed by one bit: no longer on P-256
+  const compressed = Buffer.concat([Buffer.from([2 + ((point[64] ?? 0) & 1)]), point.subarray(1, 33)]);
+  const fieldOverflow = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 0xff)]); // x, y ≥ p
+  for (const [label, payload] of [
+    ['a point off the curve', { endpoint, p256dh: offCurve.toString('base64url'), auth }],
+    ['a compressed point', { endpoint, p256dh: compressed.toString('base64url'), auth }],
+    ['coordinates past the field', { endpoint, p256dh: fieldOverflow.toString('base64url'), auth }],
+    ['64 bytes', { endpoint, p256dh: point.subarray(0, 64).toString('base64url'), auth }],
+    ['auth of 15 bytes', { endpoint, p256dh, auth: Buffer.alloc(15, 1).toString('base64url') }],
+    ['auth of 17 bytes', { endpoint, p256dh, auth: Buffer.alloc(17, 1).toString('base64url') }],
+    ['the toJSON() shape, bad auth', { endpoint, keys: { p256dh, auth: 'c2hvcnQ' } }],
+  ] as const) {
+    t.comment(label);
+    assertError(t, await subscribe(payload), 'INVALID_INPUT');
+  }
+  t.equal((await rowsFor(endpoint)).length, 0, 'nothing stored');
+  t.equal((await subscribe({ endpoint, p256dh, auth })).statusCode, 201, 'the real keys are taken');
+});
+
 t.test('validation order: missing field, then INVALID_URL, then INVALID_ENDPOINT', async (t) => {
   const { p256dh, auth } = fakeSubscription();
   assertError(t, await subscribe({ endpoint: 'http://evil.example.com/x', p256dh }), 'MISSING_FIELDS');

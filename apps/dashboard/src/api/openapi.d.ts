@@ -2384,7 +2384,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); new ones are capped per app and minute */
+        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
         post: {
             parameters: {
                 query?: never;

@@ -439,8 +439,8 @@ export interface ChunkAnswers {
  * nothing of it was written.
  *
  * Appended rather than merged into the chunk's row: a merge rewrote the row's growing arrays and
- * compared every answer with every earlier one, ~12 µs of PostgreSQL CPU a push (README
- * "Performance"). A progress write that races the run completing the chunk may leave a row of a
+ * compared every answer with every earlier one, ~12 µs of PostgreSQL CPU a push
+ * (docs/performance.md). A progress write that races the run completing the chunk may leave a row of a
  * completed chunk behind; nothing reads those (its answers were sent again by the completing run).
  */
 export async function recordProgress(db: Database, answers: readonly ChunkAnswers[]): Promise<boolean[]> {

@@ -51,7 +51,7 @@ const TRIM_IF_OWNER =
  *
  * A flush reads a batch (LRANGE), commits it, then trims it (LTRIM); a process dying in between
  * leaves the batch in Redis and the next flush repeats it, which counts nothing twice. Closing the
- * API flushes once more. What can be lost (README "See who clicked"): events in the Redis list when
+ * API flushes once more. What can be lost (docs/engagement.md): events in the Redis list when
  * Redis itself loses its data, and events whose RPUSH failed while Redis was unreachable (the API
  * still answers 202 and logs it).
  */

@@ -29,7 +29,8 @@ return count`;
  * A per-app cap on NEW subscriptions per window (`RATE_LIMIT_SUBSCRIBE_PER_APP_MAX` per
  * `RATE_LIMIT_WINDOW_SECONDS`), on top of the per-IP limit, so one app's public key cannot flood its
  * table from many addresses. A fixed-window counter in Redis: every API instance counts together.
- * Like the other limiters it lets requests through when Redis does not answer.
+ * Like the other limiters it lets requests through when Redis does not answer. Opt-in: 0, the
+ * default, turns it off and costs no Redis command.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -37,6 +38,8 @@ export default fp(
     const windowMs = rateLimit.windowSeconds * 1000;
 
     const admit = async (appId: string): Promise<CapDecision> => {
+      // Off by default: a popular page must not lose the visitors of a busy minute.
+      if (rateLimit.subscribePerAppMax === 0) return { admitted: true, retryAfterSeconds: 0 };
       const now = Date.now();
       const window = Math.floor(now / windowMs);
       const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));

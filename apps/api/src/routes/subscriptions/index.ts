@@ -7,6 +7,7 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
+import { isValidSubscriptionKeys } from '@webpush/push';
 import { identitySecretContext } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
@@ -61,7 +62,7 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['subscriptions'],
         summary:
-          'Store a browser push subscription (201 new, 200 already stored); new ones are capped per app and minute',
+          'Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret',
         security: keySecurity,
         body: SubscribeBody,
         response: {
@@ -83,6 +84,8 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const principal = apiKeyPrincipal(request);
       const { endpoint, p256dh, auth, uid, tags } = request.body;
+      // Keys no browser could hold would take a subscriber slot and fail every push.
+      if (!isValidSubscriptionKeys({ p256dh, auth })) throw new AppError('INVALID_INPUT');
       await assertUidSigned(request, uid, request.body.uidSignature);
       let retryAfterSeconds = 0;
       const result = await upsertSubscription(
