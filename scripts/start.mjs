@@ -19,7 +19,7 @@ const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
 runTogether(
   [
     { name: 'api', args: ['apps/api/dist/server.js'], port: apiPort },
-    // --max-semi-space-size=8: README "Configuration" (the worker's young generation, 16 MB less RSS).
+    // --max-semi-space-size=8: docs/configuration.md (the worker's young generation, 16 MB less RSS).
     { name: 'worker', args: ['--max-semi-space-size=8', 'apps/worker/dist/main.js'], port: workerPort },
   ],
   { NODE_ENV: 'production', ...env },
