@@ -1,6 +1,12 @@
 import type { Config } from '@webpush/config';
 import { createDatabase } from '@webpush/db';
-import { createEncryptionPool, createPushSender, type EncryptionPool, type PushSender } from '@webpush/push';
+import {
+  ClickTokens,
+  createEncryptionPool,
+  createPushSender,
+  type EncryptionPool,
+  type PushSender,
+} from '@webpush/push';
 import {
   bullPrefix,
   createQueues,
@@ -100,6 +106,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
+    clickTokens: config.encryptionKey ? new ClickTokens(config.encryptionKey) : null,
     metrics,
     log,
   };

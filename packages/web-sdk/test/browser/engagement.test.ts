@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrowserContext, Worker } from 'playwright-core';
 import t from 'tap';
-import { createKey } from '../../../../apps/api/test/helper.js';
+import { createKey, planDelivery } from '../../../../apps/api/test/helper.js';
 import { eventually, fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
 
 /*
@@ -26,7 +26,10 @@ if (browser) {
   const eventsFrom = (origin: string) => answered.filter((event) => event.origin === origin);
 
   const notifyKey = await createKey(api.ctx.app, api.userToken, api.appId, 'notify');
-  /** A real notification of the app (no worker runs here: it stays queued, which is all we need). */
+  /**
+   * A real notification of the app, its delivery planned (no worker runs here: it is never sent,
+   * but engagement counts only for the subscriptions it was planned for, which is all we need).
+   */
   const newNotification = async () => {
     const response = await api.ctx.app.inject({
       method: 'POST',
@@ -35,7 +38,9 @@ if (browser) {
       payload: { title: 'Sale', body: 'Now' },
     });
     if (response.statusCode !== 202) throw new Error(`notify: ${response.statusCode} ${response.body}`);
-    return response.json<{ notification: { id: string } }>().notification.id;
+    const { id } = response.json<{ notification: { id: string } }>().notification;
+    await planDelivery(api.ctx.database, id);
+    return id;
   };
   const counts = async (id: string) => {
     await api.ctx.app.engagement.flush();
