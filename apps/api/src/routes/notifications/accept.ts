@@ -16,7 +16,7 @@ import {
   PLACEHOLDER_ID,
   templateBytes,
 } from '@webpush/push';
-import { fanOutJobId, jobNames } from '@webpush/queue';
+import { enqueueFanOut } from '@webpush/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../plugins/app/error-handler.js';
 import {
@@ -138,7 +138,7 @@ export function notificationAcceptor(app: FastifyInstance) {
   /** Queues the fan-out after the notification is committed; if Redis fails now, the reconciler re-queues it. */
   async function queueFanOut(notificationId: string, request: FastifyRequest) {
     try {
-      await app.queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
+      await enqueueFanOut(app.queues.fanOut, notificationId);
     } catch (error) {
       request.log.error(
         { err: error, notificationId },
