@@ -113,7 +113,8 @@ export class ClickTokens {
   verify(token: string): ClickTarget | null {
     if (token.length !== CLICK_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
     const bytes = Buffer.from(token, 'base64url');
-    if (bytes.length !== TOKEN_BYTES) return null;
+    // Only the canonical spelling: the last character's unused bits must be zero.
+    if (bytes.length !== TOKEN_BYTES || bytes.toString('base64url') !== token) return null;
     const expected = this.#mac(bytes.subarray(0, ID_BYTES * 2 + 1));
     if (!timingSafeEqual(expected, bytes.subarray(ID_BYTES * 2 + 1))) return null;
     return {
