@@ -14,7 +14,7 @@ export {
   type EncryptionPool,
   type EncryptionPoolOptions,
 } from './encryption-pool.js';
-export { outcomeForStatus, parseRetryAfter } from './outcome.js';
+export { failureKey, outcomeForStatus, parseRetryAfter } from './outcome.js';
 export { buildPushRequest, type PushRequest } from './push-request.js';
 export { createPushSender } from './sender.js';
 export type {
