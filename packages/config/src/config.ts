@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Value } from 'typebox/value';
 import { type Env, EnvSchema } from './env-schema.js';
 import { type PushHostRule, parsePushHosts } from './push-hosts.js';
+import { isLocalUrl, vapidSubjectProblem } from './vapid-subject.js';
 
 export interface Config {
   readonly env: string;
@@ -221,6 +222,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.SMTP_URL === undefined && env.NODE_ENV === 'production') {
     problems.push('SMTP_URL is not set: verification and password-reset e-mails are written to the log, not sent');
   }
+  const vapidSubject = env.VAPID_SUBJECT ?? defaultVapidSubject(publicUrl);
+  const subjectProblem = vapidSubjectProblem(vapidSubject);
+  if (subjectProblem !== null) {
+    const message =
+      `VAPID_SUBJECT ${vapidSubject} ${subjectProblem}: Apple's push service refuses every push signed with it ` +
+      '(403 BadJwtToken), so Safari and iPhone subscribers get nothing. Set VAPID_SUBJECT to a mailto: address or ' +
+      'https: URL on a domain you own, e.g. VAPID_SUBJECT=mailto:push@your-company.com';
+    // A production deployment refuses to start; a local trial (PUBLIC_URL on this machine) only warns.
+    if (env.NODE_ENV === 'production' && !isLocalUrl(publicUrl)) throw new ConfigValidationError(message);
+    problems.push(message);
+  }
   const webhookRetrySpanMs = env.WEBHOOK_BACKOFF_MS * (2 ** (env.WEBHOOK_MAX_ATTEMPTS - 1) - 1);
   if (env.NODE_ENV === 'production' && webhookRetrySpanMs < 24 * 3_600_000) {
     problems.push(
@@ -248,7 +260,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiUrl: env.GITHUB_API_URL.replace(/\/+$/, ''),
     },
     pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
-    vapidSubject: env.VAPID_SUBJECT ?? defaultVapidSubject(publicUrl),
+    vapidSubject,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,

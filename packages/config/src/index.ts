@@ -8,3 +8,4 @@ export {
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
 export { isAllowedPushHost, type PushHostRule, parsePushHosts } from './push-hosts.js';
+export { vapidSubjectProblem } from './vapid-subject.js';
