@@ -38,7 +38,7 @@ export const errorCatalogue = {
   APP_MISMATCH: define(403, 'API キーはこのアプリのものではありません'),
   PLAN_LIMIT_EXCEEDED: define(403, 'ご利用のプランで作成できるアプリの上限に達しました', true),
   INVALID_STATE: define(403, 'OAuth の state が一致しません'),
-  ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからはこの API キーを使用できません'),
+  ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからのリクエストは許可されていません'),
   INVALID_UID_SIGNATURE: define(403, 'uid の署名 (uidSignature) がないか、正しくありません'),
 
   // 404 / 409 / 410 / 413
