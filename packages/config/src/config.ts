@@ -37,6 +37,11 @@ export interface Config {
     readonly apiKeyMax: number;
     readonly loginMax: number;
     readonly registerMax: number;
+    /** IPv6 clients share a counter per network of this prefix length. */
+    readonly ipv6Prefix: number;
+    readonly mailPerAddressMax: number;
+    readonly mailPerAddressWindowSeconds: number;
+    readonly sessionWriteMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
     /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
@@ -255,6 +260,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
       loginMax: env.RATE_LIMIT_LOGIN_MAX,
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
+      ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
+      mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
+      mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
+      sessionWriteMax: env.RATE_LIMIT_SESSION_WRITE_MAX,
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },

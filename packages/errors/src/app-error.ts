@@ -8,6 +8,12 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Internal cause, logged but never shown to the client. */
   cause?: unknown;
+  /**
+   * A more precise Japanese message than the catalogue's, for a code that covers several rules
+   * (which password rule failed; why a limit could not be counted). The code stays what clients
+   * branch on.
+   */
+  message?: string;
 }
 
 export class AppError extends Error {
@@ -18,7 +24,7 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const definition = errorCatalogue[code];
-    super(definition.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(options.message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.statusCode = options.status ?? definition.status;
@@ -34,9 +40,9 @@ export interface ErrorBody {
 }
 
 /** The contract's error body: exactly `error` and `code`, plus `upgrade_url` on the plan-limit codes. */
-export function errorBody(code: ErrorCode, publicUrl: string): ErrorBody {
+export function errorBody(code: ErrorCode, publicUrl: string, message?: string): ErrorBody {
   const definition = errorCatalogue[code];
-  const body: ErrorBody = { error: definition.message, code };
+  const body: ErrorBody = { error: message ?? definition.message, code };
   if (definition.upgradeUrl) body.upgrade_url = `${publicUrl.replace(/\/+$/, '')}/pricing`;
   return body;
 }

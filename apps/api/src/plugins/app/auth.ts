@@ -133,6 +133,7 @@ export default fp(
             );
           }
           request.principal = { kind: 'session', user: session.user, tokenHash, sessionId: session.sessionId };
+          if (UNSAFE_METHODS.has(request.method)) await app.countSessionWrite(request, session.user.id);
           return;
         }
 
@@ -140,5 +141,5 @@ export default fp(
       };
     });
   },
-  { name: 'auth', dependencies: ['config', 'db', 'secrets', '@fastify/cookie'] },
+  { name: 'auth', dependencies: ['config', 'db', 'secrets', 'limiters', '@fastify/cookie'] },
 );
