@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCatalogue } from './catalogue.js';
+import { type ErrorCode, type ErrorDetail, errorCatalogue, errorDetails } from './catalogue.js';
 
 /** Options that change how one error is answered without changing its code. */
 export interface AppErrorOptions {
@@ -9,11 +9,10 @@ export interface AppErrorOptions {
   /** Internal cause, logged but never shown to the client. */
   cause?: unknown;
   /**
-   * A more precise Japanese message than the catalogue's, for a code that covers several rules
-   * (which password rule failed; why a limit could not be counted). The code stays what clients
-   * branch on.
+   * Which rule of the code was broken, for a more precise message from `errorDetails` (which
+   * password rule failed; why a limit could not be counted). The code stays what clients branch on.
    */
-  message?: string;
+  detail?: ErrorDetail;
 }
 
 export class AppError extends Error {
@@ -24,7 +23,9 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const definition = errorCatalogue[code];
-    super(options.message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
+    const detail = options.detail === undefined ? undefined : errorDetails[options.detail];
+    if (detail && detail.code !== code) throw new Error(`error detail ${options.detail} belongs to ${detail.code}`);
+    super(detail?.message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.statusCode = options.status ?? definition.status;

@@ -27,7 +27,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -173,7 +173,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -891,7 +891,7 @@ export interface paths {
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
-                        /** @description The new password: 8 to 128 characters */
+                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
                         password: string;
                     };
                 };

@@ -30,10 +30,6 @@ declare module 'fastify' {
   }
 }
 
-/** Why a limit that fails closed refuses while Redis is unreachable. */
-const UNCOUNTABLE_MESSAGE =
-  '現在リクエスト数を確認できないため、このリクエストを受け付けられません。しばらくしてから再試行してください';
-
 /**
  * SPEC §8 rate limits on the Redis store, so every API instance counts together. Each limiter is
  * made once and attached to routes explicitly: the login limiter serves both POST /auth/login and
@@ -86,7 +82,7 @@ export default fp(
           request.log.error({ err: error }, `rate limit "${name}" cannot be counted: refusing the request`);
           throw new AppError('RATE_LIMITED', {
             status: 503,
-            message: UNCOUNTABLE_MESSAGE,
+            detail: 'LIMIT_NOT_COUNTABLE',
             headers: { 'Retry-After': String(limits.windowSeconds) },
             cause: error,
           });
