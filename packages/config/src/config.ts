@@ -38,6 +38,11 @@ export interface Config {
     readonly apiKeyMax: number;
     readonly loginMax: number;
     readonly registerMax: number;
+    /** IPv6 clients share a counter per network of this prefix length. */
+    readonly ipv6Prefix: number;
+    readonly mailPerAddressMax: number;
+    readonly mailPerAddressWindowSeconds: number;
+    readonly sessionWriteMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
     /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
@@ -210,9 +215,27 @@ function defaultMailFrom(publicUrl: string): string {
   return `no-reply@${hostname || 'localhost'}`;
 }
 
-/** Reads and validates the configuration once, at boot. Throws only for malformed values. */
+/** Shortest secrets accepted in production: a pepper of 256 bits as base64, a password past guessing. */
+export const MIN_API_KEY_PEPPER_LENGTH = 32;
+export const MIN_OPS_PASSWORD_LENGTH = 16;
+
+/** In production a short secret is a configuration error at start-up, not a weakness found later. */
+function refuseShortSecrets(env: Env): void {
+  if (env.NODE_ENV !== 'production') return;
+  const short: string[] = [];
+  if (env.API_KEY_PEPPER !== undefined && env.API_KEY_PEPPER.length < MIN_API_KEY_PEPPER_LENGTH) {
+    short.push(`API_KEY_PEPPER must be at least ${MIN_API_KEY_PEPPER_LENGTH} characters`);
+  }
+  if (env.OPS_PASSWORD !== undefined && env.OPS_PASSWORD.length < MIN_OPS_PASSWORD_LENGTH) {
+    short.push(`OPS_PASSWORD must be at least ${MIN_OPS_PASSWORD_LENGTH} characters`);
+  }
+  if (short.length > 0) throw new ConfigValidationError(`invalid configuration: ${short.join('; ')}`);
+}
+
+/** Reads and validates the configuration once, at boot. Throws only for malformed values (and short secrets in production). */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
+  refuseShortSecrets(env);
   const problems: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
   if (env.API_KEY_PEPPER === undefined) {
@@ -267,6 +290,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
       loginMax: env.RATE_LIMIT_LOGIN_MAX,
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
+      ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
+      mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
+      mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
+      sessionWriteMax: env.RATE_LIMIT_SESSION_WRITE_MAX,
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },

@@ -96,7 +96,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -242,7 +242,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -410,6 +410,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -754,6 +767,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description RATE_LIMITED */
                 429: {
                     headers: {
@@ -934,7 +960,7 @@ export interface paths {
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
-                        /** @description The new password: 8 to 128 characters */
+                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
                         password: string;
                     };
                 };
@@ -1164,6 +1190,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description INTERNAL_ERROR */
                 500: {
                     headers: {
@@ -1236,6 +1275,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1640,7 +1692,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description PLAN_LIMIT_EXCEEDED */
+                /** @description PLAN_LIMIT_EXCEEDED, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1700,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "PLAN_LIMIT_EXCEEDED";
+                            code: "PLAN_LIMIT_EXCEEDED" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1866,6 +1918,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -1974,6 +2039,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -2093,6 +2171,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -2426,6 +2517,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -2551,6 +2655,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3261,7 +3378,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3269,7 +3386,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -4603,6 +4720,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -4838,6 +4968,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -5064,6 +5207,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5408,6 +5564,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -5522,6 +5691,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -5615,6 +5797,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5848,6 +6043,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };

@@ -5,11 +5,10 @@ import { sessionUser } from '../../plugins/app/auth.js';
 import { CredentialsBody, MeResponse, ProvidersResponse, SessionResponse } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { sendVerificationEmail } from './account-mail.js';
+import { validPassword } from './password-rules.js';
 import { clearSessionCookie, publicUser, startSession } from './session-cookie.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 128;
 const MAX_EMAIL = 254;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
@@ -20,11 +19,7 @@ function validEmail(raw: string): string {
   return email;
 }
 
-export function validPassword(password: string): string {
-  const length = [...password].length; // characters, not UTF-16 units
-  if (length < MIN_PASSWORD || length > MAX_PASSWORD) throw new AppError('INVALID_INPUT');
-  return password;
-}
+export { validPassword };
 
 export default async function authRoutes(app: FastifyInstance) {
   app.post(
