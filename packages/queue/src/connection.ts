@@ -18,12 +18,13 @@ export interface RedisTarget {
 /**
  * How long a cluster command keeps trying through a failover before it fails: a master that dies
  * is replaced once the other masters agree it is gone (`cluster-node-timeout`, plus an election of
- * about a second). Each try waits `retryDelayOnFailover`; `maxRedirections` bounds the tries. A
- * worker command is retried by BullMQ after that anyway; a producer's fails and PostgreSQL, the
- * record, lets the worker's reconciler queue the work later.
+ * about a second). Each try waits `retryDelayOnFailover`; `maxRedirections` bounds the tries:
+ * about 10 s for a worker (BullMQ tries again after that anyway), about 5 s for the API, whose
+ * requests then go on as they do when Redis is down (limits let them through; an accepted
+ * notification is in PostgreSQL and the worker's reconciler queues it).
  */
 const FAILOVER_RETRY_DELAY_MS = 200;
-const MAX_REDIRECTIONS = 50;
+const MAX_REDIRECTIONS: Record<RedisRole, number> = { worker: 50, producer: 25 };
 
 function roleOptions(role: RedisRole): RedisOptions {
   return {
@@ -47,7 +48,7 @@ export function createRedisConnection(target: RedisTarget, role: RedisRole): Red
     retryDelayOnFailover: FAILOVER_RETRY_DELAY_MS,
     retryDelayOnClusterDown: FAILOVER_RETRY_DELAY_MS,
     retryDelayOnTryAgain: FAILOVER_RETRY_DELAY_MS,
-    maxRedirections: MAX_REDIRECTIONS,
+    maxRedirections: MAX_REDIRECTIONS[role],
     // Learn the new slot owners soon after a failover, not only when a command is redirected.
     slotsRefreshInterval: 2_000,
     slotsRefreshTimeout: 2_000,
