@@ -4,6 +4,12 @@ import { type Env, EnvSchema } from './env-schema.js';
 import { type PushHostRule, parsePushHosts } from './push-hosts.js';
 import { isLocalUrl, vapidSubjectProblem } from './vapid-subject.js';
 
+/** One `host:port` seed of a Redis Cluster. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
 export interface Config {
   readonly env: string;
   readonly port: number;
@@ -15,6 +21,11 @@ export interface Config {
   readonly secureCookies: boolean;
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /**
+   * Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES), or null for the single Redis at `redisUrl`.
+   * When set, every Redis use of the API and the worker goes to the cluster and `redisUrl` is unused.
+   */
+  readonly redisClusterNodes: readonly RedisNode[] | null;
   /** Prefix of every Redis key the service writes; wrapped in `{}` where Redis Cluster needs a hash tag. */
   readonly redisKeyPrefix: string;
   /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
@@ -195,6 +206,28 @@ function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffe
  * proxies in front of the API) or the proxies' addresses/CIDRs take the address the last trusted
  * proxy saw instead.
  */
+/**
+ * REDIS_CLUSTER_NODES: comma-separated `host:port` (IPv6 in brackets, `[::1]:7000`); the port is
+ * required, since cluster nodes rarely listen on 6379. Empty means no cluster.
+ */
+export function parseRedisClusterNodes(raw: string | undefined): RedisNode[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const nodes: RedisNode[] = [];
+  for (const entry of raw.split(',')) {
+    const value = entry.trim();
+    if (value === '') continue;
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(value);
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigValidationError(
+        `invalid configuration: REDIS_CLUSTER_NODES entry "${value}" is not host:port (an IPv6 address in brackets)`,
+      );
+    }
+    nodes.push({ host: (match[1] ?? match[2]) as string, port });
+  }
+  return nodes.length > 0 ? nodes : null;
+}
+
 function parseTrustProxy(raw: string): boolean | number | string {
   const value = raw.trim();
   if (value === '' || value === 'false') return false;
@@ -272,6 +305,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     secureCookies: publicUrl.startsWith('https://'),
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: parseRedisClusterNodes(env.REDIS_CLUSTER_NODES),
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     encryptionKey,
     apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),

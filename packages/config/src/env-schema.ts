@@ -12,6 +12,8 @@ export const EnvSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: 'http://localhost:3000' }),
   DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/webpush' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
+  /** Seed nodes of a Redis Cluster (`host:port,host:port`); when set, REDIS_URL is not used. */
+  REDIS_CLUSTER_NODES: Type.Optional(Type.String()),
   REDIS_KEY_PREFIX: Type.String({ default: 'wp', pattern: '^[A-Za-z0-9_.:-]+$' }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   API_KEY_PEPPER: Type.Optional(Type.String()),

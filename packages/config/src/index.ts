@@ -4,6 +4,8 @@ export {
   defaultCryptoThreads,
   defaultProgressBatch,
   loadConfig,
+  parseRedisClusterNodes,
+  type RedisNode,
   unrecordedBound,
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
