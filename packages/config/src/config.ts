@@ -98,6 +98,11 @@ export interface Config {
     readonly maxAttempts: number;
     readonly backoffMs: number;
     readonly concurrency: number;
+    /** Attempts one app may have in flight in one worker process. */
+    readonly perAppConcurrency: number;
+    /** Failed attempts in a row that pause an endpoint, and the first pause (doubling per failed probe). */
+    readonly breakerFailures: number;
+    readonly breakerPauseMs: number;
     /** How often the worker turns outbox rows without a job into jobs. */
     readonly relayIntervalMs: number;
     /** A queued event is checked against Redis again after this long. */
@@ -295,6 +300,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       backoffMs: env.WEBHOOK_BACKOFF_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      perAppConcurrency: env.WEBHOOK_APP_CONCURRENCY,
+      breakerFailures: env.WEBHOOK_BREAKER_FAILURES,
+      breakerPauseMs: env.WEBHOOK_BREAKER_PAUSE_MS,
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
     },

@@ -86,6 +86,12 @@ export const EnvSchema = Type.Object({
   WEBHOOK_BACKOFF_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   /** Webhook deliveries one worker process runs at once. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 10 }),
+  /** Webhook deliveries one app may have in flight in one worker process: a slow receiver holds only these. */
+  WEBHOOK_APP_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
+  /** Failed attempts in a row after which an endpoint's deliveries pause (circuit breaker). */
+  WEBHOOK_BREAKER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
+  /** First pause of a failing endpoint; it doubles on each failed probe, up to 64 times this. */
+  WEBHOOK_BREAKER_PAUSE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /** How often each worker queues outbox events that have no job yet (new, or lost with Redis). */
   WEBHOOK_RELAY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 1_000 }),
   /** A queued event is checked against Redis again after this long without an attempt. */
