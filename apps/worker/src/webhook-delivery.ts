@@ -1,6 +1,6 @@
 import { claimWebhookMessagesToQueue } from '@webpush/db';
 import { queueWebhookMessage, type WebhookJob } from '@webpush/queue';
-import { createWebhookClient } from '@webpush/webhooks';
+import { createNameResolver, createWebhookClient } from '@webpush/webhooks';
 import { DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
@@ -41,6 +41,7 @@ export function startWebhookDelivery(
     allowedHosts: settings.allowedHosts,
     connectTimeoutMs: settings.connectTimeoutMs,
     totalTimeoutMs: settings.timeoutMs,
+    resolve: createNameResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
 

@@ -92,6 +92,9 @@ export interface Config {
     /** Lower-case `host` or `host:port` exempt from the public-address rule, also over http (local testing). */
     readonly allowedHosts: readonly string[];
     readonly connectTimeoutMs: number;
+    /** Name servers for webhook hosts (empty: the system's), and each query's limit. */
+    readonly dnsServers: readonly string[];
+    readonly dnsTimeoutMs: number;
     /** One attempt, from connecting to the last byte of the capped answer. */
     readonly timeoutMs: number;
     /** Attempts per event; retry n waits `backoffMs × 2^(n-1)`, so the defaults span about 34 hours. */
@@ -296,6 +299,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         .map((host) => host.trim().toLowerCase())
         .filter((host) => host !== ''),
       connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      dnsServers: env.WEBHOOK_DNS_SERVERS.split(',')
+        .map((server) => server.trim())
+        .filter((server) => server !== ''),
+      dnsTimeoutMs: env.WEBHOOK_DNS_TIMEOUT_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       backoffMs: env.WEBHOOK_BACKOFF_MS,

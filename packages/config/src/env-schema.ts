@@ -79,6 +79,10 @@ export const EnvSchema = Type.Object({
   /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
   WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  /** Name servers (comma-separated ip or ip:port) for webhook hosts; empty: the system's. Queried by c-ares, never getaddrinfo. */
+  WEBHOOK_DNS_SERVERS: Type.String({ default: '' }),
+  /** A webhook host name's resolution, per name server: a server that never answers delays nothing else. */
+  WEBHOOK_DNS_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 2_000 }),
   /** One attempt, from connecting to the last byte of the (capped) answer. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   /** Attempts per event; the waits double from WEBHOOK_BACKOFF_MS (12 × 60 s: retries span about 34 hours). */
