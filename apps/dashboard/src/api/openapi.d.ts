@@ -3262,8 +3262,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
+                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
+                                status: "queued" | "scheduled" | "completed";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
@@ -3478,8 +3478,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
+                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
+                                status: "queued" | "scheduled" | "completed";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
@@ -4129,8 +4129,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
+                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
+                                status: "queued" | "scheduled" | "completed";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
