@@ -109,12 +109,20 @@ export interface Config {
     /** Lower-case `host` or `host:port` exempt from the public-address rule, also over http (local testing). */
     readonly allowedHosts: readonly string[];
     readonly connectTimeoutMs: number;
+    /** Name servers for webhook hosts (empty: the system's), and each query's limit. */
+    readonly dnsServers: readonly string[];
+    readonly dnsTimeoutMs: number;
     /** One attempt, from connecting to the last byte of the capped answer. */
     readonly timeoutMs: number;
     /** Attempts per event; retry n waits `backoffMs × 2^(n-1)`, so the defaults span about 34 hours. */
     readonly maxAttempts: number;
     readonly backoffMs: number;
     readonly concurrency: number;
+    /** Attempts one app may have in flight in one worker process. */
+    readonly perAppConcurrency: number;
+    /** Failed attempts in a row that pause an endpoint, and the first pause (doubling per failed probe). */
+    readonly breakerFailures: number;
+    readonly breakerPauseMs: number;
     /** How often the worker turns outbox rows without a job into jobs. */
     readonly relayIntervalMs: number;
     /** A queued event is checked against Redis again after this long. */
@@ -364,10 +372,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         .map((host) => host.trim().toLowerCase())
         .filter((host) => host !== ''),
       connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      dnsServers: env.WEBHOOK_DNS_SERVERS.split(',')
+        .map((server) => server.trim())
+        .filter((server) => server !== ''),
+      dnsTimeoutMs: env.WEBHOOK_DNS_TIMEOUT_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       backoffMs: env.WEBHOOK_BACKOFF_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      perAppConcurrency: env.WEBHOOK_APP_CONCURRENCY,
+      breakerFailures: env.WEBHOOK_BREAKER_FAILURES,
+      breakerPauseMs: env.WEBHOOK_BREAKER_PAUSE_MS,
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
     },

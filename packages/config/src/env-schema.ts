@@ -88,6 +88,10 @@ export const EnvSchema = Type.Object({
   /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
   WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  /** Name servers (comma-separated ip or ip:port) for webhook hosts; empty: the system's. Queried by c-ares, never getaddrinfo. */
+  WEBHOOK_DNS_SERVERS: Type.String({ default: '' }),
+  /** A webhook host name's resolution, per name server: a server that never answers delays nothing else. */
+  WEBHOOK_DNS_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 2_000 }),
   /** One attempt, from connecting to the last byte of the (capped) answer. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   /** Attempts per event; the waits double from WEBHOOK_BACKOFF_MS (12 × 60 s: retries span about 34 hours). */
@@ -95,6 +99,12 @@ export const EnvSchema = Type.Object({
   WEBHOOK_BACKOFF_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   /** Webhook deliveries one worker process runs at once. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 10 }),
+  /** Webhook deliveries one app may have in flight in one worker process: a slow receiver holds only these. */
+  WEBHOOK_APP_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
+  /** Failed attempts in a row after which an endpoint's deliveries pause (circuit breaker). */
+  WEBHOOK_BREAKER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
+  /** First pause of a failing endpoint; it doubles on each failed probe, up to 64 times this. */
+  WEBHOOK_BREAKER_PAUSE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /** How often each worker queues outbox events that have no job yet (new, or lost with Redis). */
   WEBHOOK_RELAY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 1_000 }),
   /** A queued event is checked against Redis again after this long without an attempt. */
