@@ -5,6 +5,7 @@ export {
   createQueues,
   type DeliveryChunkJob,
   defaultJobOptions,
+  enqueueFanOut,
   type FanOutJob,
   fanOutJobId,
   jobNames,
@@ -13,6 +14,8 @@ export {
   queueDepths,
   queueNames,
   queueWebhookMessage,
+  requeueFanOut,
+  requeueUnlessInFlight,
   type WebhookJob,
   webhookJobOptions,
 } from './queues.js';

@@ -35,3 +35,4 @@ export { type MailServer, type ReceivedMail, startMailServer } from './mail-serv
 export { unusedPort } from './ports.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
 export { subscriberCounted } from './subscriber-count.js';
+export { waitFor } from './wait-for.js';

@@ -8,7 +8,7 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
-import { fanOutJobId, jobNames } from '@webpush/queue';
+import { enqueueFanOut } from '@webpush/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../plugins/app/error-handler.js';
 import {
@@ -100,7 +100,7 @@ export function notificationAcceptor(app: FastifyInstance) {
   /** Queues the fan-out after the notification is committed; if Redis fails now, the reconciler re-queues it. */
   async function queueFanOut(notificationId: string, request: FastifyRequest) {
     try {
-      await app.queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
+      await enqueueFanOut(app.queues.fanOut, notificationId);
     } catch (error) {
       request.log.error(
         { err: error, notificationId },
