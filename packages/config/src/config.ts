@@ -277,6 +277,12 @@ function refuseShortSecrets(env: Env): void {
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
   refuseShortSecrets(env);
+  if (env.DASHBOARD_DEV_SERVER && env.NODE_ENV === 'production') {
+    // Vite is a development dependency (absent from the production image) and serves sources.
+    throw new ConfigValidationError(
+      'invalid configuration: DASHBOARD_DEV_SERVER cannot be on when NODE_ENV=production',
+    );
+  }
   const problems: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
   if (env.API_KEY_PEPPER === undefined) {
