@@ -146,8 +146,8 @@ export const IdempotencyHeaders = Type.Object({
 
 const AcceptedNotification = Type.Object({
   id: Type.String({ format: 'uuid' }),
-  status: Type.Union([Type.Literal('queued'), Type.Literal('scheduled'), Type.Literal('completed')], {
-    description: '`scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once)',
+  status: Type.Union([Type.Literal('queued'), Type.Literal('scheduled')], {
+    description: '`scheduled` for a send with `sendAt`',
   }),
   targets: Type.Integer({
     description: 'Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts)',

@@ -3631,8 +3631,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
-                                status: "queued" | "scheduled" | "completed";
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
@@ -3884,8 +3884,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
-                                status: "queued" | "scheduled" | "completed";
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };
@@ -4686,8 +4686,8 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt`; `completed` for a send with no target (finished at once) */
-                                status: "queued" | "scheduled" | "completed";
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
                             };

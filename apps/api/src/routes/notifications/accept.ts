@@ -1,6 +1,5 @@
 import {
   type AcceptedAnswer,
-  type AcceptedStatus,
   acceptNotification,
   findIdempotentResponse,
   findSubscriptionsByEndpoints,
@@ -198,7 +197,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     route: SendRoute,
     body: NotifyBody | NotifyBatchBody,
     target: NotificationTarget,
-    respond: (accepted: { id: string; status: AcceptedStatus; targets: number }) => R,
+    respond: (accepted: { id: string; targets: number }) => R,
     sendAt: Date | null = null,
   ) {
     const result = await acceptNotification(
@@ -269,6 +268,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     });
     if (checked.replayed) return reply;
     const { sendAt, target } = checked.value;
+    const status = sendAt === null ? ('queued' as const) : ('scheduled' as const);
     return accept(
       request,
       reply,
@@ -276,7 +276,7 @@ export function notificationAcceptor(app: FastifyInstance) {
       route(request),
       body,
       target,
-      ({ id, status, targets }) => ({ notification: { id, status, targets } }),
+      ({ id, targets }) => ({ notification: { id, status, targets } }),
       sendAt,
     );
   }

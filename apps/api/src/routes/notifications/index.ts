@@ -111,8 +111,8 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
         'batch',
         body,
         { kind: 'batch', subscriptionIds },
-        ({ id, status, targets }) => ({
-          notification: { id, status, targets },
+        ({ id, targets }) => ({
+          notification: { id, status: 'queued' as const, targets },
           unknownEndpoints,
           expiredEndpoints,
         }),
