@@ -42,6 +42,8 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
+  /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
+  readonly passwordRefuseCommon: boolean;
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   readonly rateLimit: {
@@ -349,6 +351,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
+    passwordRefuseCommon: env.PASSWORD_REFUSE_COMMON,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {
       fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,

@@ -112,6 +112,11 @@ export const EnvSchema = Type.Object({
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
+  /**
+   * Refuse the 10,000 most common passwords at registration and reset. Off by default: the contract
+   * accepts any password of 8 to 128 characters, and clients rely on it.
+   */
+  PASSWORD_REFUSE_COMMON: Type.Boolean({ default: false }),
   // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.
   OPS_USERNAME: Type.Optional(Type.String()),
   OPS_PASSWORD: Type.Optional(Type.String()),

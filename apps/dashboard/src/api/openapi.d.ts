@@ -2276,6 +2276,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
+                                pushFormat: "legacy" | "declarative";
+                                /** @description The page a click opens when a notification has no `url` */
+                                defaultUrl: string | null;
                             };
                         };
                     };
@@ -2302,6 +2306,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
