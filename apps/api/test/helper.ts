@@ -24,7 +24,7 @@ export async function buildTestApp(
   const config = testConfig(resources, env);
   let app: FastifyInstance;
   try {
-    app = await buildApp(config, { ...options, logger: false });
+    app = await buildApp(config, { ...options, logger: options.logStream ? undefined : false });
   } catch (error) {
     await resources.dispose(); // otherwise the file hangs on open connections until tap's timeout
     throw error;

@@ -21,6 +21,8 @@ export function publicNotification(notification: NotificationSummary) {
     completedAt: notification.completedAt?.toISOString() ?? null,
     ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),
     ...(notification.errorCode === null ? {} : { errorCode: notification.errorCode }),
+    // Only when some push failed: the notification's shape is otherwise what it always was.
+    ...(Object.keys(notification.failureReasons).length === 0 ? {} : { failureReasons: notification.failureReasons }),
     title: payload.title,
     body: payload.body,
     ...(payload.url === undefined ? {} : { url: payload.url }),

@@ -103,6 +103,8 @@ export const apps = pgTable(
     vapidPublicKey: text('vapid_public_key').notNull(),
     /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v2.iv.tag.ciphertext`; `v1` rows predate the binding); never returned by the API. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
+    /** The current key's number: 1 at creation, one more at each rotation (earlier keys: `retiredVapidKeys`). */
+    vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
     allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
     /**
@@ -117,6 +119,28 @@ export const apps = pgTable(
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],
+);
+
+/**
+ * An app's earlier VAPID keys, kept after a rotation for the subscriptions made with them (each
+ * subscription records its key's `version`). Sealed like the current key, bound to the app; deleted
+ * by the worker once no active subscription uses them.
+ */
+export const retiredVapidKeys = pgTable(
+  'retired_vapid_keys',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    publicKey: text('public_key').notNull(),
+    privateKeySealed: text('private_key_sealed').notNull(),
+    retiredAt: timestamp('retired_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.appId, table.version] }),
+    uniqueIndex('retired_vapid_keys_app_public_key').on(table.appId, table.publicKey),
+  ],
 );
 
 export const apiKeyScopes = ['subscribe_only', 'notify', 'full'] as const;
@@ -158,6 +182,8 @@ export const subscriptions = pgTable(
     uid: text('uid'),
     /** The customer's tags: string keys to string values (at most 20). */
     tags: jsonb('tags').$type<SubscriptionTags>().notNull().default(sql`'{}'::jsonb`),
+    /** The version of the app's VAPID key the browser subscribed with: its pushes are signed with that key. */
+    vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     expiredAt: timestamp('expired_at', { withTimezone: true }),
@@ -292,6 +318,8 @@ export const notifications = pgTable(
     clicked: integer('clicked').notNull().default(0),
     /** Subscriptions that clicked each button, by its `action` (each counted once per action). */
     actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
+    /** Failed pushes per push-service answer (`"403 BadJwtToken": 12`), added as chunks complete. */
+    failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
     /** The 202 body given for an idempotent request, replayed for the same key. */

@@ -15,7 +15,7 @@ export {
   type EncryptionPoolOptions,
   type TemplateLinks,
 } from './encryption-pool.js';
-export { outcomeForStatus, parseRetryAfter } from './outcome.js';
+export { failureKey, outcomeForStatus, parseRetryAfter } from './outcome.js';
 export {
   CLICK_TOKEN_LENGTH,
   type ClickTarget,

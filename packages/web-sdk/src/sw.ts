@@ -9,7 +9,8 @@
  * `subscribe()` registers.
  */
 import { type ApiTarget, callApi, fetchVapidKey } from './api-client.js';
-import { base64UrlToBytes } from './base64url.js';
+import { base64UrlToBytes, sameBytes } from './base64url.js';
+import { subscribeBody } from './subscribe-body.js';
 import { targetFromScriptUrl, trackingFromScriptUrl } from './worker-url.js';
 
 const worker = self as unknown as ServiceWorkerGlobalScope;
@@ -175,13 +176,20 @@ worker.addEventListener('notificationclick', (event) => {
   event.waitUntil(typeof url === 'string' ? Promise.all([focusOrOpen(url), clicked]) : clicked);
 });
 
+/**
+ * Stores the browser's new subscription, made with the app's current key: one the browser renewed
+ * with an earlier key (the app's key was rotated since) is replaced by one with the current key.
+ */
 async function renewSubscription(event: PushSubscriptionChangeEvent, target: ApiTarget): Promise<void> {
-  const applicationServerKey =
-    event.oldSubscription?.options.applicationServerKey ?? base64UrlToBytes(await fetchVapidKey(fetch, target));
-  const renewed =
-    event.newSubscription ??
-    (await worker.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }));
-  await callApi(fetch, target, 'POST', '/subscribe', renewed.toJSON());
+  const { pushManager } = worker.registration;
+  const applicationServerKey = base64UrlToBytes(await fetchVapidKey(fetch, target));
+  let renewed = event.newSubscription ?? (await pushManager.getSubscription());
+  if (renewed && !sameBytes(renewed.options.applicationServerKey, applicationServerKey)) {
+    await renewed.unsubscribe();
+    renewed = null;
+  }
+  renewed ??= await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+  await callApi(fetch, target, 'POST', '/subscribe', subscribeBody(renewed));
   const old = event.oldSubscription?.endpoint;
   // The old endpoint is dead; removing it frees the subscriber slot now instead of at the next send.
   if (old && old !== renewed.endpoint)

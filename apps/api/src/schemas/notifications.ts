@@ -199,6 +199,13 @@ export const NotificationSchema = Type.Object(
     errorCode: Type.Optional(
       Type.String({ description: 'Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED`' }),
     ),
+    failureReasons: Type.Optional(
+      Type.Record(Type.String(), Type.Integer(), {
+        description:
+          'Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.',
+        examples: [{ '403 BadJwtToken': 12, '400 VapidPkHashMismatch': 1 }],
+      }),
+    ),
     title: Type.String({ description: 'What was sent: the payload title' }),
     body: Type.String({ description: 'What was sent: the payload body' }),
     url: Type.Optional(Type.String({ description: 'The payload url, when it had one' })),

@@ -96,7 +96,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -242,7 +242,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -410,6 +410,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -754,6 +767,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description RATE_LIMITED */
                 429: {
                     headers: {
@@ -934,7 +960,7 @@ export interface paths {
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
-                        /** @description The new password: 8 to 128 characters */
+                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
                         password: string;
                     };
                 };
@@ -1164,6 +1190,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description INTERNAL_ERROR */
                 500: {
                     headers: {
@@ -1236,6 +1275,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1640,7 +1692,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description PLAN_LIMIT_EXCEEDED */
+                /** @description PLAN_LIMIT_EXCEEDED, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1648,7 +1700,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "PLAN_LIMIT_EXCEEDED";
+                            code: "PLAN_LIMIT_EXCEEDED" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1866,6 +1918,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -1974,6 +2039,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -2093,6 +2171,154 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/vapid-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the app’s VAPID key pair with a new one
+         * @description The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app: {
+                                id: string;
+                                name: string;
+                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
+                                vapidPublicKey: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
+                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
+                                pushFormat: "legacy" | "declarative";
+                                /** @description The page a click opens when a notification has no `url` */
+                                defaultUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -2308,6 +2534,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -2437,6 +2676,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -2520,6 +2772,8 @@ export interface paths {
                         };
                         /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
                         uidSignature?: string;
+                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
+                        applicationServerKey?: string;
                     };
                 };
             };
@@ -3141,7 +3395,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3149,7 +3403,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3828,6 +4082,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -4001,6 +4265,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -4199,6 +4473,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -4453,6 +4737,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -4614,6 +4911,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -4674,6 +4981,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -4778,6 +5098,8 @@ export interface paths {
                                 tags: {
                                     [key: string]: string;
                                 };
+                                /** @description The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted */
+                                vapidPublicKey: string | null;
                                 /** Format: date-time */
                                 createdAt: string;
                             }[];
@@ -4902,6 +5224,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5246,6 +5581,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -5360,6 +5708,19 @@ export interface paths {
                         };
                     };
                 };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -5453,6 +5814,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5686,6 +6060,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };

@@ -37,6 +37,7 @@ export type NotificationSummary = Pick<
   | 'completedAt'
   | 'sendAt'
   | 'errorCode'
+  | 'failureReasons'
 >;
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
@@ -424,6 +425,7 @@ const summaryColumns = {
   completedAt: notifications.completedAt,
   sendAt: notifications.sendAt,
   errorCode: notifications.errorCode,
+  failureReasons: notifications.failureReasons,
 };
 
 export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;

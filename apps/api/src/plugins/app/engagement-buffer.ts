@@ -65,7 +65,9 @@ export default fp(
   async (app: FastifyInstance) => {
     const { redisKeyPrefix, events: settings } = app.config;
     const listKey = `${redisKeyPrefix}:engagement:buffer`;
-    const lockKey = `${redisKeyPrefix}:engagement:flush-lock`;
+    // The trim script takes the lock and the list together, so on a Redis Cluster both must hash to
+    // one slot: a key without `{}` hashes as a whole, and `{<list key>}…` hashes as the list key.
+    const lockKey = `{${listKey}}:flush-lock`;
 
     const record = async (event: EngagementEvent) => {
       await app.redis.rpush(listKey, encode(event));

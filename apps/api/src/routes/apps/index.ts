@@ -7,6 +7,7 @@ import {
   deleteApp,
   isUuid,
   listApps,
+  rotateVapidKey,
   storeIdentitySecret,
   updateApp,
 } from '@webpush/db';
@@ -197,6 +198,35 @@ export default async function appRoutes(fastify: FastifyInstance) {
       if (!stored) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'identity secret replaced');
       return reply.code(201).send({ secret });
+    },
+  );
+
+  app.post(
+    '/:appId/vapid-key/rotate',
+    {
+      schema: {
+        tags: ['apps'],
+        summary: 'Replace the app’s VAPID key pair with a new one',
+        description:
+          'The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.',
+        security: sessionSecurity,
+        params: AppIdParams,
+        response: { 200: AppResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+      },
+    },
+    async (request) => {
+      const user = sessionUser(request);
+      const { appId } = request.params;
+      const keys = webpush.generateVAPIDKeys();
+      const rotated =
+        isUuid(appId) &&
+        (await rotateVapidKey(app.db, user.id, appId, {
+          vapidPublicKey: keys.publicKey,
+          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
+        }));
+      if (!rotated) throw new AppError('NOT_FOUND');
+      request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');
+      return { app: publicApp(rotated) };
     },
   );
 }
