@@ -109,7 +109,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
-    clickTokens: config.encryptionKey ? new ClickTokens(config.encryptionKey) : null,
+    clickTokens: config.encryptionKey ? ClickTokens.fromEncryptionKey(config.encryptionKey) : null,
     metrics,
     log,
   };
