@@ -4,6 +4,7 @@ export {
   defaultCryptoThreads,
   defaultProgressBatch,
   loadConfig,
+  type OutboundProxy,
   unrecordedBound,
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
