@@ -112,7 +112,7 @@ export function createPushSender(options: PushSenderOptions): PushSender {
     if (!h2) throw new Error('unreachable');
     try {
       const { status, retryAfter, detail } = await h2.request(session, prepared, timeoutMs);
-      return outcomeForStatus(status, retryAfter, detail);
+      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('no answer within')) {
         return { kind: 'retry', reason: error.message };
@@ -152,7 +152,8 @@ export function createPushSender(options: PushSenderOptions): PushSender {
         await new Promise((resolve) => setImmediate(resolve));
         return outcomeForStatus(status, retryAfter, '');
       }
-      return outcomeForStatus(status, retryAfter, await detailOf(response.body).catch(() => ''));
+      const detail = await detailOf(response.body).catch(() => '');
+      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
     } catch (error) {
       if (deadline.signal.aborted) return { kind: 'retry', reason: `no answer within ${timeoutMs} ms` };
       return { kind: 'retry', reason: networkReason(error) };
