@@ -1,6 +1,12 @@
 import type { Config } from '@webpush/config';
 import { createDatabase } from '@webpush/db';
-import { createEncryptionPool, createPushSender, type EncryptionPool, type PushSender } from '@webpush/push';
+import {
+  ClickTokens,
+  createEncryptionPool,
+  createPushSender,
+  type EncryptionPool,
+  type PushSender,
+} from '@webpush/push';
 import {
   bullPrefix,
   createQueues,
@@ -8,9 +14,9 @@ import {
   type DeliveryChunkJob,
   type FanOutJob,
   queueNames,
+  type RedisConnection,
 } from '@webpush/queue';
 import { type Job, Worker, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
@@ -73,7 +79,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
   );
   // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
-  const redis = createRedisConnection(config.redisUrl, 'worker');
+  const redis = createRedisConnection(config, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
   const prefix = bullPrefix(config.redisKeyPrefix);
   const queues = createQueues(redis, prefix);
@@ -104,6 +110,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
+    clickTokens: config.encryptionKey ? new ClickTokens(config.encryptionKey) : null,
     metrics,
     log,
   };
@@ -225,7 +232,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
 /** ioredis states of a connection that has not been ready yet (not one that lost Redis: `reconnecting`). */
 const CONNECTING = new Set(['wait', 'connecting', 'connect']);
 
-function waitForReady(redis: Redis, ms: number): Promise<void> {
+function waitForReady(redis: RedisConnection, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

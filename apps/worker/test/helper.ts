@@ -59,13 +59,17 @@ export async function deliveryHarness(
 ): Promise<DeliveryHarness> {
   const push = await startFakePushService(pushOptions);
   t.teardown(() => push.close()); // teardowns run last-in first-out: this one after the workers stop
-  const context = await buildTestApp(t, {
-    PUSH_SERVICE_HOSTS: push.hostRule,
-    RATE_LIMIT_API_KEY_MAX: '100000',
-    RATE_LIMIT_REGISTER_MAX: '1000',
-    PUSH_RETRY_BASE_MS: '50',
-    ...env,
-  });
+  const context = await buildTestApp(
+    t,
+    {
+      PUSH_SERVICE_HOSTS: push.hostRule,
+      RATE_LIMIT_API_KEY_MAX: '100000',
+      RATE_LIMIT_REGISTER_MAX: '1000',
+      PUSH_RETRY_BASE_MS: '50',
+      ...env,
+    },
+    { pushExtraCa: push.caPem }, // the API's own pushes (test notifications) reach the stand-in too
+  );
   const { app, config, database } = context;
   const workers: RunningWorker[] = [];
   t.teardown(async () => {

@@ -5,6 +5,8 @@ export {
   defaultProgressBatch,
   loadConfig,
   type OutboundProxy,
+  parseRedisClusterNodes,
+  type RedisNode,
   unrecordedBound,
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';

@@ -16,6 +16,7 @@ export function publicNotification(notification: NotificationSummary) {
     expired: notification.expired,
     shown: notification.shown,
     clicked: notification.clicked,
+    actionClicks: notification.actionClicks,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
     ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),
@@ -27,5 +28,8 @@ export function publicNotification(notification: NotificationSummary) {
     ...(payload.url === undefined ? {} : { url: payload.url }),
     ...(payload.icon === undefined ? {} : { icon: payload.icon }),
     ...(payload.badge === undefined ? {} : { badge: payload.badge }),
+    ...(payload.image === undefined ? {} : { image: payload.image }),
+    ...(payload.actions === undefined ? {} : { actions: payload.actions }),
+    ...(payload.tag === undefined ? {} : { tag: payload.tag }),
   };
 }

@@ -89,6 +89,9 @@ export const accountTokens = pgTable(
   ],
 );
 
+export const pushFormats = ['legacy', 'declarative'] as const;
+export type PushFormat = (typeof pushFormats)[number];
+
 export const apps = pgTable(
   'apps',
   {
@@ -109,6 +112,10 @@ export const apps = pgTable(
      * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
      */
     identitySecretSealed: text('identity_secret_sealed'),
+    /** What the browsers receive: the SDK's JSON (`legacy`) or a W3C declarative push message. */
+    pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
+    /** The page a click opens when a notification has no `url` (required for `declarative`). */
+    defaultUrl: text('default_url'),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],
@@ -249,13 +256,28 @@ export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
 export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
 export type Urgency = (typeof urgencies)[number];
 
-/** What the browser receives, encrypted (CONTRACT "Delivery"). */
+/** A button of a notification (CONTRACT 1.2 "Rich notifications"); `url` defaults to the notification's. */
+export interface NotificationAction {
+  action: string;
+  title: string;
+  url?: string;
+  icon?: string;
+}
+
+/** What the browser receives, encrypted (CONTRACT "Delivery", 1.2 "Rich notifications"). */
 export interface NotificationPayload {
   title: string;
   body: string;
   url?: string;
   icon?: string;
   badge?: string;
+  image?: string;
+  actions?: NotificationAction[];
+  requireInteraction?: boolean;
+  silent?: boolean;
+  renotify?: boolean;
+  tag?: string;
+  data?: Record<string, unknown>;
 }
 
 export const notifications = pgTable(
@@ -294,6 +316,8 @@ export const notifications = pgTable(
     /** Engagement counts, raised in batches by the API's event flusher (one UPDATE per notification per flush). */
     shown: integer('shown').notNull().default(0),
     clicked: integer('clicked').notNull().default(0),
+    /** Subscriptions that clicked each button, by its `action` (each counted once per action). */
+    actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
     /** Failed pushes per push-service answer (`"403 BadJwtToken": 12`), added as chunks complete. */
     failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
@@ -416,6 +440,11 @@ export const monthlyUsage = pgTable(
 
 export const engagementTypes = ['shown', 'clicked'] as const;
 export type EngagementType = (typeof engagementTypes)[number];
+/**
+ * The `type` of a `notification_events` row: an engagement type, or `action:<action>` for a click
+ * on a button (counted once per subscription and action, beside its `clicked`).
+ */
+export type EngagementEventType = EngagementType | `action:${string}`;
 
 /**
  * One row per (notification, subscription, type) ever counted: the durable de-duplication of
@@ -430,7 +459,7 @@ export const notificationEvents = pgTable(
     subscriptionId: uuid('subscription_id')
       .notNull()
       .references(() => subscriptions.id, { onDelete: 'cascade' }),
-    type: text('type').$type<EngagementType>().notNull(),
+    type: text('type').$type<EngagementEventType>().notNull(),
     createdAt: createdAt(),
   },
   (table) => [

@@ -6,6 +6,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useCurrentApp } from './app-layout.js';
+import { PushFormatSettings } from './push-format-settings.js';
 import { WebhookSettings } from './webhook-settings.js';
 
 /** CONTRACT: at most 20 allowed origins. */
@@ -246,6 +247,7 @@ export function SettingsPage() {
     <>
       <Rename />
       <AllowedOrigins />
+      <PushFormatSettings />
       <IdentitySecret />
       <VapidKey />
       <WebhookSettings />

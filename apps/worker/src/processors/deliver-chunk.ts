@@ -1,27 +1,13 @@
-import {
-  type AnswerKind,
-  type DeliverableSubscription,
-  type NotificationPayload,
-  recordChunkOutcome,
-  startChunk,
-} from '@webpush/db';
+import { type AnswerKind, type DeliverableSubscription, recordChunkOutcome, startChunk } from '@webpush/db';
 import { failureKey, type PushOptions, type PushOutcome } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
+import { browserPayload } from '../browser-payload.js';
 import { ChunkBodies } from '../chunk-bodies.js';
 import { queueChunks } from '../chunk-jobs.js';
 import type { WorkerContext } from '../context.js';
 import { signingKeys } from '../signing-keys.js';
 
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
-
-/**
- * The JSON the browser receives, fields in the contract's order (jsonb does not keep key order),
- * and the notification's id, which the SDK's service worker reports engagement events with.
- */
-export function serializePayload(payload: NotificationPayload, id: string): string {
-  const { title, body, url, icon, badge } = payload;
-  return JSON.stringify({ title, body, url, icon, badge, id });
-}
 
 /**
  * When a retry may go out: exponential backoff from `retryBaseMs` (with ±20 % jitter so retries of
@@ -72,7 +58,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
 
   const options: PushOptions = { ttl: delivery.notification.ttl, urgency: delivery.notification.urgency };
   if (delivery.notification.topic !== null) options.topic = delivery.notification.topic;
-  const payload = serializePayload(delivery.notification.payload, delivery.notification.id);
+  const payload = browserPayload(delivery, context.clickTokens, config.publicUrl);
   const mayRetry = job.attempt < config.delivery.maxAttempts;
   const concurrency = config.delivery.pushConcurrency;
   const counts = { sent: 0, expired: 0, retry: 0, failed: 0 };
@@ -109,7 +95,7 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
         const body = bodies ? await bodies.body(index) : undefined;
         const started = performance.now();
         try {
-          outcome = await context.sender.send(subscription, payload, vapid, options, body);
+          outcome = await context.sender.send(subscription, payload.textFor(subscription.id), vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }

@@ -1,7 +1,7 @@
 import { and, asc, sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
-import { type NotificationTargetKind, notifications, type SubscriptionTags } from '../schema.js';
+import { type NotificationTargetKind, notifications, type PushFormat, type SubscriptionTags } from '../schema.js';
 import { audienceFilter } from './audiences.js';
 import type { Notification } from './notifications.js';
 import { releaseSlots } from './subscriber-counters.js';
@@ -250,8 +250,16 @@ interface PlanRow {
 
 export interface DeliveryContext {
   notification: Pick<Notification, 'id' | 'appId' | 'payload' | 'ttl' | 'urgency' | 'topic'>;
-  /** The app's current VAPID key; subscriptions made with an earlier one name its `vapidKeyVersion`. */
-  app: { id: string; vapidPublicKey: string; vapidPrivateKeySealed: string; vapidKeyVersion: number };
+  app: {
+    id: string;
+    vapidPublicKey: string;
+    vapidPrivateKeySealed: string;
+    /** The app's current key version; subscriptions made with an earlier one name their `vapidKeyVersion`. */
+    vapidKeyVersion: number;
+    /** What the app's browsers receive (CONTRACT 1.2). */
+    pushFormat: PushFormat;
+    defaultUrl: string | null;
+  };
 }
 
 export interface DeliverableSubscription {
@@ -289,6 +297,8 @@ interface ChunkStartRow {
   topic: string | null;
   vapid_public_key: string;
   vapid_private_key_sealed: string;
+  push_format: PushFormat;
+  default_url: string | null;
   vapid_key_version: number;
 }
 
@@ -313,7 +323,7 @@ export async function startChunk(
             and p.first_subscription_id = ${chunk.firstSubscriptionId} and p.attempt = ${chunk.attempt}) answered)::int
           as answered,
         n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed,
-        a.vapid_key_version
+        a.push_format, a.default_url, a.vapid_key_version
       from notifications n
       join apps a on a.id = n.app_id
       left join notification_chunks c on c.notification_id = n.id
@@ -348,6 +358,8 @@ export async function startChunk(
         id: row.app_id,
         vapidPublicKey: row.vapid_public_key,
         vapidPrivateKeySealed: row.vapid_private_key_sealed,
+        pushFormat: row.push_format,
+        defaultUrl: row.default_url,
         vapidKeyVersion: row.vapid_key_version,
       },
     },

@@ -31,6 +31,7 @@ export type NotificationSummary = Pick<
   | 'expired'
   | 'shown'
   | 'clicked'
+  | 'actionClicks'
   | 'payload'
   | 'createdAt'
   | 'completedAt'
@@ -418,6 +419,7 @@ const summaryColumns = {
   expired: notifications.expired,
   shown: notifications.shown,
   clicked: notifications.clicked,
+  actionClicks: notifications.actionClicks,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,

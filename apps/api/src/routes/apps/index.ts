@@ -36,6 +36,8 @@ export const publicApp = (app: App) => ({
   vapidPublicKey: app.vapidPublicKey,
   createdAt: app.createdAt.toISOString(),
   allowedOrigins: app.allowedOrigins,
+  pushFormat: app.pushFormat,
+  defaultUrl: app.defaultUrl,
 });
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
@@ -118,7 +120,9 @@ export default async function appRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'Rename an app and/or set the origins its subscribe_only keys work from',
+        summary: 'Rename an app, set the origins its subscribe_only keys work from, its push format and default url',
+        description:
+          '`pushFormat: "declarative"` needs a `defaultUrl` (given now or before): without one, 400 MISSING_FIELDS and nothing changes.',
         security: sessionSecurity,
         params: AppIdParams,
         body: UpdateAppBody,
@@ -130,15 +134,19 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = sessionUser(request);
-      const { name, allowedOrigins } = request.body;
+      const { name, allowedOrigins, pushFormat, defaultUrl } = request.body;
       const changes = {
         ...(name === undefined ? {} : { name: name.trim() || name }),
         ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
+        ...(pushFormat === undefined ? {} : { pushFormat }),
+        ...(defaultUrl === undefined ? {} : { defaultUrl }),
       };
       const updated = isUuid(request.params.appId)
         ? await updateApp(app.db, user.id, request.params.appId, changes)
         : null;
       if (!updated) throw new AppError('NOT_FOUND');
+      // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
+      if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
       return { app: publicApp(updated) };
     },
