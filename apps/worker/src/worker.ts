@@ -89,6 +89,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       allowlist: config.pushServiceHosts,
       maxSocketsPerOrigin: config.delivery.pushConcurrency,
       http2: config.delivery.http2,
+      proxy: config.outboundProxy,
     });
   const encryption =
     deps.encryption !== undefined

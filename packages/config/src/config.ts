@@ -42,6 +42,8 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
+  /** Proxy for pushes (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: push services are reached directly. */
+  readonly outboundProxy: OutboundProxy | null;
   /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
   readonly passwordRefuseCommon: boolean;
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
@@ -163,6 +165,13 @@ export const unrecordedBound = ({
   const lanes = chunkConcurrency * pushConcurrency;
   return lanes + 2 * (progressBatch + lanes - 1);
 };
+
+export interface OutboundProxy {
+  readonly httpsProxy: string | null;
+  readonly httpProxy: string | null;
+  /** Comma-separated hosts (`example.com`, `.example.com`, `host:port`, `*`) reached without the proxy. */
+  readonly noProxy: string;
+}
 
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
@@ -334,6 +343,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
     vapidSubject,
+    outboundProxy:
+      env.HTTPS_PROXY === undefined && env.HTTP_PROXY === undefined
+        ? null
+        : { httpsProxy: env.HTTPS_PROXY ?? null, httpProxy: env.HTTP_PROXY ?? null, noProxy: env.NO_PROXY ?? '' },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,

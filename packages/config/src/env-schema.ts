@@ -27,6 +27,13 @@ export const EnvSchema = Type.Object({
   PUSH_SERVICE_HOSTS: Type.String({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
+  /**
+   * Outbound proxy for pushes (`http://[user:pass@]host:port`): HTTPS_PROXY for https push services,
+   * HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY lists hosts reached directly.
+   */
+  HTTPS_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
+  HTTP_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
+  NO_PROXY: Type.Optional(Type.String()),
   /** The worker's health server address: loopback by default, so its /metrics is not on the network. */
   WORKER_HOST: Type.String({ default: '127.0.0.1' }),
   /** Fastify `trustProxy`: empty/false, true (any proxy: not recommended), a hop count, or addresses/CIDRs. */

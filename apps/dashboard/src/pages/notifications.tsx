@@ -57,6 +57,16 @@ export function CancelSend({ appId, id, onCanceled }: { appId: string; id: strin
   );
 }
 
+/** What to do about the push services' answers people meet most. */
+export function failureHint(reason: string): string | null {
+  if (reason === '403 BadJwtToken')
+    return 'Apple refuses the VAPID subject: set VAPID_SUBJECT to a mailto: address or https: URL on a real domain you own (not localhost or example.com).';
+  if (reason === '400 VapidPkHashMismatch')
+    return 'the subscription was made with another VAPID key than the one it was pushed with.';
+  if (reason.startsWith('413')) return 'the payload is too large for this push service.';
+  return null;
+}
+
 function Details({ notification }: { notification: Notification }) {
   return (
     <dl className="facts">
@@ -96,6 +106,21 @@ function Details({ notification }: { notification: Notification }) {
       <dd>
         {notification.sent} sent, {notification.failed} failed, {notification.expired} expired of {notification.targets}
       </dd>
+      {notification.failureReasons && (
+        <>
+          <dt>Why pushes failed</dt>
+          <dd data-testid="failure-reasons">
+            <ul>
+              {Object.entries(notification.failureReasons).map(([reason, count]) => (
+                <li key={reason}>
+                  <code>{reason}</code>: {count}
+                  {failureHint(reason) && <span className="hint"> — {failureHint(reason)}</span>}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
       <dt>Engagement</dt>
       <dd data-testid="engagement">
         {notification.shown} shown, {notification.clicked} clicked, click-through rate {clickThroughRate(notification)}{' '}

@@ -12,6 +12,8 @@ export interface ApiKeyPrincipal {
   userId: string;
   plan: string;
   vapidPublicKey: string;
+  /** The version of the app's current VAPID key (`vapidPublicKey`). */
+  vapidKeyVersion: number;
   /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
   allowedOrigins: string[];
   /** What the app's browsers receive; decides the size check of a send. */
@@ -67,6 +69,7 @@ const principalQuery = (db: Database) =>
       userId: apps.userId,
       plan: users.plan,
       vapidPublicKey: apps.vapidPublicKey,
+      vapidKeyVersion: apps.vapidKeyVersion,
       allowedOrigins: apps.allowedOrigins,
       pushFormat: apps.pushFormat,
       defaultUrl: apps.defaultUrl,
@@ -101,6 +104,7 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     userId: row.userId,
     plan: row.plan,
     vapidPublicKey: row.vapidPublicKey,
+    vapidKeyVersion: row.vapidKeyVersion,
     allowedOrigins: row.allowedOrigins,
     pushFormat: row.pushFormat,
     defaultUrl: row.defaultUrl,

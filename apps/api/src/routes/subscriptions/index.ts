@@ -93,7 +93,13 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
       const { applicationServerKey } = request.body;
       let vapidKeyVersion: number | undefined;
       if (applicationServerKey !== undefined) {
-        const version = await findVapidKeyVersion(app.db, principal.appId, base64url(applicationServerKey));
+        const key = base64url(applicationServerKey);
+        // The current key (what the SDK sends but just after a rotation) needs no query: the key's
+        // lookup read it with the app.
+        const version =
+          key === principal.vapidPublicKey
+            ? principal.vapidKeyVersion
+            : await findVapidKeyVersion(app.db, principal.appId, key);
         if (version === null) throw new AppError('INVALID_INPUT');
         vapidKeyVersion = version;
       }
