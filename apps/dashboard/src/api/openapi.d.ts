@@ -2233,7 +2233,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; its secret is shown only in this response */
+        /** Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT */
         post: {
             parameters: {
                 query?: never;
@@ -5584,6 +5584,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
