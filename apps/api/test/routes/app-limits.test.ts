@@ -29,7 +29,8 @@ t.test('an app has at most API_KEYS_PER_APP_MAX keys, also under concurrency', a
   const [row] = await sql<{ n: number }[]>`select count(*)::int as n from api_keys where app_id = ${owned.id}`;
   t.equal(row?.n, 3, 'three stored');
 
-  const keyId = (answers.find((answer) => answer.statusCode === 201)?.json() as { key: { id: string } }).key.id;
+  const created = answers.find((answer) => answer.statusCode === 201);
+  const keyId = created ? (created.json() as { key: { id: string } }).key.id : '';
   const deleted = await app.inject({
     method: 'DELETE',
     url: `/api/v1/apps/${owned.id}/keys/${keyId}`,
