@@ -107,6 +107,10 @@ export const apps = pgTable(
      * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
      */
     identitySecretSealed: text('identity_secret_sealed'),
+    /** Tags set with a subscribe_only key must carry `tagsSignature` (like uids, `uidSignature`). */
+    requireSignedTags: boolean('require_signed_tags').notNull().default(false),
+    /** uid and tags signatures must carry `signatureExpires` (and be made over it); unexpired only. */
+    signaturesExpire: boolean('signatures_expire').notNull().default(false),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],

@@ -74,6 +74,10 @@ export interface SubscribeOptions extends WorkerOptions, ApiTarget {
   uidSignature?: string;
   /** Your tags for this browser (at most 20 string pairs); they replace its tags. */
   tags?: Record<string, string>;
+  /** HMAC-SHA-256 of the tags (JSON, keys sorted) by your server; needed when the app requires signed tags. */
+  tagsSignature?: string;
+  /** Unix seconds after which the signatures above stop counting; then they are made over it too. */
+  signatureExpires?: number;
   /**
    * Default true: the service worker reports `shown` and `clicked` for each notification
    * (`POST /events`). False: it reports nothing.
@@ -195,8 +199,9 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
   const { subscription, fresh } = await pushSubscription(registration.pushManager, applicationServerKey);
   const json = subscription.toJSON();
   try {
-    const { uid, uidSignature, tags } = options;
-    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', { ...json, uid, uidSignature, tags });
+    const { uid, uidSignature, tags, tagsSignature, signatureExpires } = options;
+    const audience = { uid, uidSignature, tags, tagsSignature, signatureExpires };
+    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', { ...json, ...audience });
     const id = (answer.body as { subscriber?: { id?: unknown } } | undefined)?.subscriber?.id;
     if (typeof id !== 'string') throw new WebPushError('api', 'the API answered without a subscriber id');
     return { subscriberId: id, created: answer.status === 201, subscription: json };

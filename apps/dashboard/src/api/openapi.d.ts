@@ -1503,6 +1503,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                             }[];
                         };
                     };
@@ -1585,6 +1589,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                             };
                         };
                     };
@@ -1724,6 +1732,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                             } & {
                                 stats: {
                                     activeSubscribers: number;
@@ -1880,7 +1892,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename an app and/or set the origins its subscribe_only keys work from */
+        /** Rename an app, set the origins its subscribe_only keys work from, and/or what signatures its audiences need */
         patch: {
             parameters: {
                 query?: never;
@@ -1898,6 +1910,10 @@ export interface paths {
                         name?: string;
                         /** @description At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again. */
                         allowedOrigins?: string[];
+                        /** @description Require tagsSignature for tags set with subscribe_only keys */
+                        requireSignedTags?: boolean;
+                        /** @description Require an unexpired signatureExpires in every uid and tags signature */
+                        signaturesExpire?: boolean;
                     };
                 };
             };
@@ -1918,6 +1934,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                             };
                         };
                     };
@@ -2540,8 +2560,12 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
-                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
                         uidSignature?: string;
+                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
+                        tagsSignature?: string;
+                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
+                        signatureExpires?: number;
                     };
                 };
             };

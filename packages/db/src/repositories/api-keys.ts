@@ -14,6 +14,10 @@ export interface ApiKeyPrincipal {
   vapidPublicKey: string;
   /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
   allowedOrigins: string[];
+  /** Tags from `subscribe_only` keys must be signed. */
+  requireSignedTags: boolean;
+  /** uid and tags signatures must carry an unexpired `signatureExpires`. */
+  signaturesExpire: boolean;
 }
 
 const ownedApp = (db: Database, userId: string, appId: string) =>
@@ -82,6 +86,8 @@ const principalQuery = (db: Database) =>
       plan: users.plan,
       vapidPublicKey: apps.vapidPublicKey,
       allowedOrigins: apps.allowedOrigins,
+      requireSignedTags: apps.requireSignedTags,
+      signaturesExpire: apps.signaturesExpire,
     })
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
@@ -114,5 +120,7 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     plan: row.plan,
     vapidPublicKey: row.vapidPublicKey,
     allowedOrigins: row.allowedOrigins,
+    requireSignedTags: row.requireSignedTags,
+    signaturesExpire: row.signaturesExpire,
   };
 }

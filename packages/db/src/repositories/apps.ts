@@ -61,14 +61,14 @@ export async function findApp(db: Database, userId: string, appId: string): Prom
   return app ?? null;
 }
 
-/** Changes the name and/or allowed origins of an app of `userId`; null when it is not theirs. */
+/** Changes the name, allowed origins and/or signature settings of an app of `userId`; null when it is not theirs. */
 export async function updateApp(
   db: Database,
   userId: string,
   appId: string,
-  changes: { name?: string; allowedOrigins?: string[] },
+  changes: { name?: string; allowedOrigins?: string[]; requireSignedTags?: boolean; signaturesExpire?: boolean },
 ): Promise<App | null> {
-  if (changes.name === undefined && changes.allowedOrigins === undefined) return findApp(db, userId, appId);
+  if (Object.values(changes).every((value) => value === undefined)) return findApp(db, userId, appId);
   const [app] = await db
     .update(apps)
     .set(changes)

@@ -35,6 +35,8 @@ export const publicApp = (app: App) => ({
   vapidPublicKey: app.vapidPublicKey,
   createdAt: app.createdAt.toISOString(),
   allowedOrigins: app.allowedOrigins,
+  requireSignedTags: app.requireSignedTags,
+  signaturesExpire: app.signaturesExpire,
 });
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
@@ -117,7 +119,8 @@ export default async function appRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'Rename an app and/or set the origins its subscribe_only keys work from',
+        summary:
+          'Rename an app, set the origins its subscribe_only keys work from, and/or what signatures its audiences need',
         security: sessionSecurity,
         params: AppIdParams,
         body: UpdateAppBody,
@@ -129,10 +132,12 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = sessionUser(request);
-      const { name, allowedOrigins } = request.body;
+      const { name, allowedOrigins, requireSignedTags, signaturesExpire } = request.body;
       const changes = {
         ...(name === undefined ? {} : { name: name.trim() || name }),
         ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
+        ...(requireSignedTags === undefined ? {} : { requireSignedTags }),
+        ...(signaturesExpire === undefined ? {} : { signaturesExpire }),
       };
       const updated = isUuid(request.params.appId)
         ? await updateApp(app.db, user.id, request.params.appId, changes)
