@@ -29,6 +29,7 @@ import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
 import passwordResetRoutes from './routes/auth/password-reset.js';
 import sessionRoutes from './routes/auth/sessions.js';
+import clickLinkRoutes from './routes/click-links/index.js';
 import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
 import eventRoutes from './routes/events/index.js';
 import healthRoutes from './routes/health.js';
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
   await app.register(sdkRoutes, { rereadEachRequest: config.dashboardDevServer });
+  await app.register(clickLinkRoutes, { prefix: '/c' });
   await app.register(dashboardRoutes, {
     distDir: options.dashboardDistDir,
     devServer: await dashboardDevServer(app),

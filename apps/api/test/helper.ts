@@ -1,6 +1,6 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Config } from '@webpush/config';
-import { createDatabase, type DatabaseHandle } from '@webpush/db';
+import { createDatabase, type DatabaseHandle, planDeliveryChunks } from '@webpush/db';
 import { createIsolatedResources, type IsolatedResources, testConfig } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
@@ -97,3 +97,12 @@ export function fakeSubscription(host = 'fcm.googleapis.com') {
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * Plans a notification's delivery as the worker's fan-out does (its delivery chunks), without
+ * sending: engagement counts only for subscriptions a notification was pushed to, and the chunks
+ * are that record. For API tests, where no worker runs.
+ */
+export async function planDelivery(database: DatabaseHandle, notificationId: string): Promise<void> {
+  while (!(await planDeliveryChunks(database.db, notificationId, { chunkSize: 500, maxChunks: 10 })).done);
+}

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
-import { RequiredString } from './common.js';
+import { HttpsUrl, RequiredString } from './common.js';
+
+const PushFormat = Type.Union([Type.Literal('legacy'), Type.Literal('declarative')], {
+  description:
+    'What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK)',
+});
 
 export const AppSchema = Type.Object({
   id: Type.String(),
@@ -19,6 +24,10 @@ export const AppSchema = Type.Object({
   signaturesExpire: Type.Boolean({
     description:
       'When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed',
+  }),
+  pushFormat: PushFormat,
+  defaultUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'The page a click opens when a notification has no `url`',
   }),
 });
 
@@ -52,6 +61,10 @@ export const UpdateAppBody = Type.Object({
   ),
   signaturesExpire: Type.Optional(
     Type.Boolean({ description: 'Require an unexpired signatureExpires in every uid and tags signature' }),
+  ),
+  pushFormat: Type.Optional(PushFormat),
+  defaultUrl: Type.Optional(
+    Type.Union([HttpsUrl('The page a click opens when a notification has no `url`; null clears it'), Type.Null()]),
   ),
 });
 export const AppResponse = Type.Object({ app: AppSchema });

@@ -88,6 +88,13 @@ export const SubscribeBody = Type.Object({
         'Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire`',
     }),
   ),
+  applicationServerKey: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT',
+    }),
+  ),
 });
 
 export const UpdateSubscriptionBody = Type.Object({

@@ -36,12 +36,15 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
   t.strictSame(Object.keys(body.app).sort(), [
     'allowedOrigins',
     'createdAt',
+    'defaultUrl',
     'id',
     'name',
+    'pushFormat',
     'requireSignedTags',
     'signaturesExpire',
     'vapidPublicKey',
   ]);
+  t.match(body.app, { pushFormat: 'legacy', defaultUrl: null }, 'new apps are legacy');
   t.strictSame(body.app.allowedOrigins, [], 'no origin restriction by default');
   t.match(body.app.id, UUID);
   t.equal(body.app.name, 'My blog');

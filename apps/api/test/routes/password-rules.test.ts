@@ -2,9 +2,13 @@ import { errorDetails } from '@webpush/errors';
 import t from 'tap';
 import { buildTestApp, registerUser, uniqueEmail } from '../helper.js';
 
-// Passwords: at least 8 and at most 128 characters, and none of the 10,000 most common. Each refusal
-// is still 400 INVALID_INPUT, with a message that names the rule broken.
-const { app } = await buildTestApp(t, { RATE_LIMIT_REGISTER_MAX: '1000', RATE_LIMIT_LOGIN_MAX: '1000' });
+// Passwords: at least 8 and at most 128 characters, and with PASSWORD_REFUSE_COMMON none of the
+// 10,000 most common. Each refusal is still 400 INVALID_INPUT, with a message that names the rule
+// broken. Without the setting (the default) any password of 8 to 128 characters registers, as the
+// contract promises.
+const limits = { RATE_LIMIT_REGISTER_MAX: '1000', RATE_LIMIT_LOGIN_MAX: '1000' };
+const { app } = await buildTestApp(t, { ...limits, PASSWORD_REFUSE_COMMON: 'true' });
+const { app: defaults } = await buildTestApp(t, limits);
 
 const register = (password: string) =>
   app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { email: uniqueEmail('pw'), password } });
@@ -26,6 +30,16 @@ t.test('each broken rule is INVALID_INPUT with its own message', async (t) => {
     t.match(response.json().error, rule);
     t.match(response.json().error, /[\u3040-\u30ff\u4e00-\u9fff]/, 'in Japanese');
   }
+});
+
+t.test('by default a common password of the allowed length registers; the lengths still hold', async (t) => {
+  const registerByDefault = (password: string) =>
+    defaults.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { email: uniqueEmail('pwd'), password } });
+  for (const password of ['password', 'password123', 'iloveyou']) {
+    t.equal((await registerByDefault(password)).statusCode, 201, password);
+  }
+  const short = await registerByDefault('short');
+  t.strictSame(short.json(), { error: errorDetails.PASSWORD_TOO_SHORT.message, code: 'INVALID_INPUT' });
 });
 
 t.test('an uncommon password of the allowed length is accepted', async (t) => {

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
-import { type ApiKeyScope, apiKeys, apps, users } from '../schema.js';
+import { type ApiKeyScope, apiKeys, apps, type PushFormat, users } from '../schema.js';
 
 export type ApiKey = typeof apiKeys.$inferSelect;
 
@@ -18,6 +18,9 @@ export interface ApiKeyPrincipal {
   requireSignedTags: boolean;
   /** uid and tags signatures must carry an unexpired `signatureExpires`. */
   signaturesExpire: boolean;
+  /** What the app's browsers receive; decides the size check of a send. */
+  pushFormat: PushFormat;
+  defaultUrl: string | null;
 }
 
 const ownedApp = (db: Database, userId: string, appId: string) =>
@@ -88,6 +91,8 @@ const principalQuery = (db: Database) =>
       allowedOrigins: apps.allowedOrigins,
       requireSignedTags: apps.requireSignedTags,
       signaturesExpire: apps.signaturesExpire,
+      pushFormat: apps.pushFormat,
+      defaultUrl: apps.defaultUrl,
     })
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
@@ -122,5 +127,7 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     allowedOrigins: row.allowedOrigins,
     requireSignedTags: row.requireSignedTags,
     signaturesExpire: row.signaturesExpire,
+    pushFormat: row.pushFormat,
+    defaultUrl: row.defaultUrl,
   };
 }

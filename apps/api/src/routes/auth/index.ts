@@ -46,7 +46,7 @@ export default async function authRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { email: rawEmail, password: rawPassword } = request.body as { email: string; password: string };
       const email = validEmail(rawEmail);
-      const password = validPassword(rawPassword);
+      const password = validPassword(rawPassword, { refuseCommon: app.config.passwordRefuseCommon });
       app.secrets.hash(''); // fail with CONFIG_ERROR before creating a user who could not get a session
       const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password) });
       if (!user) throw new AppError('EMAIL_IN_USE');

@@ -28,18 +28,26 @@ const details: Record<PasswordRule, ErrorDetail> = {
   too_common: 'PASSWORD_TOO_COMMON',
 };
 
+export interface PasswordPolicy {
+  /**
+   * Also refuse the most common passwords (`PASSWORD_REFUSE_COMMON`). Off by default: the contract
+   * promises that any password of 8 to 128 characters registers, and clients rely on that.
+   */
+  refuseCommon: boolean;
+}
+
 /** The first rule `password` breaks, or null. Lengths count characters, not UTF-16 units. */
-export function brokenPasswordRule(password: string): PasswordRule | null {
+export function brokenPasswordRule(password: string, policy: PasswordPolicy): PasswordRule | null {
   const length = [...password].length;
   if (length < MIN_PASSWORD) return 'too_short';
   if (length > MAX_PASSWORD) return 'too_long';
-  if (COMMON_PASSWORDS.has(password.toLowerCase())) return 'too_common';
+  if (policy.refuseCommon && COMMON_PASSWORDS.has(password.toLowerCase())) return 'too_common';
   return null;
 }
 
 /** `password` if it keeps every rule; else 400 INVALID_INPUT whose message names the rule broken. */
-export function validPassword(password: string): string {
-  const rule = brokenPasswordRule(password);
+export function validPassword(password: string, policy: PasswordPolicy): string {
+  const rule = brokenPasswordRule(password, policy);
   if (rule) throw new AppError('INVALID_INPUT', { detail: details[rule] });
   return password;
 }
