@@ -58,10 +58,14 @@ export interface Config {
     readonly mailPerAddressMax: number;
     readonly mailPerAddressWindowSeconds: number;
     readonly sessionWriteMax: number;
+    /** "Send again" of webhook deliveries per app per window. */
+    readonly webhookResendMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
     /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
   };
+  /** API keys one app may have at once. */
+  readonly apiKeysPerAppMax: number;
   readonly mail: {
     /** `smtp://…` / `smtps://…`; null: messages are written to the log instead (development). */
     readonly smtpUrl: string | null;
@@ -357,8 +361,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
       mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
       sessionWriteMax: env.RATE_LIMIT_SESSION_WRITE_MAX,
+      webhookResendMax: env.WEBHOOK_RESEND_MAX,
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
+    apiKeysPerAppMax: env.API_KEYS_PER_APP_MAX,
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,

@@ -47,6 +47,10 @@ export const EnvSchema = Type.Object({
   /** Verification or reset e-mails one address receives per RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS. */
   RATE_LIMIT_MAIL_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, default: 5 }),
   RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 3600 }),
+  /** API keys one app may have at once. */
+  API_KEYS_PER_APP_MAX: Type.Integer({ minimum: 1, default: 50 }),
+  /** "Send again" of webhook deliveries, per app per RATE_LIMIT_WINDOW_SECONDS. */
+  WEBHOOK_RESEND_MAX: Type.Integer({ minimum: 1, default: 10 }),
   /** Writes (POST/PUT/PATCH/DELETE) one signed-in user may make per window. */
   RATE_LIMIT_SESSION_WRITE_MAX: Type.Integer({ minimum: 1, default: 300 }),
   /**

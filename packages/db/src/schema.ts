@@ -112,6 +112,10 @@ export const apps = pgTable(
      * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
      */
     identitySecretSealed: text('identity_secret_sealed'),
+    /** Tags set with a subscribe_only key must carry `tagsSignature` (like uids, `uidSignature`). */
+    requireSignedTags: boolean('require_signed_tags').notNull().default(false),
+    /** uid and tags signatures must carry `signatureExpires` (and be made over it); unexpired only. */
+    signaturesExpire: boolean('signatures_expire').notNull().default(false),
     /** What the browsers receive: the SDK's JSON (`legacy`) or a W3C declarative push message. */
     pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
     /** The page a click opens when a notification has no `url` (required for `declarative`). */
