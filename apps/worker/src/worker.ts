@@ -9,6 +9,7 @@ import {
 } from '@webpush/push';
 import {
   bullPrefix,
+  closeRedisConnection,
   createQueues,
   createRedisConnection,
   type DeliveryChunkJob,
@@ -16,7 +17,7 @@ import {
   queueNames,
   type RedisConnection,
 } from '@webpush/queue';
-import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
@@ -29,6 +30,7 @@ import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
 import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
+import { guardWorker } from './stuck-worker-guard.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
 import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
@@ -140,26 +142,36 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     // covers even that, since the record of what is left lives in PostgreSQL.
     maxStalledCount: 3,
   };
-  const workers = [
-    new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
-      ...common,
-      concurrency: config.delivery.fanOutConcurrency,
-    }),
-    new Worker<DeliveryChunkJob>(
-      queueNames.deliveries,
-      (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
-      {
-        ...common,
-        concurrency: config.delivery.chunkConcurrency,
-      },
-    ),
-  ];
-  for (const worker of workers) {
+  const onWorker = (worker: Worker) => {
     worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
     worker.on('failed', (job, error) =>
       log.warn({ err: error, queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade }, 'job failed'),
     );
-  }
+  };
+  // Each queue's worker under a guard that replaces it should it stop taking jobs (seen after a
+  // Redis Cluster failover; see stuck-worker-guard.ts).
+  const guard = { checkMs: 2_000, stuckMs: 15_000, log, onWorker };
+  const workers = [
+    guardWorker(
+      () =>
+        new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
+          ...common,
+          concurrency: config.delivery.fanOutConcurrency,
+        }) as Worker,
+      queues.fanOut as Queue,
+      guard,
+    ),
+    guardWorker(
+      () =>
+        new Worker<DeliveryChunkJob>(
+          queueNames.deliveries,
+          (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
+          { ...common, concurrency: config.delivery.chunkConcurrency },
+        ) as Worker,
+      queues.deliveries as Queue,
+      guard,
+    ),
+  ];
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
@@ -181,8 +193,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     if (!deps.sender) await sender.close();
     if (deps.encryption === undefined) await encryption?.close();
     // QUIT waits for a connection that may never come back; only a live one is closed politely.
-    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-    else redis.disconnect();
+    await closeRedisConnection(redis);
     await database.close();
   }
 
