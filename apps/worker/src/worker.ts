@@ -1,5 +1,5 @@
 import type { Config } from '@webpush/config';
-import { createDatabase } from '@webpush/db';
+import { createDatabase, type RetentionRemoved } from '@webpush/db';
 import { createEncryptionPool, createPushSender, type EncryptionPool, type PushSender } from '@webpush/push';
 import {
   bullPrefix,
@@ -17,10 +17,12 @@ import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
 import { DependenciesDownError, type Dependency } from './health-server.js';
 import { createWorkerMetrics } from './metrics.js';
+import type { PeriodicTask } from './periodic-task.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
+import { startRetention } from './retention.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
@@ -44,6 +46,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Deletes data older than the retention policy keeps. */
+  readonly retention: PeriodicTask<RetentionRemoved>;
   /** Webhook deliveries and the outbox relay. */
   readonly webhooks: WebhookDelivery;
   /** PostgreSQL and Redis answer. */
@@ -153,6 +157,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const retention = startRetention(context);
   const subscriberCountCheck = startSubscriberCountCheck(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
   let closing: Promise<void> | null = null;
@@ -160,6 +165,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await reconciler.stop();
     await scheduler.stop();
     await authCleanup.stop();
+    await retention.stop();
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
     const force = redis.status !== 'ready';
@@ -178,6 +184,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     reconciler,
     scheduler,
     authCleanup,
+    retention,
     webhooks,
     subscriberCountCheck,
     async ready() {
