@@ -1,5 +1,5 @@
 import { type DefaultJobOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 
 /** Queue names, shared by the producer (API) and the consumer (worker). */
 export const queueNames = {
@@ -135,7 +135,7 @@ export interface Queues {
  * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
  * `bullPrefix(config.redisKeyPrefix)` on both sides.
  */
-export function createQueues(connection: Redis, prefix: string): Queues {
+export function createQueues(connection: RedisConnection, prefix: string): Queues {
   const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
   const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
   // Retry options are set per job (they come from the configuration).

@@ -31,11 +31,13 @@ export type NotificationSummary = Pick<
   | 'expired'
   | 'shown'
   | 'clicked'
+  | 'actionClicks'
   | 'payload'
   | 'createdAt'
   | 'completedAt'
   | 'sendAt'
   | 'errorCode'
+  | 'failureReasons'
 >;
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
@@ -83,16 +85,10 @@ export interface NewNotification {
   sendAt: Date | null;
 }
 
-/**
- * What every 202 body of a send carries: the accept statement writes `targets`, and `status` when
- * the body has one, into the stored copy.
- */
+/** What every 202 body of a send carries: the accept statement writes `targets` into the stored copy. */
 export interface AcceptedAnswer {
-  notification: { targets: number; status?: string };
+  notification: { targets: number };
 }
-
-/** The status a send is answered with: the stored row's (a send without targets is already `completed`). */
-export type AcceptedStatus = 'queued' | 'scheduled' | 'completed';
 
 /** `R` is the 202 body: stored for an idempotency key and replayed as it was first given. */
 export type AcceptResult<R> =
@@ -221,11 +217,6 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
       : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
-  const status = scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`;
-  // The stored answer gets the counted targets and the row's status (the latter only where the
-  // body has a status: jsonb_set's create_missing is false).
-  const stored = sql`jsonb_set(jsonb_set(${value('template')}::jsonb, '{notification,targets}', to_jsonb(targets)),
-          '{notification,status}', to_jsonb(${status}::text), false)`;
   return sql`
     with ${fresh}
     counted as (select ${targets} as targets where ${notReplay}),
@@ -245,9 +236,9 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
         ${value('ttl')}::int, ${value('urgency')}::text, ${value('topic')}::text, ${value('targetKind')}::text,
         ${value('subscriptionIds')}::uuid[], ${value('targetUids')}::text[], ${value('targetTags')}::jsonb,
         ${value('sendAt')}::timestamptz,
-        ${status},
+        ${scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`},
         targets, ${value('key')}::text,
-        ${keyed ? stored : sql`null::jsonb`},
+        ${keyed ? sql`jsonb_set(${value('template')}::jsonb, '{notification,targets}', to_jsonb(targets))` : sql`null::jsonb`},
         ${done}, ${done}
       from counted
       where targets = 0 or exists (select 1 from reserved)
@@ -349,9 +340,8 @@ function acceptQuery(
  * reconciler covers a crash in between. A notification without targets is completed at once. A
  * scheduled one (`sendAt`) is only stored: targets are counted and reserved when it starts.
  *
- * `respond` builds the 202 body; it must put `targets` at `notification.targets` (and `status` at
- * `notification.status`), where the statement writes the counted value (and the row's status) into
- * the stored copy: both are only known in SQL.
+ * `respond` builds the 202 body; it must put `targets` at `notification.targets`, where the
+ * statement writes the counted value into the stored copy (the count is only known in SQL).
  *
  * With an idempotency key, a request that raced another with the same key fails at the unique
  * index, which rolls back its reservation, and replays the winner's answer. A key still held by a
@@ -363,18 +353,11 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
   appId: string,
   input: NewNotification,
   sendsPerMonth: number | null,
-  respond: (accepted: { id: string; status: AcceptedStatus; targets: number }) => R,
+  respond: (accepted: { id: string; targets: number }) => R,
 ): Promise<AcceptResult<R>> {
   const { idempotencyKey } = input;
   const id = randomUUID();
-  const { text, params } = acceptQuery(
-    ownerId,
-    appId,
-    id,
-    input,
-    sendsPerMonth,
-    respond({ id, status: input.sendAt === null ? 'queued' : 'scheduled', targets: 0 }),
-  );
+  const { text, params } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
   for (let attempt = 1; ; attempt++) {
     try {
       // Prepared: one round trip (no describe first) and no re-parse of the CTE; the text has a
@@ -392,8 +375,7 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
       }
       if (row.id === null || row.status === null || row.targets === null) return { kind: 'limit' };
       const notification = { id: row.id, status: row.status, targets: row.targets };
-      const status = row.status as AcceptedStatus;
-      return { kind: 'accepted', notification, response: respond({ id, status, targets: row.targets }) };
+      return { kind: 'accepted', notification, response: respond({ id, targets: row.targets }) };
     } catch (error) {
       if (idempotencyKey === null || !isIdempotencyConflict(error) || attempt >= 3) throw error;
       const response = await findIdempotentResponse(db, appId, idempotencyKey);
@@ -437,11 +419,13 @@ const summaryColumns = {
   expired: notifications.expired,
   shown: notifications.shown,
   clicked: notifications.clicked,
+  actionClicks: notifications.actionClicks,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,
   sendAt: notifications.sendAt,
   errorCode: notifications.errorCode,
+  failureReasons: notifications.failureReasons,
 };
 
 export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;
