@@ -1,5 +1,5 @@
 import type { Config } from '@webpush/config';
-import { createDatabase } from '@webpush/db';
+import { createDatabase, type RetentionRemoved } from '@webpush/db';
 import {
   ClickTokens,
   createEncryptionPool,
@@ -24,10 +24,12 @@ import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
 import { DependenciesDownError, type Dependency } from './health-server.js';
 import { createWorkerMetrics } from './metrics.js';
+import type { PeriodicTask } from './periodic-task.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
+import { startRetention } from './retention.js';
 import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { guardWorker } from './stuck-worker-guard.js';
@@ -53,6 +55,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Deletes data older than the retention policy keeps. */
+  readonly retention: PeriodicTask<RetentionRemoved>;
   /** Deletes retired VAPID keys no active subscription uses any more. */
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
   /** Webhook deliveries and the outbox relay. */
@@ -176,6 +180,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
   const subscriberCountCheck = startSubscriberCountCheck(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
@@ -184,6 +189,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await reconciler.stop();
     await scheduler.stop();
     await authCleanup.stop();
+    await retention.stop();
     await retiredVapidKeyCleanup.stop();
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
@@ -202,6 +208,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     reconciler,
     scheduler,
     authCleanup,
+    retention,
     retiredVapidKeyCleanup,
     webhooks,
     subscriberCountCheck,

@@ -73,6 +73,8 @@ export interface Config {
   };
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
+  /** What the clean-up pass deletes, by age (see docs/operations.md "Retention"). */
+  readonly retention: { readonly notificationDays: number; readonly webhookDays: number; readonly batchSize: number };
   /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
   readonly subscriberCountCheckIntervalMs: number;
   readonly sessionTtlDays: number;
@@ -367,6 +369,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeysPerAppMax: env.API_KEYS_PER_APP_MAX,
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
+    retention: {
+      notificationDays: env.RETENTION_DAYS,
+      webhookDays: env.WEBHOOK_RETENTION_DAYS,
+      batchSize: env.RETENTION_BATCH,
+    },
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,

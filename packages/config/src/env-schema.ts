@@ -93,6 +93,12 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  /** Days finished notifications are kept, with their events, chunks and progress (at least 32: this month's sends are summed from them). */
+  RETENTION_DAYS: Type.Integer({ minimum: 32, default: 90 }),
+  /** Days webhook events and their delivery attempts are kept. */
+  WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  /** Rows one retention statement deletes at most. */
+  RETENTION_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 5_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */
   SUBSCRIBER_COUNT_CHECK_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   // Webhooks: the API checks URLs at PUT, the worker delivers (docs/webhooks.md).

@@ -354,6 +354,10 @@ export const notifications = pgTable(
     index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
     // The scheduler's claim of due sends: a range scan over the (few) scheduled rows.
     index('notifications_scheduled_idx').on(table.sendAt).where(sql`${table.status} = 'scheduled'`),
+    // Retention: the oldest finished notifications, a batch at a time (migration 0019).
+    index('notifications_finished_created_idx')
+      .on(table.createdAt)
+      .where(sql`${table.status} in ('completed', 'failed', 'canceled')`),
   ],
 );
 
@@ -520,6 +524,8 @@ export const webhookMessages = pgTable(
   (table) => [
     uniqueIndex('webhook_messages_dedupe_key').on(table.dedupeKey),
     index('webhook_messages_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
+    // Retention: the oldest events, a batch at a time (migration 0019).
+    index('webhook_messages_created_idx').on(table.createdAt),
   ],
 );
 

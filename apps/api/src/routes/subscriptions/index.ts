@@ -136,11 +136,15 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
         { endpoint, p256dh, auth },
         limitsFor(principal.plan).activeSubscribers,
         {
-          admitNew: async () => {
-            const decision = await app.newSubscriptionCap.admit(principal.appId);
-            retryAfterSeconds = decision.retryAfterSeconds;
-            return decision.admitted;
-          },
+          ...(app.newSubscriptionCap.enabled
+            ? {
+                admitNew: async () => {
+                  const decision = await app.newSubscriptionCap.admit(principal.appId);
+                  retryAfterSeconds = decision.retryAfterSeconds;
+                  return decision.admitted;
+                },
+              }
+            : {}),
           audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
           ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
         },
