@@ -9,6 +9,7 @@ import {
   type FanOutJob,
   queueNames,
 } from '@webpush/queue';
+import { bullmqTelemetry } from '@webpush/tracing';
 import { type Job, Worker, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
@@ -73,7 +74,8 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const redis = createRedisConnection(config.redisUrl, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
   const prefix = bullPrefix(config.redisKeyPrefix);
-  const queues = createQueues(redis, prefix);
+  const telemetry = bullmqTelemetry();
+  const queues = createQueues(redis, prefix, { telemetry });
   const sender =
     deps.sender ??
     createPushSender({
@@ -128,6 +130,8 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.
     maxStalledCount: 3,
+    // bullmq-otel when tracing is on: each job's span continues the trace of the request that queued it.
+    ...(telemetry ? { telemetry } : {}),
   };
   const workers = [
     new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
