@@ -44,6 +44,43 @@ export interface paths {
                          */
                         badge?: string;
                         /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
                          */
@@ -283,6 +320,43 @@ export interface paths {
                          */
                         badge?: string;
                         /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
                          */
@@ -474,6 +548,10 @@ export interface paths {
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
                                 clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -485,6 +563,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -495,6 +583,30 @@ export interface paths {
                                 icon?: string;
                                 /** @description The payload badge, when it had one */
                                 badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
                             };
                         };
                     };
@@ -619,6 +731,10 @@ export interface paths {
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
                                 clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -630,6 +746,16 @@ export interface paths {
                                 sendAt?: string;
                                 /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
                                 errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
                                 /** @description What was sent: the payload title */
                                 title: string;
                                 /** @description What was sent: the payload body */
@@ -640,6 +766,30 @@ export interface paths {
                                 icon?: string;
                                 /** @description The payload badge, when it had one */
                                 badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
                             };
                         };
                     };
@@ -792,6 +942,8 @@ export interface paths {
                         };
                         /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
                         uidSignature?: string;
+                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
+                        applicationServerKey?: string;
                     };
                 };
             };
@@ -1413,7 +1565,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1421,7 +1573,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };

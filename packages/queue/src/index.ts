@@ -1,4 +1,12 @@
-export { bullPrefix, createRedisConnection, type RedisRole } from './connection.js';
+export {
+  bullPrefix,
+  createRedisConnection,
+  isCluster,
+  masterConnections,
+  type RedisConnection,
+  type RedisRole,
+  type RedisTarget,
+} from './connection.js';
 export { registerQueueDepthGauge } from './metrics.js';
 export {
   chunkJobId,

@@ -1,5 +1,5 @@
 import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 
 /** Queue names, shared by the producer (API) and the consumer (worker). */
 export const queueNames = {
@@ -135,7 +135,11 @@ export interface Queues {
  * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
  * `bullPrefix(config.redisKeyPrefix)` on both sides.
  */
-export function createQueues(connection: Redis, prefix: string, options: { telemetry?: Telemetry } = {}): Queues {
+export function createQueues(
+  connection: RedisConnection,
+  prefix: string,
+  options: { telemetry?: Telemetry } = {},
+): Queues {
   // `telemetry` (bullmq-otel, when tracing is on) carries the trace context of each add into the job.
   const common = {
     connection,

@@ -202,7 +202,7 @@ export function ResetPasswordPage() {
             maxLength={128}
             value={password}
             onChange={(event) => setPassword(event.target.value)}
-            hint="8 to 128 characters."
+            hint="8 to 128 characters, not a common password."
             error={tokenError ? null : reset.error}
           />
           {tokenError && (

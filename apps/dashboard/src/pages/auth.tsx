@@ -76,9 +76,11 @@ export function AuthPage({ mode }: { mode: Mode }) {
           type="password"
           autoComplete={signUp ? 'new-password' : 'current-password'}
           required
+          minLength={signUp ? 8 : undefined}
+          maxLength={signUp ? 128 : undefined}
           value={password}
           onChange={(event) => setPassword(event.target.value)}
-          hint={signUp ? '8 to 128 characters.' : undefined}
+          hint={signUp ? '8 to 128 characters, not a common password.' : undefined}
           error={field === 'password' ? submit.error : null}
         />
         {!signUp && (

@@ -7,6 +7,7 @@ import { ErrorPanel } from '../components/error-panel.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Skeleton } from '../components/skeleton.js';
 import { useCurrentApp } from './app-layout.js';
+import { BUTTON_CLICKS_LABEL, buttonClicks } from './send-rich-fields.js';
 
 const PAGE_SIZE = 20;
 
@@ -100,6 +101,12 @@ function Details({ notification }: { notification: Notification }) {
         {notification.shown} shown, {notification.clicked} clicked, click-through rate {clickThroughRate(notification)}{' '}
         <span className="hint">(clicked ÷ shown)</span>
       </dd>
+      {buttonClicks(notification) && (
+        <>
+          <dt>{BUTTON_CLICKS_LABEL}</dt>
+          <dd data-testid="button-clicks">{buttonClicks(notification)}</dd>
+        </>
+      )}
     </dl>
   );
 }

@@ -6,6 +6,7 @@ import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useCurrentApp } from './app-layout.js';
 import { CancelSend, type Notification, notificationsQuery } from './notifications.js';
+import { EMPTY_RICH, type RichDraft, RichFields, RichPreview, richPayloadOf } from './send-rich-fields.js';
 
 /** CONTRACT "Sending": the payload is at most 3,072 bytes. */
 export const MAX_PAYLOAD_BYTES = 3_072;
@@ -146,7 +147,7 @@ function Scheduled({ appId, id, sendAt }: { appId: string; id: string; sendAt: s
   );
 }
 
-function Preview({ draft }: { draft: Draft }) {
+function Preview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
   let host = '';
   try {
     host = draft.url ? new URL(draft.url).host : '';
@@ -167,6 +168,7 @@ function Preview({ draft }: { draft: Draft }) {
           <strong className="preview-title">{draft.title || 'Title'}</strong>
           <span className="preview-body">{draft.body || 'The body of your notification.'}</span>
           <span className="preview-host muted">{host || window.location.host}</span>
+          <RichPreview draft={rich} />
         </div>
       </div>
     </figure>
@@ -177,6 +179,7 @@ export function SendPage() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [rich, setRich] = useState<RichDraft>(EMPTY_RICH);
   const [audience, setAudience] = useState<Audience>('all');
   const [uidsText, setUidsText] = useState('');
   const [tagsText, setTagsText] = useState('');
@@ -194,7 +197,7 @@ export function SendPage() {
       call(
         api.POST('/api/v1/apps/{appId}/notifications', {
           params: { path: { appId: app.id } },
-          body: { ...payloadOf(draft), ...options },
+          body: { ...payloadOf(draft), ...richPayloadOf(rich), ...options },
         }),
       ).then((answer) => ({ ...answer, sendAt: options.sendAt })),
     onSuccess: async () => {
@@ -367,6 +370,7 @@ export function SendPage() {
               onChange={set('badge')}
               hint="A small monochrome image some systems show in the status bar."
             />
+            <RichFields draft={rich} onChange={setRich} />
             <label className="scope-option">
               <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
               <span>
@@ -407,7 +411,7 @@ export function SendPage() {
             </button>
           </form>
         </section>
-        <Preview draft={draft} />
+        <Preview draft={draft} rich={rich} />
       </div>
       {send.data &&
         (send.data.notification.status === 'scheduled' && send.data.sendAt ? (

@@ -6,6 +6,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useCurrentApp } from './app-layout.js';
+import { PushFormatSettings } from './push-format-settings.js';
 import { WebhookSettings } from './webhook-settings.js';
 
 /** CONTRACT: at most 20 allowed origins. */
@@ -194,6 +195,49 @@ const uidSignature = createHmac('sha256', process.env.WEBPUSH_IDENTITY_SECRET).u
   );
 }
 
+function VapidKey() {
+  const app = useCurrentApp();
+  const queryClient = useQueryClient();
+  const [rotated, setRotated] = useState(false);
+  // Errors show in the confirm dialog.
+  const rotate = async () => {
+    await call(api.POST('/api/v1/apps/{appId}/vapid-key/rotate', { params: { path: { appId: app.id } } }));
+    setRotated(true);
+    await queryClient.invalidateQueries({ queryKey: ['app', app.id] });
+    await queryClient.invalidateQueries({ queryKey: ['apps'] });
+  };
+  return (
+    <section className="panel" aria-labelledby="vapid-title">
+      <h2 id="vapid-title">VAPID key</h2>
+      <p className="muted">The public key browsers subscribe with (their applicationServerKey):</p>
+      <div className="key-row">
+        <code className="break-all" data-testid="vapid-public-key">
+          {app.vapidPublicKey}
+        </code>
+        <CopyButton text={app.vapidPublicKey} label="Copy key" />
+      </div>
+      {rotated && (
+        <p className="success" role="status">
+          Rotated. New subscriptions use the new key.
+        </p>
+      )}
+      <ConfirmButton
+        label="Rotate VAPID key"
+        title="Rotate this app’s VAPID key?"
+        confirmLabel="Rotate key"
+        onConfirm={rotate}
+      >
+        <p>
+          A new key pair replaces the current one for new subscriptions. Existing subscribers keep receiving your
+          notifications: each is still signed with the key it subscribed with. The SDK moves each browser to the new key
+          the next time its page calls <code>subscribe()</code> or the browser renews its subscription; the old key is
+          deleted once no active subscriber uses it. Rotate when the private key may have leaked.
+        </p>
+      </ConfirmButton>
+    </section>
+  );
+}
+
 export function SettingsPage() {
   const app = useCurrentApp();
   useEffect(() => {
@@ -203,7 +247,9 @@ export function SettingsPage() {
     <>
       <Rename />
       <AllowedOrigins />
+      <PushFormatSettings />
       <IdentitySecret />
+      <VapidKey />
       <WebhookSettings />
     </>
   );

@@ -129,6 +129,7 @@ export function SubscribersPage() {
                   <th scope="col">Status</th>
                   <th scope="col">User id</th>
                   <th scope="col">Tags</th>
+                  <th scope="col">VAPID key</th>
                   <th scope="col">Subscribed</th>
                   <th scope="col">
                     <span className="visually-hidden">Actions</span>
@@ -157,6 +158,17 @@ export function SubscribersPage() {
                             </code>
                           ))}
                         </span>
+                      )}
+                    </td>
+                    <td title={subscriber.vapidPublicKey ?? undefined}>
+                      {subscriber.vapidPublicKey === null ? (
+                        <span className="muted">deleted</span>
+                      ) : subscriber.vapidPublicKey === app.vapidPublicKey ? (
+                        'current'
+                      ) : (
+                        <>
+                          earlier <code>…{subscriber.vapidPublicKey.slice(-8)}</code>
+                        </>
                       )}
                     </td>
                     <td>{dateFormat.format(new Date(subscriber.createdAt))}</td>
