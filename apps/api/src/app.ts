@@ -22,6 +22,7 @@ import cookiePlugin from './plugins/external/cookie.js';
 import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
+import tracingPlugin from './plugins/external/tracing.js';
 import appNotificationRoutes from './routes/app-notifications/index.js';
 import appRoutes from './routes/apps/index.js';
 import emailVerificationRoutes from './routes/auth/email-verification.js';
@@ -104,6 +105,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
 
+  await app.register(tracingPlugin);
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
   await app.register(storableInputPlugin);

@@ -17,6 +17,7 @@ import {
   queueNames,
   type RedisConnection,
 } from '@webpush/queue';
+import { bullmqTelemetry } from '@webpush/tracing';
 import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
@@ -88,7 +89,8 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const redis = createRedisConnection(config, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
   const prefix = bullPrefix(config.redisKeyPrefix);
-  const queues = createQueues(redis, prefix);
+  const telemetry = bullmqTelemetry();
+  const queues = createQueues(redis, prefix, { telemetry });
   const sender =
     deps.sender ??
     createPushSender({
@@ -145,6 +147,8 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.
     maxStalledCount: 3,
+    // bullmq-otel when tracing is on: each job's span continues the trace of the request that queued it.
+    ...(telemetry ? { telemetry } : {}),
   };
   const onWorker = (worker: Worker) => {
     worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));

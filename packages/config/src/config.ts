@@ -138,6 +138,8 @@ export interface Config {
     /** A queued event is checked against Redis again after this long. */
     readonly relayStaleMs: number;
   };
+  /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER (not `none`) is set. */
+  readonly tracing: { readonly enabled: boolean };
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
   readonly problems: readonly string[];
 }
@@ -377,6 +379,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
+    tracing: {
+      enabled:
+        env.OTEL_TRACES_EXPORTER !== undefined
+          ? env.OTEL_TRACES_EXPORTER !== 'none'
+          : env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
+    },
     passwordRefuseCommon: env.PASSWORD_REFUSE_COMMON,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {

@@ -129,6 +129,11 @@ export const EnvSchema = Type.Object({
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
+  // Traces (docs/tracing.md): OpenTelemetry starts only when one of these is set; the SDK reads the
+  // other standard OTEL_* variables (headers, protocol, sampler) itself.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String()),
+  /** `otlp` (the default once tracing is on), `console`, or `none` (off). */
+  OTEL_TRACES_EXPORTER: Type.Optional(Type.String()),
   /**
    * Refuse the 10,000 most common passwords at registration and reset. Off by default: the contract
    * accepts any password of 8 to 128 characters, and clients rely on it.
