@@ -38,10 +38,10 @@ export const EnvSchema = Type.Object({
   /** IPv6 clients are counted per network of this prefix length (a /64 is one customer line). */
   RATE_LIMIT_IPV6_PREFIX: Type.Integer({ minimum: 1, maximum: 128, default: 64 }),
   /** Verification or reset e-mails one address receives per RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS. */
-  RATE_LIMIT_MAIL_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, default: 3 }),
+  RATE_LIMIT_MAIL_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, default: 5 }),
   RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 3600 }),
   /** Writes (POST/PUT/PATCH/DELETE) one signed-in user may make per window. */
-  RATE_LIMIT_SESSION_WRITE_MAX: Type.Integer({ minimum: 1, default: 120 }),
+  RATE_LIMIT_SESSION_WRITE_MAX: Type.Integer({ minimum: 1, default: 300 }),
   /**
    * New subscriptions per app per window, across every API instance (Redis), on top of the per-IP
    * limit. 0 (the default) turns the cap off: an app gains subscribers as fast as visitors arrive.
