@@ -166,7 +166,13 @@ t.test('Bull Board, /metrics and the failed-ops-login counter work on the cluste
     });
     assertError(t, wrong, 'UNAUTHORIZED');
   }
-  const locked = await one.inject({ method: 'GET', url: '/metrics', headers: ops, remoteAddress });
+  // Four failures counted across both instances: the fifth wrong attempt, on either, is refused.
+  const locked = await one.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Basic ${Buffer.from('ops:wrong').toString('base64')}` },
+    remoteAddress,
+  });
   assertError(t, locked, 'RATE_LIMITED');
 });
 
