@@ -22,6 +22,32 @@ export interface GuardOptions {
   log: Logger;
   /** Called with every new worker, to attach listeners. */
   onWorker?: (worker: Worker) => void;
+  /** How long `close()` waits for the worker to close before it drops its connections. */
+  closeTimeoutMs?: number;
+}
+
+/**
+ * Closes a BullMQ worker, waiting at most `timeoutMs`: a worker whose blocking command never
+ * settles never finishes closing. After that its connections are dropped; a job it was still
+ * running loses its lock and another worker takes it over, as after a crash.
+ */
+async function closeWithin(worker: Worker, force: boolean, timeoutMs: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(true), timeoutMs);
+  });
+  const closed = worker.close(force).then(
+    () => false,
+    (error: unknown) => {
+      log.warn({ err: error, queue: worker.name }, 'closing a queue worker failed');
+      return false;
+    },
+  );
+  if (await Promise.race([closed, timedOut])) {
+    log.warn({ queue: worker.name, timeoutMs }, 'queue worker did not close in time: dropping its connections');
+    await worker.disconnect().catch(() => undefined);
+  }
+  clearTimeout(timer);
 }
 
 /**
@@ -42,6 +68,8 @@ export function guardWorker(create: () => Worker, queue: Queue, options: GuardOp
   let replacements = 0;
   let checks = 0;
   let closed = false;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const retired: Promise<void>[] = [];
 
   const start = () => {
     const fresh = create();
@@ -107,7 +135,7 @@ export function guardWorker(create: () => Worker, queue: Queue, options: GuardOp
     async close(force = false) {
       closed = true;
       clearInterval(timer);
-      await worker.close(force);
+      await Promise.all([closeWithin(worker, force, closeTimeoutMs, options.log), ...retired]);
     },
   };
 }

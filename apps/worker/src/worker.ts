@@ -198,8 +198,17 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
     const force = redis.status !== 'ready';
-    await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
-    await queues.close();
+    // Each queue worker's close is bounded (stuck-worker-guard.ts); so are the rest, since a close
+    // that waits on a Redis command that never settles (seen after a cluster failover) never ends.
+    const bounded = (what: string, closing: Promise<unknown>) =>
+      withTimeout(closing, 15_000, `${what} did not close within 15 s`).catch((error: unknown) =>
+        log.warn({ err: error }, 'closing went on without it'),
+      );
+    await Promise.all([
+      ...workers.map((worker) => worker.close(force)),
+      bounded('webhook delivery', webhooks.close(force)),
+    ]);
+    await bounded('queues', queues.close());
     if (!deps.sender) await sender.close();
     if (deps.encryption === undefined) await encryption?.close();
     // QUIT waits for a connection that may never come back; only a live one is closed politely.
