@@ -9,6 +9,7 @@ import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugi
 import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
 import newSubscriptionCapPlugin from './plugins/app/new-subscription-cap.js';
+import opsListenerPlugin from './plugins/app/ops-listener.js';
 import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
@@ -126,6 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authPlugin);
   await app.register(swaggerPlugin);
   await app.register(bullBoardPlugin);
+  await app.register(opsListenerPlugin);
 
   await app.register(healthRoutes);
   await app.register(metricsRoutes);

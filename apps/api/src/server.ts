@@ -26,6 +26,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 try {
   await app.listen({ port: config.port, host: config.host });
+  if (app.opsServer && config.opsListener) await app.opsServer.listen(config.opsListener);
 } catch (error) {
   app.log.fatal({ err: error }, 'could not start the API');
   process.exit(1);

@@ -16,6 +16,8 @@ export interface Config {
   readonly host: string;
   /** Listening address of the worker's health server (`/healthz`, `/readyz`, `/metrics`). */
   readonly workerHost: string;
+  /** The ops surfaces' own listener (OPS_HOST, OPS_PORT); null: they share the API's port. */
+  readonly opsListener: { readonly host: string; readonly port: number } | null;
   readonly logLevel: string;
   readonly publicUrl: string;
   readonly secureCookies: boolean;
@@ -333,6 +335,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: env.PORT,
     host: env.HOST,
     workerHost: env.WORKER_HOST,
+    opsListener: env.OPS_PORT === undefined ? null : { host: env.OPS_HOST, port: env.OPS_PORT },
     logLevel: env.LOG_LEVEL,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),

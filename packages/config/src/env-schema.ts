@@ -36,6 +36,9 @@ export const EnvSchema = Type.Object({
   NO_PROXY: Type.Optional(Type.String()),
   /** The worker's health server address: loopback by default, so its /metrics is not on the network. */
   WORKER_HOST: Type.String({ default: '127.0.0.1' }),
+  /** When set, /metrics and /admin/queues are served on this port of their own (OPS_HOST), not on PORT. */
+  OPS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  OPS_HOST: Type.String({ default: '127.0.0.1' }),
   /** Fastify `trustProxy`: empty/false, true (any proxy: not recommended), a hop count, or addresses/CIDRs. */
   TRUST_PROXY: Type.String({ default: '' }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
