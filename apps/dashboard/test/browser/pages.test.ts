@@ -56,7 +56,7 @@ if (browser) {
     await page.getByRole('button', { name: 'Create account' }).click();
     const emailError = page.locator('#email-error');
     await emailError.waitFor();
-    t.match(await emailError.textContent(), 'メールアドレスの形式が正しくありません');
+    t.match(await emailError.textContent(), 'Enter a valid e-mail address.');
     t.match(await emailError.textContent(), 'INVALID_EMAIL');
     t.equal(await page.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
 
@@ -86,7 +86,7 @@ if (browser) {
     await page.getByRole('button', { name: 'Create app' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    t.match(await alert.textContent(), 'ご利用のプランで作成できるアプリの上限に達しました');
+    t.match(await alert.textContent(), 'Your plan has reached its limit of apps.');
     t.match(await alert.textContent(), 'PLAN_LIMIT_EXCEEDED');
     await alert.getByRole('link', { name: /plans/ }).click();
     await page.getByRole('heading', { name: 'Plans', exact: true }).waitFor();
@@ -283,7 +283,7 @@ if (browser) {
     // An API error answer is shown as it comes: an app id that is not the user's.
     await page.goto(`${url}/apps/00000000-0000-0000-0000-000000000000`);
     await page.getByRole('heading', { name: 'This app could not be loaded' }).waitFor();
-    t.match(await page.locator('.error-panel').textContent(), 'リソースが見つかりません');
+    t.match(await page.locator('.error-panel').textContent(), 'It does not exist, or it is not yours.');
   });
 
   await t.test('every page passes axe and fits 375 px', async (t) => {
