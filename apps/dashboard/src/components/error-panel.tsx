@@ -2,6 +2,17 @@ import { Link } from 'react-router';
 import { ApiError, NetworkError } from '../api/client.js';
 import { catalogues, type I18n, type MessageKey, useI18n } from '../i18n/index.js';
 
+/** A problem the dashboard itself found (before or after asking the API): shown as its message. */
+export class LocalError extends Error {
+  override readonly name = 'LocalError';
+  constructor(
+    readonly key: MessageKey,
+    readonly values?: Record<string, string | number>,
+  ) {
+    super(key);
+  }
+}
+
 const PLAN_LIMIT_CODES = new Set(['PLAN_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED', 'SUBSCRIBER_LIMIT_EXCEEDED']);
 
 /**
@@ -9,6 +20,7 @@ const PLAN_LIMIT_CODES = new Set(['PLAN_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED
  * own Japanese `error` is shown only for a code the catalogue does not know (marked `lang="ja"`).
  */
 export function describeError(i18n: I18n, error: unknown): { text: string; lang: string } {
+  if (error instanceof LocalError) return { text: i18n.t(error.key, error.values), lang: i18n.language };
   if (error instanceof ApiError) {
     const key = `error.code.${error.code}`;
     if (key in catalogues.en) return { text: i18n.t(key as MessageKey), lang: i18n.language };

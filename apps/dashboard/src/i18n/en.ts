@@ -528,4 +528,9 @@ export const en = {
   'subscribers.deleteConfirm': 'Delete subscriber',
   'subscribers.deleteBody': 'This browser will get no more notifications from this app until it subscribes again.',
   'subscribers.pager': 'Subscriber',
+
+  // Unknown app
+  'app.missingTitle': 'App not found',
+  'app.missingBody': 'There is no app at this address, or it belongs to another account.',
+  'app.backToApps': 'Back to your apps',
 } as const;

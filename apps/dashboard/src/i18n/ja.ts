@@ -535,4 +535,9 @@ export const ja: Record<keyof typeof en, string> = {
   'subscribers.deleteConfirm': '購読者を削除',
   'subscribers.deleteBody': 'このブラウザーには、もう一度購読するまで、このアプリからの通知が届かなくなります。',
   'subscribers.pager': '購読者',
+
+  // 存在しないアプリ
+  'app.missingTitle': 'アプリが見つかりません',
+  'app.missingBody': 'このアドレスのアプリは存在しないか、ほかのアカウントのものです。',
+  'app.backToApps': 'アプリ一覧に戻る',
 };

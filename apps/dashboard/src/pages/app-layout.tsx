@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
-import { api, call } from '../api/client.js';
+import { Link, NavLink, Outlet, useOutletContext, useParams } from 'react-router';
+import { ApiError, api, call } from '../api/client.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
-import { type MessageKey, useI18n } from '../i18n/index.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 
 const fetchApp = (appId: string) => call(api.GET('/api/v1/apps/{appId}', { params: { path: { appId } } }));
 
@@ -24,10 +24,28 @@ const tabs: { to: string; label: MessageKey; end?: boolean }[] = [
   { to: 'settings', label: 'app.tab.settings' },
 ];
 
+function MissingApp() {
+  const { t } = useI18n();
+  usePageTitle(t('app.missingTitle'));
+  return (
+    <section className="panel narrow" data-testid="missing-app">
+      <h1>{t('app.missingTitle')}</h1>
+      <p>{t('app.missingBody')}</p>
+      <p>
+        <Link to="/" className="button button-primary">
+          {t('app.backToApps')}
+        </Link>
+      </p>
+    </section>
+  );
+}
+
 export function AppLayout() {
   const { t } = useI18n();
   const { appId = '' } = useParams();
   const app = useQuery(appQuery(appId));
+  // A 404 is an answer, not a failure to retry: no tabs into an app that is not there, a way back instead.
+  if (app.error instanceof ApiError && app.error.status === 404) return <MissingApp />;
   return (
     <>
       <div className="app-heading">

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
 import { switchUser, useProviders } from '../api/session.js';
-import { ErrorMessage } from '../components/error-panel.js';
+import { ErrorMessage, LocalError } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 
@@ -50,6 +50,19 @@ export function AuthPage({ mode }: { mode: Mode }) {
     submit.mutate();
   };
   const field = fieldOf(submit.error, mode);
+  // The API says INVALID_INPUT; the page says which rule the password broke.
+  const length = [...password].length;
+  const passwordError =
+    field === 'password'
+      ? new LocalError(
+          length < 8 ? 'auth.passwordTooShort' : length > 128 ? 'auth.passwordTooLong' : 'error.code.INVALID_INPUT',
+        )
+      : null;
+  // An answer about what was typed before goes as soon as it changes.
+  const edit = (set: (value: string) => void) => (event: { target: { value: string } }) => {
+    if (submit.isError) submit.reset();
+    set(event.target.value);
+  };
 
   return (
     <section className="auth-card panel">
@@ -63,7 +76,7 @@ export function AuthPage({ mode }: { mode: Mode }) {
           autoComplete="email"
           required
           value={email}
-          onChange={(event) => setEmail(event.target.value)}
+          onChange={edit(setEmail)}
           error={field === 'email' ? submit.error : null}
         />
         <Field
@@ -73,9 +86,9 @@ export function AuthPage({ mode }: { mode: Mode }) {
           autoComplete={signUp ? 'new-password' : 'current-password'}
           required
           value={password}
-          onChange={(event) => setPassword(event.target.value)}
+          onChange={edit(setPassword)}
           hint={signUp ? t('auth.passwordRule') : undefined}
-          error={field === 'password' ? submit.error : null}
+          error={passwordError}
         />
         {!signUp && (
           <p className="hint">

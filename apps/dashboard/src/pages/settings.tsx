@@ -183,7 +183,8 @@ function IdentitySecret() {
       <p className="muted">
         {rich('settings.identityLead', { uid: <code>uid</code>, scope: <code>subscribe_only</code> })}
       </p>
-      <pre className="snippet">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling code block must be reachable by keyboard */}
+      <pre className="snippet" tabIndex={0}>
         <code>{`import { createHmac } from 'node:crypto';
 const uidSignature = createHmac('sha256', process.env.WEBPUSH_IDENTITY_SECRET).update(user.id).digest('hex');
 // in the page: WebPush.subscribe({ baseUrl, apiKey, uid: user.id, uidSignature, tags: { lang: 'ja' } })`}</code>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
-import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { ErrorMessage, ErrorPanel, LocalError } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
 import { currentSubscription, DASHBOARD_WORKER_URL, loadWebPushSdk } from '../components/web-sdk.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
@@ -33,12 +33,7 @@ async function tryItKey(appId: string, fresh: boolean): Promise<string> {
 }
 
 /** A failure of the "Try it" steps, with the message that names its likely cause. */
-export class TryItError extends Error {
-  override readonly name = 'TryItError';
-  constructor(readonly key: MessageKey) {
-    super(key);
-  }
-}
+class TryItError extends LocalError {}
 
 const withTimeout = <T,>(work: Promise<T>, ms: number): Promise<T> =>
   new Promise<T>((resolve, reject) => {
@@ -76,13 +71,6 @@ function explain(error: unknown): unknown {
 function TryItMessage({ error }: { error: unknown }) {
   const { t, rich } = useI18n();
   const app = useCurrentApp();
-  if (error instanceof TryItError) {
-    return (
-      <p className="error-message" role="alert">
-        {t(error.key)}
-      </p>
-    );
-  }
   if (error instanceof ApiError && error.code === 'ORIGIN_NOT_ALLOWED') {
     return (
       <div className="error-message" role="alert" data-code="ORIGIN_NOT_ALLOWED">
