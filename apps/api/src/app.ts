@@ -1,5 +1,6 @@
 import type { Config } from '@webpush/config';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { logOptions } from './log-options.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
@@ -28,6 +29,7 @@ import githubRoutes from './routes/auth/github.js';
 import authRoutes from './routes/auth/index.js';
 import passwordResetRoutes from './routes/auth/password-reset.js';
 import sessionRoutes from './routes/auth/sessions.js';
+import clickLinkRoutes from './routes/click-links/index.js';
 import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
 import eventRoutes from './routes/events/index.js';
 import healthRoutes from './routes/health.js';
@@ -44,6 +46,8 @@ import webhookRoutes from './routes/webhooks/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Test-only: where the API's own logger (`logOptions`) writes, instead of stdout. */
+  logStream?: { write(line: string): void };
   /** Test-only: a CA (PEM) outgoing pushes trust besides Node's roots; processes use NODE_EXTRA_CA_CERTS. */
   pushExtraCa?: string;
   /** Test-only: called with the text of every statement the API sends to PostgreSQL (round-trip counts). */
@@ -81,7 +85,10 @@ export function trustProxyOption(value: boolean | number | string) {
 /** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? {
+      ...logOptions(config.logLevel),
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     // Errors Fastify answers outside the error handler get the contract's body too.
@@ -121,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
   await app.register(sdkRoutes, { rereadEachRequest: config.dashboardDevServer });
+  await app.register(clickLinkRoutes, { prefix: '/c' });
   await app.register(dashboardRoutes, {
     distDir: options.dashboardDistDir,
     devServer: await dashboardDevServer(app),

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createSession, createUser } from '@webpush/db';
-import { errorCatalogue } from '@webpush/errors';
+import { errorCatalogue, errorDetails } from '@webpush/errors';
 import { generateToken, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
 import { createIsolatedResources, startFakePushService, testConfig } from '@webpush/testing';
 import fc from 'fast-check';
@@ -324,7 +324,11 @@ function contractBreach(operation: Operation, response: LightMyRequestResponse):
   if (status !== expectedStatus) return `${code} answered ${status}, catalogue says ${entry.status}`;
   const expectedKeys = planLimitCodes.has(code) ? ['code', 'error', 'upgrade_url'] : ['code', 'error'];
   if (Object.keys(body).sort().join() !== expectedKeys.join()) return `${code} body keys ${Object.keys(body).sort()}`;
-  if (body.error !== entry.message) return `${code} with another message`;
+  const detailMessages = Object.values(errorDetails)
+    .filter((detail) => detail.code === code)
+    .map((detail) => detail.message as string);
+  if (body.error !== entry.message && !detailMessages.includes(String(body.error)))
+    return `${code} with another message`;
   if (!/^application\/json; charset=utf-8$/.test(String(response.headers['content-type']))) {
     return `${code} with content type ${response.headers['content-type']}`;
   }

@@ -1,6 +1,6 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Config } from '@webpush/config';
-import { createDatabase, type DatabaseHandle } from '@webpush/db';
+import { createDatabase, type DatabaseHandle, planDeliveryChunks } from '@webpush/db';
 import { createIsolatedResources, type IsolatedResources, testConfig } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
@@ -24,7 +24,7 @@ export async function buildTestApp(
   const config = testConfig(resources, env);
   let app: FastifyInstance;
   try {
-    app = await buildApp(config, { ...options, logger: false });
+    app = await buildApp(config, { ...options, logger: options.logStream ? undefined : false });
   } catch (error) {
     await resources.dispose(); // otherwise the file hangs on open connections until tap's timeout
     throw error;
@@ -97,3 +97,12 @@ export function fakeSubscription(host = 'fcm.googleapis.com') {
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * Plans a notification's delivery as the worker's fan-out does (its delivery chunks), without
+ * sending: engagement counts only for subscriptions a notification was pushed to, and the chunks
+ * are that record. For API tests, where no worker runs.
+ */
+export async function planDelivery(database: DatabaseHandle, notificationId: string): Promise<void> {
+  while (!(await planDeliveryChunks(database.db, notificationId, { chunkSize: 500, maxChunks: 10 })).done);
+}

@@ -1,4 +1,8 @@
 import { decodeSubscriptionKeys, type EncryptionPool, type PushTarget, type SubscriptionKeys } from '@webpush/push';
+import type { BrowserPayload } from './browser-payload.js';
+
+/** A push target with its subscription id (click links are signed for it). */
+export type ChunkTarget = PushTarget & { id: string };
 
 /**
  * A chunk's push bodies, encrypted ahead on the process's EncryptionPool while its lanes send.
@@ -12,15 +16,14 @@ export class ChunkBodies {
 
   constructor(
     pool: EncryptionPool,
-    payload: string,
-    targets: readonly PushTarget[],
+    payload: BrowserPayload,
+    targets: readonly ChunkTarget[],
     readonly firstBatch = 4,
     readonly batch = 16,
   ) {
-    const plaintext = Buffer.from(payload, 'utf8');
     for (let start = 0; start < targets.length; ) {
       const end = Math.min(targets.length, start + (start === 0 ? firstBatch : batch));
-      this.#batches.push(encryptBatch(pool, plaintext, targets.slice(start, end)));
+      this.#batches.push(encryptBatch(pool, payload, targets.slice(start, end)));
       start = end;
     }
   }
@@ -35,21 +38,23 @@ export class ChunkBodies {
 
 async function encryptBatch(
   pool: EncryptionPool,
-  plaintext: Buffer,
-  targets: readonly PushTarget[],
+  payload: BrowserPayload,
+  targets: readonly ChunkTarget[],
 ): Promise<(Buffer | undefined)[]> {
   const keys: SubscriptionKeys[] = [];
   const slots: number[] = [];
+  const ids: string[] = [];
   targets.forEach((target, i) => {
     const decoded = decodeSubscriptionKeys(target);
     if (decoded) {
       keys.push(decoded);
       slots.push(i);
+      ids.push(target.id);
     }
   });
   const out: (Buffer | undefined)[] = new Array(targets.length).fill(undefined);
   try {
-    const bodies = await pool.encrypt(plaintext, keys);
+    const bodies = await pool.encrypt(payload.template, keys, payload.linksFor(ids));
     bodies.forEach((body, i) => {
       // A RangeError (a point off the curve) is left to the sender, which refuses it with that reason.
       if (Buffer.isBuffer(body)) out[slots[i] as number] = body;

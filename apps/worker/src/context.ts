@@ -1,6 +1,6 @@
 import type { Config } from '@webpush/config';
 import type { Database } from '@webpush/db';
-import type { EncryptionPool, PushSender } from '@webpush/push';
+import type { ClickTokens, EncryptionPool, PushSender } from '@webpush/push';
 import type { Queues } from '@webpush/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from './metrics.js';
@@ -18,6 +18,8 @@ export interface WorkerContext {
   /** The answers of the chunks being sent, written together (DELIVERY_PROGRESS_BATCH). */
   readonly progress: ProgressRecorder;
   readonly keyring: VapidKeyring;
+  /** Signs the click links of declarative payloads; null without ENCRYPTION_KEY (nothing is sent then). */
+  readonly clickTokens: ClickTokens | null;
   readonly metrics: WorkerMetrics;
   readonly log: Logger;
 }

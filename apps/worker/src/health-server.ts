@@ -95,8 +95,9 @@ export function startHealthServer(
     }
     if (path === '/metrics' && checks.metrics && ops) {
       const ip = clientIp(request);
-      if (failedLogins.blocked(ip)) return send(429, RATE_LIMITED, { 'retry-after': String(windowSeconds) });
+      // The right credentials always pass: the lockout slows guessing, it never locks the operator out.
       if (!basicAuthMatches(request.headers.authorization, ops)) {
+        if (failedLogins.blocked(ip)) return send(429, RATE_LIMITED, { 'retry-after': String(windowSeconds) });
         failedLogins.fail(ip);
         return send(401, UNAUTHORIZED, { 'www-authenticate': 'Basic realm="webpush ops", charset="UTF-8"' });
       }

@@ -1,11 +1,10 @@
 import { findStalledNotifications } from '@webpush/db';
-import { fanOutJobId, jobNames } from '@webpush/queue';
+import { requeueFanOut } from '@webpush/queue';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
 
 /** Notifications looked at per pass; the oldest first, the rest on the next pass. */
 const BATCH = 500;
-const IN_FLIGHT = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 export interface Reconciler {
   /** One pass now; resolves to the number of notifications queued again. */
@@ -29,14 +28,7 @@ export function startReconciler(context: WorkerContext): Reconciler {
   async function runOnce(): Promise<number> {
     let requeued = 0;
     for (const notificationId of await findStalledNotifications(db, staleSeconds, BATCH)) {
-      const jobId = fanOutJobId(notificationId);
-      const state = await queues.fanOut.getJobState(jobId);
-      if (IN_FLIGHT.has(state)) continue;
-      // A finished job (failed, or completed and kept) frees its id first. BullMQ refuses to remove
-      // a job that was taken meanwhile, and the add below is then a no-op: an add of an existing id
-      // changes nothing, atomically, so the reconciler never makes a second copy of a job in flight.
-      if (state !== 'unknown') await (await queues.fanOut.getJob(jobId))?.remove().catch(() => undefined);
-      await queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId });
+      if (!(await requeueFanOut(queues.fanOut, notificationId))) continue;
       requeued++;
     }
     if (requeued > 0) {

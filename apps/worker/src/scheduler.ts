@@ -1,6 +1,6 @@
 import { type StartedSend, startDueScheduledSend } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
-import { fanOutJobId, jobNames } from '@webpush/queue';
+import { enqueueFanOut } from '@webpush/queue';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
 
@@ -32,12 +32,9 @@ export function startScheduler(context: WorkerContext): Scheduler {
       if (!send) break;
       started.push(send);
       if (send.status === 'queued') {
-        const jobId = fanOutJobId(send.id);
-        await queues.fanOut
-          .add(jobNames.fanOut, { notificationId: send.id }, { jobId })
-          .catch((error: unknown) =>
-            log.error({ err: error, notificationId: send.id }, 'could not queue the fan-out; the reconciler will'),
-          );
+        await enqueueFanOut(queues.fanOut, send.id).catch((error: unknown) =>
+          log.error({ err: error, notificationId: send.id }, 'could not queue the fan-out; the reconciler will'),
+        );
       }
       log.info({ notificationId: send.id, status: send.status, targets: send.targets }, 'scheduled send started');
     }

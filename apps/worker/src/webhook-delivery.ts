@@ -1,13 +1,16 @@
 import { claimWebhookMessagesToQueue } from '@webpush/db';
 import { queueWebhookMessage, type WebhookJob } from '@webpush/queue';
-import { createWebhookClient } from '@webpush/webhooks';
-import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import { createNameResolver, createWebhookClient } from '@webpush/webhooks';
+import { DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
-import { deliverWebhook } from './processors/deliver-webhook.js';
+import { deliverWebhook, WebhookDeferred } from './processors/deliver-webhook.js';
+import { createWebhookFairness } from './webhook-fairness.js';
 
 /** Outbox rows looked at per relay pass; the oldest first, the rest on the next pass. */
 const RELAY_BATCH = 500;
+/** Of which one app's at most: apps take turns, so a backlog of one delays no other app's events. */
+const RELAY_PER_APP = 50;
 
 export interface WebhookDelivery {
   /** One relay pass now: queues outbox events without a job; resolves to how many were queued. */
@@ -38,15 +41,30 @@ export function startWebhookDelivery(
     allowedHosts: settings.allowedHosts,
     connectTimeoutMs: settings.connectTimeoutMs,
     totalTimeoutMs: settings.timeoutMs,
+    resolve: createNameResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+
+  const fairness = createWebhookFairness({
+    perAppConcurrency: settings.perAppConcurrency,
+    breakerFailures: settings.breakerFailures,
+    breakerPauseMs: settings.breakerPauseMs,
+    attemptTimeoutMs: settings.timeoutMs,
   });
 
   const worker = new Worker<WebhookJob>(
     queues.webhooks.name,
-    (job: Job<WebhookJob>) => {
+    async (job: Job<WebhookJob>, token?: string) => {
       const attempts = job.opts.attempts ?? settings.maxAttempts;
       const number = job.attemptsMade + 1;
-      return deliverWebhook(context, client, job.data, { number, last: number >= attempts });
+      try {
+        return await deliverWebhook(context, client, fairness, job.data, { number, last: number >= attempts });
+      } catch (error) {
+        if (!(error instanceof WebhookDeferred)) throw error;
+        // Back on the queue behind other apps' events; BullMQ counts no attempt for it.
+        await job.moveToDelayed(error.retryAt, token);
+        throw new DelayedError();
+      }
     },
     { ...common, concurrency: settings.concurrency },
   );
@@ -54,7 +72,12 @@ export function startWebhookDelivery(
 
   async function relayOnce(): Promise<number> {
     let queued = 0;
-    for (const { id } of await claimWebhookMessagesToQueue(db, settings.relayStaleMs / 1000, RELAY_BATCH)) {
+    for (const { id } of await claimWebhookMessagesToQueue(
+      db,
+      settings.relayStaleMs / 1000,
+      RELAY_BATCH,
+      RELAY_PER_APP,
+    )) {
       if (await queueWebhookMessage(queues.webhooks, id, settings)) queued++;
     }
     if (queued > 0) log.debug({ events: queued }, 'webhook relay queued events');

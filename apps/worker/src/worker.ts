@@ -1,6 +1,12 @@
 import type { Config } from '@webpush/config';
 import { createDatabase } from '@webpush/db';
-import { createEncryptionPool, createPushSender, type EncryptionPool, type PushSender } from '@webpush/push';
+import {
+  ClickTokens,
+  createEncryptionPool,
+  createPushSender,
+  type EncryptionPool,
+  type PushSender,
+} from '@webpush/push';
 import {
   bullPrefix,
   createQueues,
@@ -8,9 +14,9 @@ import {
   type DeliveryChunkJob,
   type FanOutJob,
   queueNames,
+  type RedisConnection,
 } from '@webpush/queue';
 import { type Job, Worker, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
@@ -21,6 +27,7 @@ import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
+import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
@@ -44,6 +51,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Deletes retired VAPID keys no active subscription uses any more. */
+  readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
   /** Webhook deliveries and the outbox relay. */
   readonly webhooks: WebhookDelivery;
   /** PostgreSQL and Redis answer. */
@@ -70,7 +79,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
   );
   // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
-  const redis = createRedisConnection(config.redisUrl, 'worker');
+  const redis = createRedisConnection(config, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
   const prefix = bullPrefix(config.redisKeyPrefix);
   const queues = createQueues(redis, prefix);
@@ -100,6 +109,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
+    clickTokens: config.encryptionKey ? new ClickTokens(config.encryptionKey) : null,
     metrics,
     log,
   };
@@ -153,6 +163,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
   const subscriberCountCheck = startSubscriberCountCheck(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
   let closing: Promise<void> | null = null;
@@ -160,6 +171,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await reconciler.stop();
     await scheduler.stop();
     await authCleanup.stop();
+    await retiredVapidKeyCleanup.stop();
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
     const force = redis.status !== 'ready';
@@ -178,6 +190,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     reconciler,
     scheduler,
     authCleanup,
+    retiredVapidKeyCleanup,
     webhooks,
     subscriberCountCheck,
     async ready() {
@@ -218,7 +231,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
 /** ioredis states of a connection that has not been ready yet (not one that lost Redis: `reconnecting`). */
 const CONNECTING = new Set(['wait', 'connecting', 'connect']);
 
-function waitForReady(redis: Redis, ms: number): Promise<void> {
+function waitForReady(redis: RedisConnection, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

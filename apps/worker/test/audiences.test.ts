@@ -1,4 +1,4 @@
-import { deleteRedisKeys } from '@webpush/testing';
+import { deleteRedisKeys, waitFor } from '@webpush/testing';
 import t from 'tap';
 import { assertError } from '../../api/test/assertions.js';
 import { bearer } from '../../api/test/helper.js';
@@ -42,7 +42,13 @@ t.test('a scheduled send whose Redis data was wiped still starts: PostgreSQL is 
     sendAt: scheduleIn(500),
   });
   await deleteRedisKeys(config.redisUrl, config.redisKeyPrefix);
-  await new Promise((resolve) => setTimeout(resolve, 700)); // due while nothing runs
+  const isDue = async () => {
+    const [row] = await sql<
+      { due: boolean }[]
+    >`select send_at <= now() as due from notifications where id = ${accepted.id}`;
+    return row?.due === true;
+  };
+  await waitFor(isDue, 'the send fell due while no worker ran');
   await harness.startInProcessWorker();
   t.match(await harness.finished(owner, accepted.id), { status: 'completed', targets: 2, sent: 2 });
   for (const browser of browsers) t.equal(messagesTo(browser.id).length, 1);
@@ -125,7 +131,16 @@ t.test('cancel works while scheduled and is 409 once started', async (t) => {
 
   t.match(await harness.finished(owner, started.id), { status: 'completed', sent: 1 });
   assertError(t, await del(started.id), 'NOT_CANCELABLE');
-  await new Promise((resolve) => setTimeout(resolve, 600)); // a few scheduler passes after the due time
+  // The scheduler starts due sends oldest first: once a send due after the canceled one has run,
+  // the scheduler has been past the canceled one's due time.
+  await subscribeWith(owner, 1, { uid: 'marker' });
+  const marker = await harness.notify(owner, {
+    title: 'Marker',
+    body: 'later',
+    uids: ['marker'],
+    sendAt: scheduleIn(300),
+  });
+  t.match(await harness.finished(owner, marker.id), { status: 'completed', sent: 1 });
   t.equal((await harness.status(owner, canceled.id)).status, 'canceled', 'a canceled send never starts');
   t.equal(messagesTo(browsers[0]?.id ?? '').length, 1, 'only the other one was delivered');
 });

@@ -1,15 +1,17 @@
 import { createECDH, randomBytes } from 'node:crypto';
-import { createEncryptionPool, type PushTarget } from '@webpush/push';
+import { createEncryptionPool } from '@webpush/push';
 import { decryptPushMessage, type SubscriberKeys } from '@webpush/testing';
 import t from 'tap';
-import { ChunkBodies } from '../src/chunk-bodies.js';
+import type { BrowserPayload } from '../src/browser-payload.js';
+import { ChunkBodies, type ChunkTarget } from '../src/chunk-bodies.js';
 
-function subscriber(n: number): { target: PushTarget; keys: SubscriberKeys } {
+function subscriber(n: number): { target: ChunkTarget; keys: SubscriberKeys } {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   const auth = randomBytes(16);
   return {
     target: {
+      id: `subscription-${n}`,
       endpoint: `https://push.example/${n}`,
       p256dh: ecdh.getPublicKey().toString('base64url'),
       auth: auth.toString('base64url'),
@@ -19,6 +21,12 @@ function subscriber(n: number): { target: PushTarget; keys: SubscriberKeys } {
 }
 
 const payload = JSON.stringify({ title: 'タイトル', body: 'b' });
+/** The same plaintext for every target (a legacy payload). */
+const shared: BrowserPayload = {
+  template: Buffer.from(payload, 'utf8'),
+  textFor: () => payload,
+  linksFor: () => undefined,
+};
 
 t.test("every target's body is its own, whatever the chunk's length and the order asked", async (t) => {
   const pool = createEncryptionPool({ threads: 2 });
@@ -27,7 +35,7 @@ t.test("every target's body is its own, whatever the chunk's length and the orde
     const subscribers = Array.from({ length }, (_, n) => subscriber(n));
     const bodies = new ChunkBodies(
       pool,
-      payload,
+      shared,
       subscribers.map((s) => s.target),
     );
     // Backwards, so later batches are awaited before earlier ones.
@@ -46,12 +54,12 @@ t.test('keys that do not decode, or a point off the curve, are left to the sende
   const good = subscriber(0);
   const offCurve = Buffer.alloc(65, 9);
   offCurve[0] = 0x04;
-  const targets: PushTarget[] = [
+  const targets: ChunkTarget[] = [
     { ...good.target, p256dh: 'c2hvcnQ' },
     { ...good.target, p256dh: offCurve.toString('base64url') },
     good.target,
   ];
-  const bodies = new ChunkBodies(pool, payload, targets, 2, 2);
+  const bodies = new ChunkBodies(pool, shared, targets, 2, 2);
   t.equal(await bodies.body(0), undefined);
   t.equal(await bodies.body(1), undefined);
   t.equal(decryptPushMessage((await bodies.body(2)) as Buffer, good.keys), payload);
@@ -60,7 +68,7 @@ t.test('keys that do not decode, or a point off the curve, are left to the sende
 t.test('a pool that cannot encrypt leaves every body to the sender instead of failing the chunk', async (t) => {
   const pool = createEncryptionPool({ threads: 1 });
   await pool.close();
-  const bodies = new ChunkBodies(pool, payload, [subscriber(0).target, subscriber(1).target]);
+  const bodies = new ChunkBodies(pool, shared, [subscriber(0).target, subscriber(1).target]);
   t.equal(await bodies.body(0), undefined);
   t.equal(await bodies.body(1), undefined);
 });

@@ -1,7 +1,7 @@
+import { legacyPayload } from '@webpush/push';
 import t from 'tap';
 import { assertError } from '../../api/test/assertions.js';
 import { bearer } from '../../api/test/helper.js';
-import { serializePayload } from '../src/processors/deliver-chunk.js';
 import type { RunningWorker } from '../src/worker.js';
 import { deliveryHarness, unknownToPushService } from './helper.js';
 
@@ -60,7 +60,7 @@ t.test('a notification to every subscriber: each one decrypts exactly the payloa
   t.type(done.completedAt, 'string');
 
   const expected = JSON.stringify({ ...payload, id });
-  t.equal(serializePayload(payload, id), expected, 'fields go out in the contract order, with the notification id');
+  t.equal(legacyPayload(payload, id), expected, 'fields go out in the contract order, with the notification id');
   for (const subscriber of subscribers) {
     const messages = messagesTo(subscriber.id);
     t.equal(messages.length, 1, 'exactly one message per subscriber');

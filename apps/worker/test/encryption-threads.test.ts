@@ -1,6 +1,5 @@
-import { createEncryptionPool, type EncryptionPool } from '@webpush/push';
+import { createEncryptionPool, type EncryptionPool, legacyPayload } from '@webpush/push';
 import t, { type Test } from 'tap';
-import { serializePayload } from '../src/processors/deliver-chunk.js';
 import { deliveryHarness } from './helper.js';
 
 // PUSH_CRYPTO_THREADS: the chunk's pushes are encrypted on worker threads ahead of its lanes, or on
@@ -16,9 +15,12 @@ function watchedPool(t: Test): EncryptionPool & { encrypted: number } {
   const watched = {
     threads: pool.threads,
     encrypted: 0,
-    encrypt: (payload: Buffer, keys: Parameters<EncryptionPool['encrypt']>[1]) => {
-      watched.encrypted += keys.length;
-      return pool.encrypt(payload, keys);
+    encrypt: (
+      payload: Buffer,
+      ...rest: [Parameters<EncryptionPool['encrypt']>[1], Parameters<EncryptionPool['encrypt']>[2]]
+    ) => {
+      watched.encrypted += rest[0].length;
+      return pool.encrypt(payload, ...rest);
     },
     close: () => pool.close(),
   };
@@ -31,7 +33,7 @@ async function deliverTo(t: Test, count: number) {
   const { id } = await harness.notify(owner, { title: 'Threads', body: 'or not' });
   const done = await harness.finished(owner, id);
   t.match(done, { status: 'completed', targets: count, sent: count, failed: 0, expired: 0 });
-  const expected = serializePayload({ title: 'Threads', body: 'or not' }, id);
+  const expected = legacyPayload({ title: 'Threads', body: 'or not' }, id);
   for (const subscriber of subscribers) {
     const messages = push.received.filter((message) => message.subscriptionId === subscriber.id);
     t.equal(messages.length, 1);

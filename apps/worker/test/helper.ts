@@ -1,7 +1,12 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Config } from '@webpush/config';
 import { createPushSender } from '@webpush/push';
-import { type FakePushService, type FakeSubscription, startFakePushService } from '@webpush/testing';
+import {
+  type FakePushService,
+  type FakePushServiceOptions,
+  type FakeSubscription,
+  startFakePushService,
+} from '@webpush/testing';
 import { pino } from 'pino';
 import type { Test } from 'tap';
 import { bearer, buildTestApp, ownerWithKey, type TestContext } from '../../api/test/helper.js';
@@ -18,6 +23,7 @@ export interface NotificationStatus {
   expired: number;
   createdAt: string;
   completedAt: string | null;
+  failureReasons?: Record<string, number>;
 }
 
 export interface DeliveryHarness extends TestContext {
@@ -44,18 +50,26 @@ export interface DeliveryHarness extends TestContext {
 
 /**
  * The API and the stand-in push service on one test's database and Redis prefix, ready to start
- * workers. Defaults make retries fast (`PUSH_RETRY_BASE_MS=50`) and limits generous; `env` overrides.
+ * workers (`pushOptions`: the stand-in's, e.g. `{ service: 'apple' }`). Defaults make retries fast (`PUSH_RETRY_BASE_MS=50`) and limits generous; `env` overrides.
  */
-export async function deliveryHarness(t: Test, env: Record<string, string> = {}): Promise<DeliveryHarness> {
-  const push = await startFakePushService();
+export async function deliveryHarness(
+  t: Test,
+  env: Record<string, string> = {},
+  pushOptions: FakePushServiceOptions = {},
+): Promise<DeliveryHarness> {
+  const push = await startFakePushService(pushOptions);
   t.teardown(() => push.close()); // teardowns run last-in first-out: this one after the workers stop
-  const context = await buildTestApp(t, {
-    PUSH_SERVICE_HOSTS: push.hostRule,
-    RATE_LIMIT_API_KEY_MAX: '100000',
-    RATE_LIMIT_REGISTER_MAX: '1000',
-    PUSH_RETRY_BASE_MS: '50',
-    ...env,
-  });
+  const context = await buildTestApp(
+    t,
+    {
+      PUSH_SERVICE_HOSTS: push.hostRule,
+      RATE_LIMIT_API_KEY_MAX: '100000',
+      RATE_LIMIT_REGISTER_MAX: '1000',
+      PUSH_RETRY_BASE_MS: '50',
+      ...env,
+    },
+    { pushExtraCa: push.caPem }, // the API's own pushes (test notifications) reach the stand-in too
+  );
   const { app, config, database } = context;
   const workers: RunningWorker[] = [];
   t.teardown(async () => {

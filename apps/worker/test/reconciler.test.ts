@@ -1,4 +1,4 @@
-import { deleteRedisKeys, testRedisUrl } from '@webpush/testing';
+import { deleteRedisKeys, testRedisUrl, waitFor } from '@webpush/testing';
 import { Redis } from 'ioredis';
 import t from 'tap';
 import { deliveryHarness } from './helper.js';
@@ -96,7 +96,14 @@ t.test('accepted while the queue could not be reached: the reconciler queues it'
 });
 
 t.test('a finished notification is left alone, and a pass with nothing stalled queues nothing', async (t) => {
-  await new Promise((resolve) => setTimeout(resolve, 1_100)); // everything above is now "stale" by age
+  // Everything above must be "stale" by age (RECONCILE_STALE_MS), by PostgreSQL's clock.
+  const sql = harness.database.sql;
+  const allStale = async () => {
+    const [row] = await sql<{ fresh: number }[]>`
+      select count(*)::int as fresh from notifications where updated_at >= now() - interval '1 second'`;
+    return row?.fresh === 0;
+  };
+  await waitFor(allStale, 'every notification is older than RECONCILE_STALE_MS');
   const received = push.received.length;
   t.equal(await worker.reconciler.runOnce(), 0);
   t.equal(push.received.length, received);

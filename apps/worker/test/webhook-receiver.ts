@@ -39,6 +39,7 @@ export interface WebhookReceiver {
   /** The `WEBHOOK_ALLOWED_HOSTS` entry that exempts this receiver: `localhost:<port>`. */
   readonly hostRule: string;
   readonly caPem: string;
+  readonly keyPem: string;
   readonly received: readonly ReceivedWebhook[];
   /** Verifies requests to `path` with `secret` from now on. */
   expect(path: string, secret: string): void;
@@ -49,8 +50,11 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const { cert, key } = createSelfSignedCertificate('localhost');
+/** `certificate`: another receiver's, so one trusted CA covers both (a second host for the worker). */
+export async function startWebhookReceiver(
+  certificate: { cert: string; key: string } = createSelfSignedCertificate('localhost'),
+): Promise<WebhookReceiver> {
+  const { cert, key } = certificate;
   const received: ReceivedWebhook[] = [];
   const secrets = new Map<string, string>();
   const scripts = new Map<string, ReceiverReply[]>();
@@ -126,6 +130,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     port,
     hostRule: `localhost:${port}`,
     caPem: cert,
+    keyPem: key,
     received,
     expect(path, secret) {
       secrets.set(path, secret);

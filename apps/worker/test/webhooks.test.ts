@@ -1,3 +1,4 @@
+import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness, type Owner } from './helper.js';
@@ -106,8 +107,13 @@ t.test('notification.completed arrives after a send, signed (Standard Webhooks),
     error: null,
     messageStatus: 'delivered',
   });
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.equal(receiver.requestsTo(path).length, 1, 'exactly one delivery');
+  // A later send's event must come after any second delivery of this one: wait for it instead of a time.
+  const marker = await harness.notify(owner, { title: 'Marker', body: 'after' });
+  t.match(await harness.finished(owner, marker.id), { status: 'completed' });
+  const deliveriesOf = (notificationId: string) =>
+    receiver.requestsTo(path).filter((received) => JSON.parse(received.body).data?.id === notificationId).length;
+  await waitFor(() => deliveriesOf(marker.id) > 0, "the later send's event arrived");
+  t.equal(deliveriesOf(id), 1, 'exactly one delivery');
 });
 
 t.test(

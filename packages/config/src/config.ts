@@ -2,6 +2,13 @@ import { availableParallelism } from 'node:os';
 import { Value } from 'typebox/value';
 import { type Env, EnvSchema } from './env-schema.js';
 import { type PushHostRule, parsePushHosts } from './push-hosts.js';
+import { isLocalUrl, vapidSubjectProblem } from './vapid-subject.js';
+
+/** One `host:port` seed of a Redis Cluster. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
 
 export interface Config {
   readonly env: string;
@@ -14,6 +21,11 @@ export interface Config {
   readonly secureCookies: boolean;
   readonly databaseUrl: string;
   readonly redisUrl: string;
+  /**
+   * Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES), or null for the single Redis at `redisUrl`.
+   * When set, every Redis use of the API and the worker goes to the cluster and `redisUrl` is unused.
+   */
+  readonly redisClusterNodes: readonly RedisNode[] | null;
   /** Prefix of every Redis key the service writes; wrapped in `{}` where Redis Cluster needs a hash tag. */
   readonly redisKeyPrefix: string;
   /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
@@ -30,6 +42,8 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
+  /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
+  readonly passwordRefuseCommon: boolean;
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
   readonly rateLimit: {
@@ -37,6 +51,11 @@ export interface Config {
     readonly apiKeyMax: number;
     readonly loginMax: number;
     readonly registerMax: number;
+    /** IPv6 clients share a counter per network of this prefix length. */
+    readonly ipv6Prefix: number;
+    readonly mailPerAddressMax: number;
+    readonly mailPerAddressWindowSeconds: number;
+    readonly sessionWriteMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
     /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
@@ -92,12 +111,20 @@ export interface Config {
     /** Lower-case `host` or `host:port` exempt from the public-address rule, also over http (local testing). */
     readonly allowedHosts: readonly string[];
     readonly connectTimeoutMs: number;
+    /** Name servers for webhook hosts (empty: the system's), and each query's limit. */
+    readonly dnsServers: readonly string[];
+    readonly dnsTimeoutMs: number;
     /** One attempt, from connecting to the last byte of the capped answer. */
     readonly timeoutMs: number;
     /** Attempts per event; retry n waits `backoffMs × 2^(n-1)`, so the defaults span about 34 hours. */
     readonly maxAttempts: number;
     readonly backoffMs: number;
     readonly concurrency: number;
+    /** Attempts one app may have in flight in one worker process. */
+    readonly perAppConcurrency: number;
+    /** Failed attempts in a row that pause an endpoint, and the first pause (doubling per failed probe). */
+    readonly breakerFailures: number;
+    readonly breakerPauseMs: number;
     /** How often the worker turns outbox rows without a job into jobs. */
     readonly relayIntervalMs: number;
     /** A queued event is checked against Redis again after this long. */
@@ -189,6 +216,28 @@ function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffe
  * proxies in front of the API) or the proxies' addresses/CIDRs take the address the last trusted
  * proxy saw instead.
  */
+/**
+ * REDIS_CLUSTER_NODES: comma-separated `host:port` (IPv6 in brackets, `[::1]:7000`); the port is
+ * required, since cluster nodes rarely listen on 6379. Empty means no cluster.
+ */
+export function parseRedisClusterNodes(raw: string | undefined): RedisNode[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const nodes: RedisNode[] = [];
+  for (const entry of raw.split(',')) {
+    const value = entry.trim();
+    if (value === '') continue;
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]+)):(\d{1,5})$/.exec(value);
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigValidationError(
+        `invalid configuration: REDIS_CLUSTER_NODES entry "${value}" is not host:port (an IPv6 address in brackets)`,
+      );
+    }
+    nodes.push({ host: (match[1] ?? match[2]) as string, port });
+  }
+  return nodes.length > 0 ? nodes : null;
+}
+
 function parseTrustProxy(raw: string): boolean | number | string {
   const value = raw.trim();
   if (value === '' || value === 'false') return false;
@@ -209,9 +258,33 @@ function defaultMailFrom(publicUrl: string): string {
   return `no-reply@${hostname || 'localhost'}`;
 }
 
-/** Reads and validates the configuration once, at boot. Throws only for malformed values. */
+/** Shortest secrets accepted in production: a pepper of 256 bits as base64, a password past guessing. */
+export const MIN_API_KEY_PEPPER_LENGTH = 32;
+export const MIN_OPS_PASSWORD_LENGTH = 16;
+
+/** In production a short secret is a configuration error at start-up, not a weakness found later. */
+function refuseShortSecrets(env: Env): void {
+  if (env.NODE_ENV !== 'production') return;
+  const short: string[] = [];
+  if (env.API_KEY_PEPPER !== undefined && env.API_KEY_PEPPER.length < MIN_API_KEY_PEPPER_LENGTH) {
+    short.push(`API_KEY_PEPPER must be at least ${MIN_API_KEY_PEPPER_LENGTH} characters`);
+  }
+  if (env.OPS_PASSWORD !== undefined && env.OPS_PASSWORD.length < MIN_OPS_PASSWORD_LENGTH) {
+    short.push(`OPS_PASSWORD must be at least ${MIN_OPS_PASSWORD_LENGTH} characters`);
+  }
+  if (short.length > 0) throw new ConfigValidationError(`invalid configuration: ${short.join('; ')}`);
+}
+
+/** Reads and validates the configuration once, at boot. Throws only for malformed values (and short secrets in production). */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const env = parseEnv(source);
+  refuseShortSecrets(env);
+  if (env.DASHBOARD_DEV_SERVER && env.NODE_ENV === 'production') {
+    // Vite is a development dependency (absent from the production image) and serves sources.
+    throw new ConfigValidationError(
+      'invalid configuration: DASHBOARD_DEV_SERVER cannot be on when NODE_ENV=production',
+    );
+  }
   const problems: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
   if (env.API_KEY_PEPPER === undefined) {
@@ -220,6 +293,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const publicUrl = env.PUBLIC_URL.replace(/\/+$/, '');
   if (env.SMTP_URL === undefined && env.NODE_ENV === 'production') {
     problems.push('SMTP_URL is not set: verification and password-reset e-mails are written to the log, not sent');
+  }
+  const vapidSubject = env.VAPID_SUBJECT ?? defaultVapidSubject(publicUrl);
+  const subjectProblem = vapidSubjectProblem(vapidSubject);
+  if (subjectProblem !== null) {
+    const message =
+      `VAPID_SUBJECT ${vapidSubject} ${subjectProblem}: Apple's push service refuses every push signed with it ` +
+      '(403 BadJwtToken), so Safari and iPhone subscribers get nothing. Set VAPID_SUBJECT to a mailto: address or ' +
+      'https: URL on a domain you own, e.g. VAPID_SUBJECT=mailto:push@your-company.com';
+    // A production deployment refuses to start; a local trial (PUBLIC_URL on this machine) only warns.
+    if (env.NODE_ENV === 'production' && !isLocalUrl(publicUrl)) throw new ConfigValidationError(message);
+    problems.push(message);
   }
   const webhookRetrySpanMs = env.WEBHOOK_BACKOFF_MS * (2 ** (env.WEBHOOK_MAX_ATTEMPTS - 1) - 1);
   if (env.NODE_ENV === 'production' && webhookRetrySpanMs < 24 * 3_600_000) {
@@ -237,6 +321,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     secureCookies: publicUrl.startsWith('https://'),
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    redisClusterNodes: parseRedisClusterNodes(env.REDIS_CLUSTER_NODES),
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     encryptionKey,
     apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),
@@ -248,13 +333,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       apiUrl: env.GITHUB_API_URL.replace(/\/+$/, ''),
     },
     pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
-    vapidSubject: env.VAPID_SUBJECT ?? defaultVapidSubject(publicUrl),
+    vapidSubject,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
       apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
       loginMax: env.RATE_LIMIT_LOGIN_MAX,
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
+      ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
+      mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
+      mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
+      sessionWriteMax: env.RATE_LIMIT_SESSION_WRITE_MAX,
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
@@ -262,6 +351,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
+    passwordRefuseCommon: env.PASSWORD_REFUSE_COMMON,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {
       fanOutConcurrency: env.WORKER_FAN_OUT_CONCURRENCY,
@@ -291,10 +381,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         .map((host) => host.trim().toLowerCase())
         .filter((host) => host !== ''),
       connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      dnsServers: env.WEBHOOK_DNS_SERVERS.split(',')
+        .map((server) => server.trim())
+        .filter((server) => server !== ''),
+      dnsTimeoutMs: env.WEBHOOK_DNS_TIMEOUT_MS,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       backoffMs: env.WEBHOOK_BACKOFF_MS,
       concurrency: env.WEBHOOK_CONCURRENCY,
+      perAppConcurrency: env.WEBHOOK_APP_CONCURRENCY,
+      breakerFailures: env.WEBHOOK_BREAKER_FAILURES,
+      breakerPauseMs: env.WEBHOOK_BREAKER_PAUSE_MS,
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
     },

@@ -12,6 +12,8 @@ export const EnvSchema = Type.Object({
   PUBLIC_URL: Type.String({ default: 'http://localhost:3000' }),
   DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/webpush' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
+  /** Seed nodes of a Redis Cluster (`host:port,host:port`); when set, REDIS_URL is not used. */
+  REDIS_CLUSTER_NODES: Type.Optional(Type.String()),
   REDIS_KEY_PREFIX: Type.String({ default: 'wp', pattern: '^[A-Za-z0-9_.:-]+$' }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   API_KEY_PEPPER: Type.Optional(Type.String()),
@@ -33,6 +35,13 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),
   RATE_LIMIT_LOGIN_MAX: Type.Integer({ minimum: 1, default: 10 }),
   RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
+  /** IPv6 clients are counted per network of this prefix length (a /64 is one customer line). */
+  RATE_LIMIT_IPV6_PREFIX: Type.Integer({ minimum: 1, maximum: 128, default: 64 }),
+  /** Verification or reset e-mails one address receives per RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS. */
+  RATE_LIMIT_MAIL_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, default: 5 }),
+  RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 3600 }),
+  /** Writes (POST/PUT/PATCH/DELETE) one signed-in user may make per window. */
+  RATE_LIMIT_SESSION_WRITE_MAX: Type.Integer({ minimum: 1, default: 300 }),
   /**
    * New subscriptions per app per window, across every API instance (Redis), on top of the per-IP
    * limit. 0 (the default) turns the cap off: an app gains subscribers as fast as visitors arrive.
@@ -79,6 +88,10 @@ export const EnvSchema = Type.Object({
   /** Comma-separated host[:port] exempt from the public-address rule (and allowed over http://): local testing. */
   WEBHOOK_ALLOWED_HOSTS: Type.String({ default: '' }),
   WEBHOOK_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  /** Name servers (comma-separated ip or ip:port) for webhook hosts; empty: the system's. Queried by c-ares, never getaddrinfo. */
+  WEBHOOK_DNS_SERVERS: Type.String({ default: '' }),
+  /** A webhook host name's resolution, per name server: a server that never answers delays nothing else. */
+  WEBHOOK_DNS_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 2_000 }),
   /** One attempt, from connecting to the last byte of the (capped) answer. */
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 1, default: 10_000 }),
   /** Attempts per event; the waits double from WEBHOOK_BACKOFF_MS (12 × 60 s: retries span about 34 hours). */
@@ -86,6 +99,12 @@ export const EnvSchema = Type.Object({
   WEBHOOK_BACKOFF_MS: Type.Integer({ minimum: 0, default: 60_000 }),
   /** Webhook deliveries one worker process runs at once. */
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, default: 10 }),
+  /** Webhook deliveries one app may have in flight in one worker process: a slow receiver holds only these. */
+  WEBHOOK_APP_CONCURRENCY: Type.Integer({ minimum: 1, default: 2 }),
+  /** Failed attempts in a row after which an endpoint's deliveries pause (circuit breaker). */
+  WEBHOOK_BREAKER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
+  /** First pause of a failing endpoint; it doubles on each failed probe, up to 64 times this. */
+  WEBHOOK_BREAKER_PAUSE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /** How often each worker queues outbox events that have no job yet (new, or lost with Redis). */
   WEBHOOK_RELAY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 1_000 }),
   /** A queued event is checked against Redis again after this long without an attempt. */
@@ -93,6 +112,11 @@ export const EnvSchema = Type.Object({
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
+  /**
+   * Refuse the 10,000 most common passwords at registration and reset. Off by default: the contract
+   * accepts any password of 8 to 128 characters, and clients rely on it.
+   */
+  PASSWORD_REFUSE_COMMON: Type.Boolean({ default: false }),
   // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.
   OPS_USERNAME: Type.Optional(Type.String()),
   OPS_PASSWORD: Type.Optional(Type.String()),

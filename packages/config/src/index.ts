@@ -4,7 +4,10 @@ export {
   defaultCryptoThreads,
   defaultProgressBatch,
   loadConfig,
+  parseRedisClusterNodes,
+  type RedisNode,
   unrecordedBound,
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
 export { isAllowedPushHost, type PushHostRule, parsePushHosts } from './push-hosts.js';
+export { vapidSubjectProblem } from './vapid-subject.js';

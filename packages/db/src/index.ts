@@ -15,6 +15,7 @@ export { repairSubscriberCounters, type SubscriberCountDrift } from './repositor
 export * from './repositories/subscriptions.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';
+export * from './repositories/vapid-keys.js';
 export * from './repositories/webhook-outbox.js';
 export * from './repositories/webhooks.js';
 export * as schema from './schema.js';
@@ -22,11 +23,15 @@ export {
   type AccountTokenPurpose,
   type ApiKeyScope,
   apiKeyScopes,
+  type EngagementEventType,
   type EngagementType,
   engagementTypes,
+  type NotificationAction,
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,
+  type PushFormat,
+  pushFormats,
   type SubscriptionStatus,
   type SubscriptionTags,
   type Urgency,

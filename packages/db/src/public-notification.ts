@@ -16,14 +16,20 @@ export function publicNotification(notification: NotificationSummary) {
     expired: notification.expired,
     shown: notification.shown,
     clicked: notification.clicked,
+    actionClicks: notification.actionClicks,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
     ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),
     ...(notification.errorCode === null ? {} : { errorCode: notification.errorCode }),
+    // Only when some push failed: the notification's shape is otherwise what it always was.
+    ...(Object.keys(notification.failureReasons).length === 0 ? {} : { failureReasons: notification.failureReasons }),
     title: payload.title,
     body: payload.body,
     ...(payload.url === undefined ? {} : { url: payload.url }),
     ...(payload.icon === undefined ? {} : { icon: payload.icon }),
     ...(payload.badge === undefined ? {} : { badge: payload.badge }),
+    ...(payload.image === undefined ? {} : { image: payload.image }),
+    ...(payload.actions === undefined ? {} : { actions: payload.actions }),
+    ...(payload.tag === undefined ? {} : { tag: payload.tag }),
   };
 }

@@ -91,6 +91,9 @@ export const accountTokens = pgTable(
   ],
 );
 
+export const pushFormats = ['legacy', 'declarative'] as const;
+export type PushFormat = (typeof pushFormats)[number];
+
 export const apps = pgTable(
   'apps',
   {
@@ -102,6 +105,8 @@ export const apps = pgTable(
     vapidPublicKey: text('vapid_public_key').notNull(),
     /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v2.iv.tag.ciphertext`; `v1` rows predate the binding); never returned by the API. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
+    /** The current key's number: 1 at creation, one more at each rotation (earlier keys: `retiredVapidKeys`). */
+    vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
     allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
     /**
@@ -109,9 +114,35 @@ export const apps = pgTable(
      * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
      */
     identitySecretSealed: text('identity_secret_sealed'),
+    /** What the browsers receive: the SDK's JSON (`legacy`) or a W3C declarative push message. */
+    pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
+    /** The page a click opens when a notification has no `url` (required for `declarative`). */
+    defaultUrl: text('default_url'),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],
+);
+
+/**
+ * An app's earlier VAPID keys, kept after a rotation for the subscriptions made with them (each
+ * subscription records its key's `version`). Sealed like the current key, bound to the app; deleted
+ * by the worker once no active subscription uses them.
+ */
+export const retiredVapidKeys = pgTable(
+  'retired_vapid_keys',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    publicKey: text('public_key').notNull(),
+    privateKeySealed: text('private_key_sealed').notNull(),
+    retiredAt: timestamp('retired_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.appId, table.version] }),
+    uniqueIndex('retired_vapid_keys_app_public_key').on(table.appId, table.publicKey),
+  ],
 );
 
 export const apiKeyScopes = ['subscribe_only', 'notify', 'full'] as const;
@@ -153,6 +184,8 @@ export const subscriptions = pgTable(
     uid: text('uid'),
     /** The customer's tags: string keys to string values (at most 20). */
     tags: jsonb('tags').$type<SubscriptionTags>().notNull().default(sql`'{}'::jsonb`),
+    /** The version of the app's VAPID key the browser subscribed with: its pushes are signed with that key. */
+    vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     expiredAt: timestamp('expired_at', { withTimezone: true }),
@@ -225,13 +258,28 @@ export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
 export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
 export type Urgency = (typeof urgencies)[number];
 
-/** What the browser receives, encrypted (CONTRACT "Delivery"). */
+/** A button of a notification (CONTRACT 1.2 "Rich notifications"); `url` defaults to the notification's. */
+export interface NotificationAction {
+  action: string;
+  title: string;
+  url?: string;
+  icon?: string;
+}
+
+/** What the browser receives, encrypted (CONTRACT "Delivery", 1.2 "Rich notifications"). */
 export interface NotificationPayload {
   title: string;
   body: string;
   url?: string;
   icon?: string;
   badge?: string;
+  image?: string;
+  actions?: NotificationAction[];
+  requireInteraction?: boolean;
+  silent?: boolean;
+  renotify?: boolean;
+  tag?: string;
+  data?: Record<string, unknown>;
 }
 
 export const notifications = pgTable(
@@ -270,6 +318,10 @@ export const notifications = pgTable(
     /** Engagement counts, raised in batches by the API's event flusher (one UPDATE per notification per flush). */
     shown: integer('shown').notNull().default(0),
     clicked: integer('clicked').notNull().default(0),
+    /** Subscriptions that clicked each button, by its `action` (each counted once per action). */
+    actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
+    /** Failed pushes per push-service answer (`"403 BadJwtToken": 12`), added as chunks complete. */
+    failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
     /** The 202 body given for an idempotent request, replayed for the same key. */
@@ -390,6 +442,11 @@ export const monthlyUsage = pgTable(
 
 export const engagementTypes = ['shown', 'clicked'] as const;
 export type EngagementType = (typeof engagementTypes)[number];
+/**
+ * The `type` of a `notification_events` row: an engagement type, or `action:<action>` for a click
+ * on a button (counted once per subscription and action, beside its `clicked`).
+ */
+export type EngagementEventType = EngagementType | `action:${string}`;
 
 /**
  * One row per (notification, subscription, type) ever counted: the durable de-duplication of
@@ -404,7 +461,7 @@ export const notificationEvents = pgTable(
     subscriptionId: uuid('subscription_id')
       .notNull()
       .references(() => subscriptions.id, { onDelete: 'cascade' }),
-    type: text('type').$type<EngagementType>().notNull(),
+    type: text('type').$type<EngagementEventType>().notNull(),
     createdAt: createdAt(),
   },
   (table) => [

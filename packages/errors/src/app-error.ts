@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCatalogue } from './catalogue.js';
+import { type ErrorCode, type ErrorDetail, errorCatalogue, errorDetails } from './catalogue.js';
 
 /** Options that change how one error is answered without changing its code. */
 export interface AppErrorOptions {
@@ -8,6 +8,11 @@ export interface AppErrorOptions {
   headers?: Record<string, string>;
   /** Internal cause, logged but never shown to the client. */
   cause?: unknown;
+  /**
+   * Which rule of the code was broken, for a more precise message from `errorDetails` (which
+   * password rule failed; why a limit could not be counted). The code stays what clients branch on.
+   */
+  detail?: ErrorDetail;
 }
 
 export class AppError extends Error {
@@ -18,7 +23,9 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
     const definition = errorCatalogue[code];
-    super(definition.message, options.cause === undefined ? undefined : { cause: options.cause });
+    const detail = options.detail === undefined ? undefined : errorDetails[options.detail];
+    if (detail && detail.code !== code) throw new Error(`error detail ${options.detail} belongs to ${detail.code}`);
+    super(detail?.message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
     this.statusCode = options.status ?? definition.status;
@@ -34,9 +41,9 @@ export interface ErrorBody {
 }
 
 /** The contract's error body: exactly `error` and `code`, plus `upgrade_url` on the plan-limit codes. */
-export function errorBody(code: ErrorCode, publicUrl: string): ErrorBody {
+export function errorBody(code: ErrorCode, publicUrl: string, message?: string): ErrorBody {
   const definition = errorCatalogue[code];
-  const body: ErrorBody = { error: definition.message, code };
+  const body: ErrorBody = { error: message ?? definition.message, code };
   if (definition.upgradeUrl) body.upgrade_url = `${publicUrl.replace(/\/+$/, '')}/pricing`;
   return body;
 }

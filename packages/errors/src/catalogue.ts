@@ -38,7 +38,7 @@ export const errorCatalogue = {
   APP_MISMATCH: define(403, 'API キーはこのアプリのものではありません'),
   PLAN_LIMIT_EXCEEDED: define(403, 'ご利用のプランで作成できるアプリの上限に達しました', true),
   INVALID_STATE: define(403, 'OAuth の state が一致しません'),
-  ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからはこの API キーを使用できません'),
+  ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからのリクエストは許可されていません'),
   INVALID_UID_SIGNATURE: define(403, 'uid の署名 (uidSignature) がないか、正しくありません'),
 
   // 404 / 409 / 410 / 413
@@ -62,3 +62,34 @@ export const errorCatalogue = {
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
+
+/**
+ * More precise messages for a rule within a code, when the code alone does not say which rule a
+ * request broke. The code (what clients branch on) and the status stay the catalogue's; only the
+ * message is sharper. A route throws `new AppError(code, { detail })`.
+ */
+export const errorDetails = {
+  PASSWORD_TOO_SHORT: {
+    code: 'INVALID_INPUT',
+    message: 'パスワードが短すぎます (too short): 8 文字以上にしてください',
+  },
+  PASSWORD_TOO_LONG: {
+    code: 'INVALID_INPUT',
+    message: 'パスワードが長すぎます (too long): 128 文字以下にしてください',
+  },
+  PASSWORD_TOO_COMMON: {
+    code: 'INVALID_INPUT',
+    message: 'よく使われているパスワードです (too common): 推測されにくいパスワードにしてください',
+  },
+  LIMIT_NOT_COUNTABLE: {
+    code: 'RATE_LIMITED',
+    message:
+      '現在リクエスト数を確認できないため受け付けられません。Retry-After ヘッダーの秒数だけ待ってから再試行してください',
+  },
+  TOO_MANY_API_KEYS: {
+    code: 'INVALID_INPUT',
+    message: 'このアプリの API キーは上限の数に達しています。使っていないキーを削除してください',
+  },
+} as const satisfies Record<string, { code: ErrorCode; message: string }>;
+
+export type ErrorDetail = keyof typeof errorDetails;

@@ -5,6 +5,16 @@ import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './en
 /** A body, or why the subscription's keys cannot be encrypted to (not a point on P-256). */
 export type EncryptedBody = Buffer | RangeError;
 
+/** Per-subscription bytes written into a template payload (see `EncryptionPool.encrypt`). */
+export interface TemplateLinks {
+  /** Byte offsets in the payload, ascending. */
+  slots: readonly number[];
+  /** Bytes of each slot. */
+  length: number;
+  /** `slots.length × length` bytes a subscription, in the order of `keys`. */
+  bytes: Uint8Array;
+}
+
 export interface EncryptionPool {
   readonly threads: number;
   /**
@@ -12,8 +22,12 @@ export interface EncryptionPool {
    * on the pool's threads: the request bodies, in order. `keys` are as decodeSubscriptionKeys gives
    * them. Rejects when the thread stops before answering, or the threads could not start (the
    * caller can still encrypt on its own thread).
+   *
+   * With `links`, `payload` is a template: subscription i's plaintext is it with the bytes at each
+   * of `links.slots` replaced by that subscription's next `links.length` bytes of `links.bytes`
+   * (its click tokens, CONTRACT 1.2 "Declarative Web Push"). One batch still crosses threads once.
    */
-  encrypt(payload: Buffer, keys: readonly SubscriptionKeys[]): Promise<EncryptedBody[]>;
+  encrypt(payload: Buffer, keys: readonly SubscriptionKeys[], links?: TemplateLinks): Promise<EncryptedBody[]>;
   /** Stops the threads; encryptions under way reject. */
   close(): Promise<void>;
 }
@@ -135,7 +149,7 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
 
   return {
     threads,
-    encrypt(payload, keys) {
+    encrypt(payload, keys, links) {
       if (closed) return Promise.reject(new Error('encryption pool is closed'));
       if (broken) return Promise.reject(broken);
       if (keys.length === 0) return Promise.resolve([]);
@@ -157,10 +171,16 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       const id = nextId++;
       // A copy of the payload: a pooled Buffer would be cloned with its whole 8 KiB slab.
       const request: EncryptionRequest = { id, payload: new Uint8Array(payload), keys: packed };
+      const transfer: ArrayBuffer[] = [packed.buffer];
+      if (links) {
+        const bytes = new Uint8Array(links.bytes); // a copy of its own, transferred
+        request.links = { slots: Int32Array.from(links.slots), length: links.length, bytes };
+        transfer.push(bytes.buffer);
+      }
       return new Promise<EncryptedBody[]>((resolve, reject) => {
         if (thread.pending.size === 0) thread.worker.ref();
         thread.pending.set(id, { resolve, reject });
-        thread.worker.postMessage(request, [packed.buffer]);
+        thread.worker.postMessage(request, transfer);
       });
     },
     async close() {

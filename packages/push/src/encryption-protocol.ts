@@ -7,10 +7,12 @@ export const KEYS_LENGTH = P256_POINT_LENGTH + AUTH_SECRET_LENGTH;
 
 export interface EncryptionRequest {
   id: number;
-  /** The plaintext, the same for every subscription of the batch. */
+  /** The plaintext, the same for every subscription of the batch (or a template, with `links`). */
   payload: Uint8Array;
   /** `KEYS_LENGTH` bytes a subscription. */
   keys: Uint8Array;
+  /** When set, `payload` is a template: subscription i's bytes go into it at `slots` (EncryptionPool.encrypt). */
+  links?: { slots: Int32Array; length: number; bytes: Uint8Array };
 }
 
 export interface EncryptionAnswer {

@@ -7,8 +7,10 @@ import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './en
 if (!parentPort) throw new Error('encryption-thread runs only as a worker thread of the EncryptionPool');
 const port = parentPort;
 
-port.on('message', ({ id, payload, keys }: EncryptionRequest) => {
-  const plaintext = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+port.on('message', ({ id, payload, keys, links }: EncryptionRequest) => {
+  // With links, the template is copied once and its holes rewritten for each subscription.
+  const plaintext = links ? Buffer.from(payload) : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  const perTarget = links ? links.slots.length * links.length : 0;
   const count = keys.byteLength / KEYS_LENGTH;
   // Every body of one payload has the same length; a key that fails leaves its slot unused.
   const bodyLength = ENCRYPTION_OVERHEAD + plaintext.length;
@@ -19,6 +21,12 @@ port.on('message', ({ id, payload, keys }: EncryptionRequest) => {
     const start = keys.byteOffset + i * KEYS_LENGTH;
     const p256dh = Buffer.from(keys.buffer, start, P256_POINT_LENGTH);
     const auth = Buffer.from(keys.buffer, start + P256_POINT_LENGTH, AUTH_SECRET_LENGTH);
+    if (links) {
+      for (let slot = 0; slot < links.slots.length; slot++) {
+        const from = links.bytes.byteOffset + i * perTarget + slot * links.length;
+        plaintext.set(new Uint8Array(links.bytes.buffer, from, links.length), links.slots[slot] as number);
+      }
+    }
     try {
       const body = encryptPayload(plaintext, { p256dh, auth });
       bodies.set(body, i * bodyLength);

@@ -13,8 +13,24 @@ export {
   type EncryptedBody,
   type EncryptionPool,
   type EncryptionPoolOptions,
+  type TemplateLinks,
 } from './encryption-pool.js';
-export { outcomeForStatus, parseRetryAfter } from './outcome.js';
+export { failureKey, outcomeForStatus, parseRetryAfter } from './outcome.js';
+export {
+  CLICK_TOKEN_LENGTH,
+  type ClickTarget,
+  ClickTokens,
+  type ContentAction,
+  type DeclarativeTemplate,
+  declarativeTemplate,
+  fillTemplate,
+  legacyPayload,
+  MAX_BROWSER_PAYLOAD_BYTES,
+  type NotificationContent,
+  PLACEHOLDER_ID,
+  templateBytes,
+  templateSlots,
+} from './payload.js';
 export { buildPushRequest, type PushRequest } from './push-request.js';
 export { createPushSender } from './sender.js';
 export type {

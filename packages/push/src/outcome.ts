@@ -27,3 +27,36 @@ export function outcomeForStatus(status: number, retryAfter: string | undefined,
   }
   return { kind: 'failed', status, reason };
 }
+
+/**
+ * The reason a push service gave in a JSON answer: Apple's `{"reason": "BadJwtToken"}`
+ * (https://developer.apple.com/documentation/usernotifications/sending-web-push-notifications-in-web-apps-and-browsers),
+ * Mozilla autopush's `{"errno": 102, "error": "Not Found", …}` gives `errno 102`. Undefined for anything else.
+ */
+function serviceReason(detail: string): string | undefined {
+  if (!detail.startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(detail);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { reason, errno } = parsed as { reason?: unknown; errno?: unknown };
+  if (typeof reason === 'string' && /^[A-Za-z][\w.-]{0,63}$/.test(reason)) return reason;
+  if (typeof errno === 'number' && Number.isInteger(errno)) return `errno ${errno}`;
+  return undefined;
+}
+
+/**
+ * What a failed push is counted under on its notification: the status and the push service's reason
+ * (`403 BadJwtToken`), the status alone when it gave none (`413`), or what went wrong before any
+ * answer (`network error: ECONNREFUSED`). A small set of keys, not the answers' free text.
+ */
+export function failureKey(outcome: PushOutcome): string {
+  if (outcome.kind === 'sent' || outcome.kind === 'expired') return String(outcome.status);
+  if (outcome.status === undefined) return outcome.reason.slice(0, 100);
+  const prefix = `push service answered ${outcome.status}: `;
+  const reason = outcome.reason.startsWith(prefix) ? serviceReason(outcome.reason.slice(prefix.length)) : undefined;
+  return reason === undefined ? String(outcome.status) : `${outcome.status} ${reason}`;
+}

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { outcomeForStatus, parseRetryAfter } from '../src/outcome.js';
+import { failureKey, outcomeForStatus, parseRetryAfter } from '../src/outcome.js';
 
 t.test('maps push-service statuses onto outcomes (CONTRACT "Delivery")', async (t) => {
   t.same(outcomeForStatus(201, undefined, ''), { kind: 'sent', status: 201 });
@@ -29,4 +29,18 @@ t.test('parses Retry-After as seconds or an HTTP date', async (t) => {
   t.equal(parseRetryAfter('soon', now), undefined);
   t.equal(parseRetryAfter('-5', now), undefined);
   t.equal(parseRetryAfter(undefined, now), undefined);
+});
+
+t.test('failureKey: the status and the push service’s reason, a small set of keys', async (t) => {
+  const key = (status: number, detail: string) => failureKey(outcomeForStatus(status, undefined, detail));
+  t.equal(key(403, '{"reason":"BadJwtToken"}'), '403 BadJwtToken', 'Apple');
+  t.equal(key(400, '{"reason":"VapidPkHashMismatch"}'), '400 VapidPkHashMismatch', 'Apple');
+  t.equal(key(410, ''), '410');
+  t.equal(key(404, '{"code": 404, "errno": 102, "error": "Not Found"}'), '404', 'expired: the status');
+  t.equal(key(413, '{"code": 413, "errno": 104, "error": "Payload Too Large"}'), '413 errno 104', 'Mozilla');
+  t.equal(key(400, 'UnauthorizedRegistration'), '400', 'free text is not a key');
+  t.equal(key(403, '{"reason":"a sentence with spaces"}'), '403');
+  t.equal(key(429, '{"reason":"TooManyRequests"}'), '429 TooManyRequests', 'a retry that ran out');
+  t.equal(failureKey({ kind: 'retry', reason: 'network error: ECONNREFUSED' }), 'network error: ECONNREFUSED');
+  t.equal(failureKey({ kind: 'failed', reason: 'VAPID key unavailable' }), 'VAPID key unavailable');
 });

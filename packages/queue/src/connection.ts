@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`);
@@ -6,13 +6,74 @@ import { Redis } from 'ioredis';
  */
 export type RedisRole = 'worker' | 'producer';
 
-export function createRedisConnection(url: string, role: RedisRole): Redis {
-  return new Redis(url, {
-    maxRetriesPerRequest: role === 'worker' ? null : 1,
-    enableOfflineQueue: role === 'worker',
-    lazyConnect: false,
-  });
+/** A single Redis or a Redis Cluster client: every Redis use of the service takes either. */
+export type RedisConnection = Redis | Cluster;
+
+/** Where Redis is: the cluster's seed nodes when there are any (REDIS_CLUSTER_NODES), else the URL. */
+export interface RedisTarget {
+  readonly redisUrl: string;
+  readonly redisClusterNodes: readonly { readonly host: string; readonly port: number }[] | null;
 }
 
-/** BullMQ key prefix: a hash tag, so every key of a queue lands in one Redis Cluster slot. */
+/**
+ * How long a cluster command keeps trying through a failover before it fails: a master that dies
+ * is replaced once the other masters agree it is gone (`cluster-node-timeout`, plus an election of
+ * about a second). Each try waits `retryDelayOnFailover`; `maxRedirections` bounds the tries:
+ * about 10 s for a worker (BullMQ tries again after that anyway), about 5 s for the API, whose
+ * requests then go on as they do when Redis is down (limits let them through; an accepted
+ * notification is in PostgreSQL and the worker's reconciler queues it).
+ */
+const FAILOVER_RETRY_DELAY_MS = 200;
+const MAX_REDIRECTIONS: Record<RedisRole, number> = { worker: 50, producer: 25 };
+
+function roleOptions(role: RedisRole): RedisOptions {
+  return {
+    maxRetriesPerRequest: role === 'worker' ? null : 1,
+    enableOfflineQueue: role === 'worker',
+  };
+}
+
+export function createRedisConnection(target: RedisTarget, role: RedisRole): RedisConnection {
+  const nodes = target.redisClusterNodes;
+  if (nodes === null || nodes.length === 0) {
+    return new Redis(target.redisUrl, { ...roleOptions(role), lazyConnect: false });
+  }
+  const options: ClusterOptions = {
+    // Per-node connections. The cluster client has an offline queue of its own (below); a node's
+    // own must stay on, or a command routed to a node that is reconnecting fails at once.
+    redisOptions: { maxRetriesPerRequest: role === 'worker' ? null : 1, connectTimeout: 2_000 },
+    enableOfflineQueue: role === 'worker',
+    enableReadyCheck: true,
+    lazyConnect: false,
+    retryDelayOnFailover: FAILOVER_RETRY_DELAY_MS,
+    retryDelayOnClusterDown: FAILOVER_RETRY_DELAY_MS,
+    retryDelayOnTryAgain: FAILOVER_RETRY_DELAY_MS,
+    maxRedirections: MAX_REDIRECTIONS[role],
+    // Learn the new slot owners soon after a failover, not only when a command is redirected.
+    slotsRefreshInterval: 2_000,
+    slotsRefreshTimeout: 2_000,
+    // Never give up reconnecting to the cluster as a whole (null would end the client for good).
+    clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+  };
+  return new Cluster(
+    nodes.map(({ host, port }) => ({ host, port })),
+    options,
+  );
+}
+
+/** Whether `connection` is a Redis Cluster client. */
+export const isCluster = (connection: RedisConnection): connection is Cluster => connection instanceof Cluster;
+
+/**
+ * The master connections of a cluster, or the one connection of a single Redis: for the few
+ * commands that act on one node's keyspace (SCAN, FLUSHDB, INFO).
+ */
+export function masterConnections(connection: RedisConnection): Redis[] {
+  return isCluster(connection) ? connection.nodes('master') : [connection];
+}
+
+/**
+ * BullMQ key prefix: a hash tag, so every key of a queue lands in one Redis Cluster slot (BullMQ's
+ * scripts touch several keys of a queue at once). All the service's queues share that one tag.
+ */
 export const bullPrefix = (keyPrefix: string): string => `{${keyPrefix}}`;

@@ -1,10 +1,19 @@
-export { bullPrefix, createRedisConnection, type RedisRole } from './connection.js';
+export {
+  bullPrefix,
+  createRedisConnection,
+  isCluster,
+  masterConnections,
+  type RedisConnection,
+  type RedisRole,
+  type RedisTarget,
+} from './connection.js';
 export { registerQueueDepthGauge } from './metrics.js';
 export {
   chunkJobId,
   createQueues,
   type DeliveryChunkJob,
   defaultJobOptions,
+  enqueueFanOut,
   type FanOutJob,
   fanOutJobId,
   jobNames,
@@ -13,6 +22,8 @@ export {
   queueDepths,
   queueNames,
   queueWebhookMessage,
+  requeueFanOut,
+  requeueUnlessInFlight,
   type WebhookJob,
   webhookJobOptions,
 } from './queues.js';

@@ -1,5 +1,5 @@
 import { type DefaultJobOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 
 /** Queue names, shared by the producer (API) and the consumer (worker). */
 export const queueNames = {
@@ -74,25 +74,53 @@ export function webhookJobOptions(settings: { maxAttempts: number; backoffMs: nu
 const IN_FLIGHT = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
- * Puts a webhook message on the queue under its stable job id (the message id), unless a job for
- * it is already waiting, delayed or running. A finished job of that id (failed, or a completed one
- * kept) is removed first, or BullMQ would ignore the new one: that is "send again". Resolves to
- * whether a job was added.
+ * Adds a job under its stable id unless one of that id is already waiting, delayed or running;
+ * resolves to whether it added one. A finished job of that id (failed, or completed and kept) is
+ * removed first, or BullMQ would ignore the new one. BullMQ refuses to remove a job that was taken
+ * meanwhile, and the add is then a no-op (an add of an existing id changes nothing, atomically), so
+ * this never makes a second copy of a job in flight. `replaceWaiting` also replaces a job that is
+ * waiting or delayed (not a running one): "send again now" instead of at its next retry.
  */
-export async function queueWebhookMessage(
+export async function requeueUnlessInFlight(
+  queue: Queue,
+  jobId: string,
+  add: () => Promise<unknown>,
+  options: { replaceWaiting?: boolean } = {},
+): Promise<boolean> {
+  const state = await queue.getJobState(jobId);
+  if (IN_FLIGHT.has(state) && (!options.replaceWaiting || state === 'active')) return false;
+  if (state !== 'unknown') await (await queue.getJob(jobId))?.remove().catch(() => undefined);
+  await add();
+  return true;
+}
+
+/** The one producer of fan-out jobs: the API's accept, the scheduler and the reconciler. */
+export function enqueueFanOut(queue: Queue<FanOutJob>, notificationId: string): Promise<unknown> {
+  return queue.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
+}
+
+/** Queues a fresh fan-out for a notification whose job was lost or gave up (the reconciler). */
+export function requeueFanOut(queue: Queue<FanOutJob>, notificationId: string): Promise<boolean> {
+  return requeueUnlessInFlight(queue as Queue, fanOutJobId(notificationId), () => enqueueFanOut(queue, notificationId));
+}
+
+/**
+ * Puts a webhook message on the queue under its stable job id (the message id), unless a job for
+ * it is already in flight (see `requeueUnlessInFlight`); with `replaceWaiting`, "send again" of an
+ * event waiting for its next retry tries now. Resolves to whether a job was added.
+ */
+export function queueWebhookMessage(
   queue: Queue<WebhookJob>,
   messageId: string,
   settings: { maxAttempts: number; backoffMs: number },
   options: { replaceWaiting?: boolean } = {},
 ): Promise<boolean> {
-  const state = await queue.getJobState(messageId);
-  if (IN_FLIGHT.has(state)) {
-    // "Send again" of an event waiting for its next retry: try now instead (an active one is left alone).
-    if (!options.replaceWaiting || state === 'active') return false;
-  }
-  if (state !== 'unknown') await (await queue.getJob(messageId))?.remove();
-  await queue.add(jobNames.deliverWebhook, { messageId }, { ...webhookJobOptions(settings), jobId: messageId });
-  return true;
+  return requeueUnlessInFlight(
+    queue as Queue,
+    messageId,
+    () => queue.add(jobNames.deliverWebhook, { messageId }, { ...webhookJobOptions(settings), jobId: messageId }),
+    options,
+  );
 }
 
 export interface Queues {
@@ -107,7 +135,7 @@ export interface Queues {
  * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
  * `bullPrefix(config.redisKeyPrefix)` on both sides.
  */
-export function createQueues(connection: Redis, prefix: string): Queues {
+export function createQueues(connection: RedisConnection, prefix: string): Queues {
   const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
   const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
   // Retry options are set per job (they come from the configuration).

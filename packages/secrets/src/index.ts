@@ -4,16 +4,21 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEq
  * Secrets at rest. VAPID private keys are sealed with AES-256-GCM under ENCRYPTION_KEY, format
  * `v2.<iv>.<tag>.<ciphertext>` (base64url parts), with the row they belong to as additional
  * authenticated data: a ciphertext copied into another app's row does not open there. `v1` (the
- * same without additional data) is still opened, so rows written before v2 keep working until
- * they are re-sealed. API keys and session tokens are stored only as HMAC-SHA-256 under
+ * same without additional data) is still opened for VAPID keys only, so rows written before v2 keep
+ * working until they are re-sealed. The IV is 12 bytes and the tag 16, both checked. API keys and session tokens are stored only as HMAC-SHA-256 under
  * API_KEY_PEPPER, so a database dump alone opens nothing.
  */
 
 const LEGACY_VERSION = 'v1';
 const SEALED_VERSION = 'v2';
+/** The GCM tag length, pinned: without it Node's decipher accepts a truncated tag. */
+const TAG_BYTES = 16;
+const IV_BYTES = 12;
 
 /** The additional data that binds an app's VAPID private key to that app. */
 export const vapidKeyContext = (appId: string): string => `webpush:app:${appId}:vapid-private-key`;
+const isVapidKeyContext = (context: string): boolean =>
+  context.startsWith('webpush:app:') && context.endsWith(':vapid-private-key');
 /** The additional data an app's identity secret (the key its uidSignatures are made with) is sealed under. */
 export const identitySecretContext = (appId: string): string => `webpush:app:${appId}:identity-secret`;
 /** The additional data an app's webhook signing secret (`whsec_…`) is sealed under. */
@@ -23,8 +28,8 @@ export const webhookSecretContext = (appId: string): string => `webpush:app:${ap
 export const isLegacySealed = (sealed: string): boolean => sealed.startsWith(`${LEGACY_VERSION}.`);
 
 export function sealSecret(key: Buffer, plaintext: string, context: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
@@ -33,16 +38,23 @@ export function sealSecret(key: Buffer, plaintext: string, context: string): str
     .join('.');
 }
 
-/** Opens a `v2` ciphertext sealed for `context`, or a legacy `v1` one; throws for anything else. */
+/**
+ * Opens a `v2` ciphertext sealed for `context`; throws for anything else. A legacy `v1` one (no
+ * additional data) opens only for a VAPID private key, the one kind of secret written before `v2`
+ * existed (the API re-seals those at start), never for an identity or webhook secret.
+ */
 export function openSecret(key: Buffer, sealed: string, context: string): string {
   const [version, iv, tag, ciphertext] = sealed.split('.');
-  const known = version === SEALED_VERSION || version === LEGACY_VERSION;
-  if (!known || iv === undefined || tag === undefined || ciphertext === undefined) {
+  const legacy = version === LEGACY_VERSION && isVapidKeyContext(context);
+  if ((version !== SEALED_VERSION && !legacy) || iv === undefined || tag === undefined || ciphertext === undefined) {
     throw new Error('sealed secret has an unknown format');
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  if (version === SEALED_VERSION) decipher.setAAD(Buffer.from(context, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  const ivBytes = Buffer.from(iv, 'base64url');
+  const tagBytes = Buffer.from(tag, 'base64url');
+  if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error('sealed secret is malformed');
+  const decipher = createDecipheriv('aes-256-gcm', key, ivBytes, { authTagLength: TAG_BYTES });
+  if (!legacy) decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(tagBytes);
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
 

@@ -82,6 +82,16 @@ export interface ReceivedPush {
 export interface FakePushServiceOptions {
   /** Offer HTTP/2 (ALPN `h2`) beside HTTP/1.1. Default true. */
   http2?: boolean;
+  /**
+   * Answer as this push service documents. `apple` (web.push.apple.com), from "Sending web push
+   * notifications in web apps and browsers"
+   * (https://developer.apple.com/documentation/usernotifications/sending-web-push-notifications-in-web-apps-and-browsers):
+   * refusals carry `{"reason": "…"}`; a JWT Apple does not accept is `403 BadJwtToken`, which in
+   * practice includes a `sub` at localhost or an example domain (web-push-libs/web-push#947,
+   * pywebpush#175); a message signed with another key than the subscription's is
+   * `400 VapidPkHashMismatch`. Default `generic`: a refusal's body is plain text.
+   */
+  service?: 'generic' | 'apple';
 }
 
 export interface ProtocolError {
@@ -104,7 +114,12 @@ export interface FakePushService {
   readonly protocolErrors: readonly ProtocolError[];
   /** TLS connections accepted so far. */
   readonly connections: number;
-  subscribe(): FakeSubscription;
+  /**
+   * A new subscription. With `applicationServerKey` (base64url) it is bound to that VAPID key, as a
+   * browser's is: a message signed with another key is a protocol error, answered 403 (or Apple's
+   * `400 VapidPkHashMismatch`).
+   */
+  subscribe(options?: { applicationServerKey?: string }): FakeSubscription;
   /** Queues answers for the subscription's next messages; after them it answers 201 again. */
   script(subscriptionId: string, ...replies: FakeReply[]): void;
   /** Messages to one subscription that were answered 2xx. */
@@ -124,16 +139,39 @@ export interface SubscriberKeys {
 interface SubscriptionState extends SubscriberKeys {
   subscription: FakeSubscription;
   replies: FakeReply[];
+  applicationServerKey: string | null;
 }
 
-/** The sender broke the protocol; `status` is what a strict push service would answer. */
+/**
+ * The sender broke the protocol; `status` is what a strict push service would answer, and
+ * `appleReason` the `reason` Apple's push service gives for it.
+ */
 export class ProtocolViolation extends Error {
   constructor(
     message: string,
     readonly status = 400,
+    readonly appleReason?: string,
   ) {
     super(message);
   }
+}
+
+/**
+ * Subjects Apple refuses with 403 BadJwtToken although they are well-formed: a host that is
+ * localhost, `.local`, `.localhost`, or an example domain (RFC 2606 / RFC 6761 names).
+ */
+export function isUnreachableSubject(sub: string): boolean {
+  let host = '';
+  if (sub.startsWith('mailto:')) host = sub.slice(sub.lastIndexOf('@') + 1);
+  else if (URL.canParse(sub)) host = new URL(sub).hostname;
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return (
+    name === '' ||
+    name === 'localhost' ||
+    !name.includes('.') ||
+    /\.(local|localhost|test|invalid|example)$/.test(name) ||
+    /(^|\.)example\.(com|net|org)$/.test(name)
+  );
 }
 
 const MAX_BODY_BYTES = 4096; // RFC 8030 §7.2: a push service must accept at least this much; we accept no more
@@ -339,6 +377,14 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
       }
       const headers = checkPushHeaders(request);
       const vapid = verifyVapid(request.headers.authorization, origin, Math.floor(Date.now() / 1000));
+      if (options.service === 'apple' && isUnreachableSubject(vapid.claims.sub))
+        throw new ProtocolViolation(`JWT sub ${vapid.claims.sub} is not reachable`, 403, 'BadJwtToken');
+      if (state.applicationServerKey !== null && vapid.k !== state.applicationServerKey)
+        throw new ProtocolViolation(
+          'signed with another VAPID key than the subscription was made with',
+          options.service === 'apple' ? 400 : 403,
+          'VapidPkHashMismatch',
+        );
       const payload = decryptPushMessage(body, state);
       const reply = nextReply(state);
       received.push({
@@ -362,7 +408,12 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     } catch (error) {
       if (!(error instanceof ProtocolViolation)) throw error;
       protocolErrors.push({ subscriptionId: state?.subscription.id ?? id, reason: error.message });
-      if (!response.destroyed) response.writeHead(error.status, { 'Content-Type': 'text/plain' }).end(error.message);
+      if (response.destroyed) return;
+      if (options.service === 'apple')
+        response
+          .writeHead(error.status, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ reason: error.appleReason ?? 'BadRequest' }));
+      else response.writeHead(error.status, { 'Content-Type': 'text/plain' }).end(error.message);
     }
   };
 
@@ -396,7 +447,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     get connections() {
       return connections;
     },
-    subscribe() {
+    subscribe(subscribeOptions = {}) {
       const ecdh = createECDH('prime256v1');
       ecdh.generateKeys();
       const id = randomBytes(12).toString('base64url');
@@ -413,6 +464,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
         publicKey: ecdh.getPublicKey(),
         auth,
         replies: [],
+        applicationServerKey: subscribeOptions.applicationServerKey ?? null,
       });
       return subscription;
     },

@@ -13,8 +13,10 @@ export {
   checkPushHeaders,
   decryptPushMessage,
   type FakePushService,
+  type FakePushServiceOptions,
   type FakeReply,
   type FakeSubscription,
+  isUnreachableSubject,
   type ProtocolError,
   ProtocolViolation,
   type ReceivedPush,
@@ -33,5 +35,12 @@ export {
 } from './isolation.js';
 export { type MailServer, type ReceivedMail, startMailServer } from './mail-server.js';
 export { unusedPort } from './ports.js';
+export {
+  type RedisCluster,
+  type RedisClusterNode,
+  type RedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
 export { subscriberCounted } from './subscriber-count.js';
+export { waitFor } from './wait-for.js';

@@ -12,3 +12,10 @@ export function sameBytes(left: ArrayBuffer | null | undefined, right: Uint8Arra
   const view = new Uint8Array(left);
   return view.every((byte, index) => byte === right[index]);
 }
+
+/** The key a subscription was made with, as the API names it (base64url, no padding). */
+export function bytesToBase64Url(bytes: ArrayBuffer): string {
+  let binary = '';
+  for (const byte of new Uint8Array(bytes)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

@@ -1,6 +1,7 @@
 import { type ApiTarget, callApi, type FetchLike, fetchVapidKey } from './api-client.js';
 import { base64UrlToBytes, sameBytes } from './base64url.js';
 import { WebPushError } from './errors.js';
+import { subscribeBody } from './subscribe-body.js';
 import { targetFromScriptUrl, workerScriptUrl } from './worker-url.js';
 
 /*
@@ -143,20 +144,24 @@ function subscribeFailure(cause: unknown): WebPushError {
   return new WebPushError(reason, `the browser could not create a push subscription${because(cause)}`, { cause });
 }
 
-/** The browser's subscription for the app's key: reused when the key matches, replaced when it does not. */
+/**
+ * The browser's subscription for the app's current key: reused when it was made with that key,
+ * replaced when it was not. `replaced` is the endpoint given up, which the service may still hold.
+ */
 async function pushSubscription(
   pushManager: PushManagerLike,
   applicationServerKey: Uint8Array<ArrayBuffer>,
-): Promise<{ subscription: PushSubscriptionLike; fresh: boolean }> {
+): Promise<{ subscription: PushSubscriptionLike; fresh: boolean; replaced?: string }> {
   try {
     const existing = await pushManager.getSubscription();
     if (existing && sameBytes(existing.options.applicationServerKey, applicationServerKey)) {
       return { subscription: existing, fresh: false };
     }
-    // Subscribed for another key (the app was recreated, or another app used this scope): the push
-    // service would reject our VAPID signature, and subscribe() refuses a second key, so start over.
+    // Made with another key (the app's key was rotated, the app was recreated, or another app used
+    // this scope): subscribe() refuses a second key, so start over with the current one.
     if (existing) await existing.unsubscribe();
-    return { subscription: await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }), fresh: true };
+    const subscription = await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+    return { subscription, fresh: true, ...(existing ? { replaced: existing.endpoint } : {}) };
   } catch (cause) {
     throw subscribeFailure(cause);
   }
@@ -192,11 +197,15 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
   await activated(registration);
 
   const applicationServerKey = base64UrlToBytes(await fetchVapidKey(env.fetch, target));
-  const { subscription, fresh } = await pushSubscription(registration.pushManager, applicationServerKey);
+  const { subscription, fresh, replaced } = await pushSubscription(registration.pushManager, applicationServerKey);
   const json = subscription.toJSON();
   try {
     const { uid, uidSignature, tags } = options;
-    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', { ...json, uid, uidSignature, tags });
+    const body = { ...subscribeBody(subscription), uid, uidSignature, tags };
+    const answer = await callApi(env.fetch, target, 'POST', '/subscribe', body);
+    // The endpoint given up is dead: removing it frees its subscriber slot now, not at the next send.
+    if (replaced && replaced !== subscription.endpoint)
+      await callApi(env.fetch, target, 'DELETE', '/subscribe', { endpoint: replaced }).catch(() => {});
     const id = (answer.body as { subscriber?: { id?: unknown } } | undefined)?.subscriber?.id;
     if (typeof id !== 'string') throw new WebPushError('api', 'the API answered without a subscriber id');
     return { subscriberId: id, created: answer.status === 201, subscription: json };

@@ -1,32 +1,101 @@
 /*
  * The service worker a site serves from its own origin (copy dist/sw.js to /sw.js, or put
  * `importScripts('https://<service>/sdk/sw.js')` in its own worker). Built as a plain script, no
- * modules. It shows the service's pushes, opens their `url` on click, reports `shown` and
- * `clicked` to the service (unless the site passed `tracking: false`) and keeps the subscription
+ * modules. It shows the service's pushes (the service's JSON, or a W3C declarative push message
+ * on browsers that do not show those themselves) with their image and buttons, opens the `url` of
+ * what was clicked, reports `shown` and `clicked` (with the button's `action`) to the service (unless the site passed `tracking: false`) and keeps the subscription
  * alive when the browser rotates it. The service's address, the app's API key and the tracking
  * switch come from this script's own URL (`/sw.js?baseUrl=…&apiKey=…[&tracking=0]`), which
  * `subscribe()` registers.
  */
 import { type ApiTarget, callApi, fetchVapidKey } from './api-client.js';
-import { base64UrlToBytes } from './base64url.js';
+import { base64UrlToBytes, sameBytes } from './base64url.js';
+import { subscribeBody } from './subscribe-body.js';
 import { targetFromScriptUrl, trackingFromScriptUrl } from './worker-url.js';
 
 const worker = self as unknown as ServiceWorkerGlobalScope;
 
-interface PushPayload {
+/** What the worker shows, read from either payload format. */
+interface Shown {
   title: string;
-  body: string;
-  url?: string;
-  icon?: string;
-  badge?: string;
+  options: Record<string, unknown>;
   /** The notification's id, which engagement events are reported with. */
   id?: string;
 }
 
-const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
+/** Stored on the notification, for the click. */
+interface ClickData {
+  /** The page the notification opens (declarative: its click link, which counts the click itself). */
+  url?: string;
+  id?: string;
+  /** Each button's page, by its `action`. */
+  actions?: Record<string, string>;
+  /** Declarative: the click links count the click, no POST /events for it. */
+  counted?: boolean;
+  /** The send's own `data`, for the site's own worker code. */
+  data?: unknown;
+}
 
-/** The contract's payload `{title, body, url?, icon?, badge?, id?}`, or null for anything else. */
-function readPayload(data: PushMessageData | null): PushPayload | null {
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
+const optionalString = (value: unknown) => value === undefined || typeof value === 'string';
+const optionalBoolean = (value: unknown) => value === undefined || typeof value === 'boolean';
+
+/** The display options both formats share (each only when given). */
+function displayOptions(fields: Fields): Fields | null {
+  if (!['body', 'icon', 'badge', 'image', 'tag'].every((name) => optionalString(fields[name]))) return null;
+  if (!['requireInteraction', 'silent', 'renotify'].every((name) => optionalBoolean(fields[name]))) return null;
+  const options: Fields = {};
+  for (const name of ['body', 'icon', 'badge', 'image', 'tag', 'requireInteraction', 'silent', 'renotify']) {
+    if (fields[name] !== undefined && fields[name] !== '') options[name] = fields[name];
+  }
+  return options;
+}
+
+/** Buttons `{action, title, icon?}` and each one's page (`url`, or `navigate` in a declarative message). */
+function buttons(
+  value: unknown,
+  urlField: 'url' | 'navigate',
+): { shown: Fields[]; urls: Record<string, string> } | null {
+  if (value === undefined) return { shown: [], urls: {} };
+  if (!Array.isArray(value)) return null;
+  const shown: Fields[] = [];
+  const urls: Record<string, string> = {};
+  for (const button of value) {
+    if (!isObject(button) || typeof button.action !== 'string' || typeof button.title !== 'string') return null;
+    if (!optionalString(button.icon) || !optionalString(button[urlField])) return null;
+    shown.push(
+      button.icon
+        ? { action: button.action, title: button.title, icon: button.icon }
+        : { action: button.action, title: button.title },
+    );
+    if (typeof button[urlField] === 'string') urls[button.action] = button[urlField] as string;
+  }
+  return { shown, urls };
+}
+
+/**
+ * A W3C declarative push message (`{"web_push": 8030, "notification": {…}}`), shown here by
+ * browsers that hand it to the worker (all but Safari 18.4+, which shows it itself).
+ */
+function readDeclarative(message: Fields): Shown | null {
+  const input = message.notification;
+  if (!isObject(input) || typeof input.title !== 'string' || typeof input.navigate !== 'string') return null;
+  const options = displayOptions(input);
+  const actions = buttons(input.actions, 'navigate');
+  if (!options || !actions) return null;
+  const data = isObject(input.data) ? input.data : {};
+  const id = typeof data.id === 'string' ? data.id : undefined;
+  const click: ClickData = { url: input.navigate, id, counted: true, data: data.data };
+  if (Object.keys(actions.urls).length > 0) click.actions = actions.urls;
+  if (actions.shown.length > 0) options.actions = actions.shown;
+  options.data = click;
+  return { title: input.title, options, ...(id ? { id } : {}) };
+}
+
+/** The service's payload (`{title, body, url?, icon?, badge?, image?, actions?, …, id?}`) or a declarative message; null for anything else. */
+function readPayload(data: PushMessageData | null): Shown | null {
   if (!data) return null;
   let value: unknown;
   try {
@@ -34,11 +103,19 @@ function readPayload(data: PushMessageData | null): PushPayload | null {
   } catch {
     return null;
   }
-  if (typeof value !== 'object' || value === null) return null;
-  const fields = value as Record<string, unknown>;
-  if (typeof fields.title !== 'string' || typeof fields.body !== 'string') return null;
-  if (!['url', 'icon', 'badge', 'id'].every((name) => optionalString(fields[name]))) return null;
-  return fields as unknown as PushPayload;
+  if (!isObject(value)) return null;
+  if (value.web_push === 8030) return readDeclarative(value);
+  if (typeof value.title !== 'string' || typeof value.body !== 'string') return null;
+  if (!optionalString(value.url) || !optionalString(value.id)) return null;
+  const options = displayOptions(value);
+  const actions = buttons(value.actions, 'url');
+  if (!options || !actions) return null;
+  const id = value.id as string | undefined;
+  const click: ClickData = { url: value.url as string | undefined, id, data: value.data };
+  if (Object.keys(actions.urls).length > 0) click.actions = actions.urls;
+  if (actions.shown.length > 0) options.actions = actions.shown;
+  options.data = click;
+  return { title: value.title, options, ...(id ? { id } : {}) };
 }
 
 worker.addEventListener('install', () => {
@@ -51,29 +128,32 @@ worker.addEventListener('install', () => {
  * Tells the service a notification was shown or clicked (`POST /events`, counted once per
  * notification, subscription and type). Never throws: an event that cannot be sent is dropped.
  */
-async function report(type: 'shown' | 'clicked', notificationId: unknown): Promise<void> {
+async function report(type: 'shown' | 'clicked', notificationId: unknown, action?: string): Promise<void> {
   const target = targetFromScriptUrl(worker.location.href);
   if (!target || typeof notificationId !== 'string' || !trackingFromScriptUrl(worker.location.href)) return;
   try {
     const subscription = await worker.registration.pushManager.getSubscription();
-    if (subscription)
-      await callApi(fetch, target, 'POST', '/events', { notificationId, endpoint: subscription.endpoint, type });
+    if (subscription) {
+      const event = { notificationId, endpoint: subscription.endpoint, type, ...(action ? { action } : {}) };
+      await callApi(fetch, target, 'POST', '/events', event);
+    }
   } catch (error) {
     console.warn(`[webpush] could not report "${type}"`, error);
   }
 }
 
 worker.addEventListener('push', (event) => {
-  const payload = readPayload(event.data);
-  if (!payload) {
-    console.warn('[webpush] ignored a push whose payload is not {title, body, url?, icon?, badge?}');
+  const shown = readPayload(event.data);
+  if (!shown) {
+    console.warn('[webpush] ignored a push whose payload is neither {title, body, …} nor a declarative message');
     return;
   }
-  const options: NotificationOptions = { body: payload.body, data: { url: payload.url, id: payload.id } };
-  if (payload.icon) options.icon = payload.icon;
-  if (payload.badge) options.badge = payload.badge;
   // Reported once the notification is up, so it never waits on the network.
-  event.waitUntil(worker.registration.showNotification(payload.title, options).then(() => report('shown', payload.id)));
+  event.waitUntil(
+    worker.registration
+      .showNotification(shown.title, shown.options as NotificationOptions)
+      .then(() => report('shown', shown.id)),
+  );
 });
 
 async function focusOrOpen(url: string): Promise<void> {
@@ -86,19 +166,30 @@ async function focusOrOpen(url: string): Promise<void> {
 
 worker.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  const data = event.notification.data as { url?: unknown; id?: unknown } | null;
-  // Side by side: opening the url does not wait for the report.
-  const clicked = report('clicked', data?.id);
-  event.waitUntil(typeof data?.url === 'string' ? Promise.all([focusOrOpen(data.url), clicked]) : clicked);
+  const data = (event.notification.data ?? {}) as ClickData;
+  const action = event.action || undefined;
+  // A button opens its own page, or the notification's when it has none.
+  const url = (action && data.actions?.[action]) || data.url;
+  // Side by side: opening the url does not wait for the report. A declarative message's links
+  // count the click when they open, so nothing is reported for it here.
+  const clicked = data.counted ? Promise.resolve() : report('clicked', data.id, action);
+  event.waitUntil(typeof url === 'string' ? Promise.all([focusOrOpen(url), clicked]) : clicked);
 });
 
+/**
+ * Stores the browser's new subscription, made with the app's current key: one the browser renewed
+ * with an earlier key (the app's key was rotated since) is replaced by one with the current key.
+ */
 async function renewSubscription(event: PushSubscriptionChangeEvent, target: ApiTarget): Promise<void> {
-  const applicationServerKey =
-    event.oldSubscription?.options.applicationServerKey ?? base64UrlToBytes(await fetchVapidKey(fetch, target));
-  const renewed =
-    event.newSubscription ??
-    (await worker.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey }));
-  await callApi(fetch, target, 'POST', '/subscribe', renewed.toJSON());
+  const { pushManager } = worker.registration;
+  const applicationServerKey = base64UrlToBytes(await fetchVapidKey(fetch, target));
+  let renewed = event.newSubscription ?? (await pushManager.getSubscription());
+  if (renewed && !sameBytes(renewed.options.applicationServerKey, applicationServerKey)) {
+    await renewed.unsubscribe();
+    renewed = null;
+  }
+  renewed ??= await pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+  await callApi(fetch, target, 'POST', '/subscribe', subscribeBody(renewed));
   const old = event.oldSubscription?.endpoint;
   // The old endpoint is dead; removing it frees the subscriber slot now instead of at the next send.
   if (old && old !== renewed.endpoint)

@@ -1,8 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 import { isPublicAddress, unbracket } from './address-policy.js';
+import { createNameResolver, type NameResolver } from './resolver.js';
 import { signWebhook } from './signature.js';
 import { checkWebhookUrlSyntax, type TargetPolicy } from './target.js';
 
@@ -15,6 +16,8 @@ export interface WebhookClientOptions extends TargetPolicy {
   responseCapBytes?: number;
   /** Extra trusted certificate (tests' local HTTPS receiver); processes use NODE_EXTRA_CA_CERTS. */
   ca?: string;
+  /** Resolves receivers' names (default: c-ares on the system's name servers, 5 s per query). */
+  resolve?: NameResolver;
 }
 
 export interface WebhookRequest {
@@ -46,18 +49,29 @@ export class RefusedAddressError extends Error {
 type LookupCallback = (error: Error | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * `lookup` for the TLS/TCP connection: resolves the name once and hands the socket only public
- * addresses, so the address checked is the address connected to (DNS rebinding gets nothing).
+ * `lookup` for the TLS/TCP connection: resolves the name once (c-ares, with a timeout) and hands
+ * the socket only public addresses, so the address checked is the address connected to (DNS
+ * rebinding gets nothing).
  */
-function checkedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
-    if (error) return callback(error, '');
-    const usable = addresses.filter((entry) => isPublicAddress(entry.address));
-    const first = usable[0];
-    if (!first) return callback(new RefusedAddressError(`${hostname} resolves to no public address`), '');
-    if (options.all) return callback(null, usable);
-    return callback(null, first.address, first.family);
-  });
+function checkedLookup(resolve: NameResolver) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (addresses) => {
+        const usable = addresses.filter((entry) => isPublicAddress(entry.address));
+        const first = usable[0];
+        if (!first) return callback(new RefusedAddressError(`${hostname} resolves to no public address`), '');
+        if (options.all) return callback(null, usable);
+        return callback(null, first.address, first.family);
+      },
+      (error: Error) =>
+        callback(
+          'code' in error && error.code === 'EREFUSEDADDRESS'
+            ? new RefusedAddressError(`${hostname} resolves to no public address`)
+            : error,
+          '',
+        ),
+    );
+  };
 }
 
 /** PostgreSQL text cannot hold NUL; a receiver's answer may. */
@@ -84,7 +98,11 @@ export function createWebhookClient(options: WebhookClientOptions) {
   const agentOptions = { connections: 4, keepAliveTimeout: 1_000 };
   const guarded = new Agent({
     ...agentOptions,
-    connect: { timeout: options.connectTimeoutMs, lookup: checkedLookup, ...tls },
+    connect: {
+      timeout: options.connectTimeoutMs,
+      lookup: checkedLookup(options.resolve ?? createNameResolver({ timeoutMs: options.connectTimeoutMs })),
+      ...tls,
+    },
   });
   const exemptAgent = new Agent({ ...agentOptions, connect: { timeout: options.connectTimeoutMs, ...tls } });
 

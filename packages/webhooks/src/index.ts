@@ -8,6 +8,13 @@ export {
   type WebhookClientOptions,
   type WebhookRequest,
 } from './deliver.js';
+export {
+  createNameResolver,
+  isLocalhostName,
+  type NameResolver,
+  type ResolvedAddress,
+  type ResolverOptions,
+} from './resolver.js';
 export { generateWebhookSecret, signWebhook } from './signature.js';
 export {
   checkWebhookUrl,

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
-import { RequiredString } from './common.js';
+import { HttpsUrl, RequiredString } from './common.js';
+
+const PushFormat = Type.Union([Type.Literal('legacy'), Type.Literal('declarative')], {
+  description:
+    'What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK)',
+});
 
 export const AppSchema = Type.Object({
   id: Type.String(),
@@ -11,6 +16,10 @@ export const AppSchema = Type.Object({
   allowedOrigins: Type.Array(Type.String(), {
     description:
       'Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin',
+  }),
+  pushFormat: PushFormat,
+  defaultUrl: Type.Union([Type.String(), Type.Null()], {
+    description: 'The page a click opens when a notification has no `url`',
   }),
 });
 
@@ -38,6 +47,10 @@ export const UpdateAppBody = Type.Object({
           'At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again.',
       },
     ),
+  ),
+  pushFormat: Type.Optional(PushFormat),
+  defaultUrl: Type.Optional(
+    Type.Union([HttpsUrl('The page a click opens when a notification has no `url`; null clears it'), Type.Null()]),
   ),
 });
 export const AppResponse = Type.Object({ app: AppSchema });

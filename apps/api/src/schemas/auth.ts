@@ -21,7 +21,9 @@ export const UserSchema = Type.Object(
 
 export const CredentialsBody = Type.Object({
   email: RequiredString('E-mail address; compared case-insensitively', { examples: ['owner@example.com'] }),
-  password: RequiredString('8 to 128 characters', { examples: ['correct horse battery staple'] }),
+  password: RequiredString('8 to 128 characters, not one of the 10,000 most common passwords', {
+    examples: ['correct horse battery staple'],
+  }),
 });
 
 export const RegisterBody = Type.Object({
@@ -55,7 +57,7 @@ export const PasswordResetBody = Type.Object({
 
 export const PasswordResetConfirmBody = Type.Object({
   token: RequiredString('The token from the link in the e-mail'),
-  password: RequiredString('The new password: 8 to 128 characters'),
+  password: RequiredString('The new password: 8 to 128 characters, not one of the 10,000 most common passwords'),
 });
 
 export const SessionSchema = Type.Object({

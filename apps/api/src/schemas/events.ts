@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PushEndpoint, RequiredString } from './common.js';
+import { ActionName } from './notifications.js';
 
 export const EventBody = Type.Object({
   notificationId: RequiredString('The `id` of the push payload (a notification id, or "test")', { maxLength: 64 }),
@@ -8,6 +9,7 @@ export const EventBody = Type.Object({
   type: Type.Union([Type.Literal('shown'), Type.Literal('clicked')], {
     description: '`shown` when the notification was displayed, `clicked` when it was clicked',
   }),
+  action: Type.Optional(ActionName('With `type: "clicked"`: the button clicked (its `action`)')),
 });
 
 export const EventAccepted = Type.Object({}, { description: 'Accepted; says nothing about what exists' });

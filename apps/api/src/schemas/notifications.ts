@@ -7,6 +7,9 @@ export const MAX_BATCH_ENDPOINTS = 100;
 export const MAX_TTL_SECONDS = 2_419_200;
 export const DEFAULT_TTL_SECONDS = 86_400;
 export const MAX_TARGET_UIDS = 1_000;
+export const MAX_ACTIONS = 2;
+/** `data` as UTF-8 JSON (CONTRACT 1.2 "Rich notifications"). */
+export const MAX_DATA_BYTES = 1_024;
 /** How far ahead `sendAt` may be. */
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -17,12 +20,58 @@ export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
 const PayloadUrl = (description: string) =>
   Type.String({ pattern: '^https://', description, examples: ['https://example.com/'] });
 
+/** A button's `action`: 1–64 characters of `A-Z a-z 0-9 _ -`. */
+export const ActionName = (description: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description, examples: ['open'] });
+
+const NotificationAction = Type.Object(
+  {
+    action: ActionName('Names the button; unique within `actions`, reported with its clicks'),
+    title: Type.String({ minLength: 1, maxLength: 64, description: 'The button label (1–64 characters)' }),
+    url: Type.Optional(PayloadUrl("The page the button opens (default: the notification's `url`)")),
+    icon: Type.Optional(PayloadUrl('Icon of the button')),
+  },
+  { additionalProperties: false },
+);
+
+const richFields = {
+  image: Type.Optional(PayloadUrl('A large picture shown in the notification')),
+  actions: Type.Optional(
+    Type.Array(NotificationAction, {
+      maxItems: MAX_ACTIONS,
+      description: `At most ${MAX_ACTIONS} buttons; a duplicate \`action\` is INVALID_INPUT`,
+    }),
+  ),
+  requireInteraction: Type.Optional(Type.Boolean({ description: 'Stays on screen until the person acts on it' })),
+  silent: Type.Optional(Type.Boolean({ description: 'No sound or vibration' })),
+  renotify: Type.Optional(
+    Type.Boolean({ description: 'Alert again when it replaces a notification with the same `tag` (needs `tag`)' }),
+  ),
+  tag: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'A later notification with the same tag replaces the earlier one on the device',
+    }),
+  ),
+  data: Type.Optional(
+    Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: `Handed to the page's service worker; at most ${MAX_DATA_BYTES} bytes as UTF-8 JSON (else 413)`,
+      },
+    ),
+  ),
+};
+
 const payloadFields = {
   title: RequiredString('Notification title'),
   body: RequiredString('Notification body'),
   url: Type.Optional(PayloadUrl('Opened when the notification is clicked')),
   icon: Type.Optional(PayloadUrl('Icon image')),
   badge: Type.Optional(PayloadUrl('Badge image')),
+  ...richFields,
   ttl: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -136,6 +185,9 @@ export const NotificationSchema = Type.Object(
       description: 'Subscriptions that displayed it (reported by the SDK service worker, counted once each)',
     }),
     clicked: Type.Integer({ description: 'Subscriptions that clicked it (counted once each)' }),
+    actionClicks: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Subscriptions that clicked each button, by its `action` (each counted once per action)',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     sendAt: Type.Optional(
@@ -147,11 +199,21 @@ export const NotificationSchema = Type.Object(
     errorCode: Type.Optional(
       Type.String({ description: 'Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED`' }),
     ),
+    failureReasons: Type.Optional(
+      Type.Record(Type.String(), Type.Integer(), {
+        description:
+          'Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.',
+        examples: [{ '403 BadJwtToken': 12, '400 VapidPkHashMismatch': 1 }],
+      }),
+    ),
     title: Type.String({ description: 'What was sent: the payload title' }),
     body: Type.String({ description: 'What was sent: the payload body' }),
     url: Type.Optional(Type.String({ description: 'The payload url, when it had one' })),
     icon: Type.Optional(Type.String({ description: 'The payload icon, when it had one' })),
     badge: Type.Optional(Type.String({ description: 'The payload badge, when it had one' })),
+    image: Type.Optional(Type.String({ description: 'The payload image, when it had one' })),
+    actions: Type.Optional(Type.Array(NotificationAction, { description: 'The buttons, when it had any' })),
+    tag: Type.Optional(Type.String({ description: 'The payload tag, when it had one' })),
   },
   { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
 );

@@ -26,6 +26,10 @@ export const SubscriberSchema = Type.Object({
     description: 'Your user id for this subscriber (none: null)',
   }),
   tags: Type.Record(Type.String(), Type.String(), { description: 'Your tags for this subscriber (none: {})' }),
+  vapidPublicKey: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 

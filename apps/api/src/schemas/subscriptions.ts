@@ -73,6 +73,13 @@ export const SubscribeBody = Type.Object({
         'Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret',
     }),
   ),
+  applicationServerKey: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT',
+    }),
+  ),
 });
 
 export const UpdateSubscriptionBody = Type.Object({

@@ -40,9 +40,11 @@ t.test('failed ops logins are limited per IP (in Redis); successful scrapes are 
     assertError(t, wrong, 'UNAUTHORIZED');
   }
   for (const url of ['/metrics', '/admin/queues']) {
-    const locked = await app.inject({ method: 'GET', url, headers: { ...basic('ops', 'right'), ...from('10.0.0.1') } });
+    const locked = await app.inject({ method: 'GET', url, headers: { ...basic('ops', 'guess'), ...from('10.0.0.1') } });
     assertError(t, locked, 'RATE_LIMITED');
     t.equal(locked.headers['retry-after'], '60', 'Retry-After: the window');
+    const right = await app.inject({ method: 'GET', url, headers: { ...basic('ops', 'right'), ...from('10.0.0.1') } });
+    t.equal(right.statusCode, 200, `${url}: the right credentials still pass from the locked address`);
   }
   const elsewhere = await app.inject({
     method: 'GET',

@@ -33,7 +33,16 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
   t.equal(response.statusCode, 201);
   const body = response.json() as { app: PublicApp };
   t.strictSame(Object.keys(body), ['app']);
-  t.strictSame(Object.keys(body.app).sort(), ['allowedOrigins', 'createdAt', 'id', 'name', 'vapidPublicKey']);
+  t.strictSame(Object.keys(body.app).sort(), [
+    'allowedOrigins',
+    'createdAt',
+    'defaultUrl',
+    'id',
+    'name',
+    'pushFormat',
+    'vapidPublicKey',
+  ]);
+  t.match(body.app, { pushFormat: 'legacy', defaultUrl: null }, 'new apps are legacy');
   t.strictSame(body.app.allowedOrigins, [], 'no origin restriction by default');
   t.match(body.app.id, UUID);
   t.equal(body.app.name, 'My blog');

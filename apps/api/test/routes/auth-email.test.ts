@@ -1,3 +1,4 @@
+import { readFile, rm } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import {
   createIsolatedResources,
@@ -10,6 +11,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
+import { DEV_OUTBOX_DIR } from '../../src/plugins/app/mailer.js';
 import { assertError, TEST_PUBLIC_URL } from '../assertions.js';
 import { bearer, buildTestApp, registerUser, uniqueEmail } from '../helper.js';
 
@@ -266,34 +268,43 @@ t.test('a mail server that is down neither fails nor slows registration; resend 
   t.equal(row?.n, 1, 'the account stays');
 });
 
-t.test('without SMTP_URL the API says so at boot and logs each message instead of sending it', async (t) => {
-  const resources = await createIsolatedResources();
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
-      done();
-    },
-  });
-  const quiet = await buildApp(testConfig(resources), { logger: { level: 'info', stream } });
-  t.teardown(async () => {
-    await quiet.close();
-    await resources.dispose();
-  });
-  t.ok(
-    lines.some((line) => String(line.msg).includes('SMTP_URL is not set')),
-    'the boot log says e-mails are not sent',
-  );
-  const before = mail.received.length;
-  const email = uniqueEmail('devmail');
-  const response = await quiet.inject({
-    method: 'POST',
-    url: '/api/v1/auth/register',
-    payload: { email, password: 'correct horse battery' },
-  });
-  t.equal(response.statusCode, 201);
-  await quiet.mailer.settled();
-  t.equal(mail.received.length, before, 'no SMTP traffic');
-  const logged = lines.find((line) => (line.mail as { to?: string } | undefined)?.to === email);
-  t.match((logged?.mail as { text?: string } | undefined)?.text, /http:\/\/localhost:3000\/verify-email\?token=wpv_/);
-});
+t.test(
+  'without SMTP_URL the API says so at boot and logs each message instead of sending it, without its token',
+  async (t) => {
+    const resources = await createIsolatedResources();
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    });
+    const quiet = await buildApp(testConfig(resources, { LOG_LEVEL: 'info' }), { logStream: stream });
+    t.teardown(async () => {
+      await quiet.close();
+      await resources.dispose();
+    });
+    t.ok(
+      lines.some((line) => String(line.msg).includes('SMTP_URL is not set')),
+      'the boot log says e-mails are not sent',
+    );
+    const before = mail.received.length;
+    const email = uniqueEmail('devmail');
+    const response = await quiet.inject({
+      method: 'POST',
+      url: '/api/v1/auth/register',
+      payload: { email, password: 'correct horse battery' },
+    });
+    t.equal(response.statusCode, 201);
+    await quiet.mailer.settled();
+    t.equal(mail.received.length, before, 'no SMTP traffic');
+    const logged = lines.find((line) => (line.mail as { to?: string } | undefined)?.to === email);
+    const text = (logged?.mail as { text?: string } | undefined)?.text ?? '';
+    t.match(text, /http:\/\/localhost:3000\/verify-email\?token=\[redacted\]/, 'the link is logged without its token');
+    t.notMatch(JSON.stringify(lines), /wpv_[A-Za-z0-9_-]{8}/, 'no verification token anywhere in the log');
+    const file = String(logged?.file);
+    t.ok(file.startsWith(DEV_OUTBOX_DIR), 'the whole message is in the development outbox');
+    t.match(await readFile(file, 'utf8'), /http:\/\/localhost:3000\/verify-email\?token=wpv_[A-Za-z0-9_-]{43}/);
+    await rm(file);
+  },
+);

@@ -125,11 +125,16 @@ t.test('a malformed e-mail is 400 INVALID_EMAIL', async (t) => {
 });
 
 t.test('a password shorter than 8 or longer than 128 characters is 400 INVALID_INPUT', async (t) => {
-  assertError(t, await register({ email: uniqueEmail(), password: 'seven77' }), 'INVALID_INPUT');
-  assertError(t, await register({ email: uniqueEmail(), password: 'x'.repeat(129) }), 'INVALID_INPUT');
+  const refused = async (password: string) => {
+    const response = await register({ email: uniqueEmail(), password });
+    t.equal(response.statusCode, 400);
+    t.equal(response.json().code, 'INVALID_INPUT');
+  };
+  await refused('seven77');
+  await refused('x'.repeat(129));
   // Characters, not UTF-16 units: 128 emoji are 256 units and still allowed, 7 are not enough.
-  assertError(t, await register({ email: uniqueEmail(), password: '🔑'.repeat(7) }), 'INVALID_INPUT');
-  t.equal((await register({ email: uniqueEmail(), password: '12345678' })).statusCode, 201, '8 is enough');
+  await refused('🔑'.repeat(7));
+  t.equal((await register({ email: uniqueEmail(), password: 'kq7#vz2m' })).statusCode, 201, '8 is enough');
   t.equal((await register({ email: uniqueEmail(), password: '🔑'.repeat(128) })).statusCode, 201, '128 is allowed');
 });
 

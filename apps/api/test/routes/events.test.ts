@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError } from '../assertions.js';
-import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
+import { bearer, buildTestApp, fakeSubscription, ownerWithKey, planDelivery } from '../helper.js';
 
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '1000000', EVENTS_FLUSH_INTERVAL_MS: '600000' });
 const { app } = ctx;
@@ -39,7 +39,11 @@ async function send(owner: Owner) {
     payload: { title: 'T', body: 'B' },
   });
   if (response.statusCode !== 202) throw new Error(`notify: ${response.statusCode} ${response.body}`);
-  return response.json<{ notification: { id: string } }>().notification.id;
+  const { id } = response.json<{ notification: { id: string } }>().notification;
+  // Engagement counts only for subscriptions the notification was pushed to: plan its delivery as
+  // the worker's fan-out does.
+  await planDelivery(ctx.database, id);
+  return id;
 }
 
 const report = (secret: string, payload: object, headers: Record<string, string> = {}) =>
@@ -209,6 +213,12 @@ t.test('a burst of 10,000 shown events: 10,000 counted with a bounded number of 
   const endpoints = Array.from({ length: 10_000 }, (_, i) => `https://fcm.googleapis.com/fcm/send/burst-${i}`);
   await sql`insert into subscriptions (app_id, endpoint, p256dh, auth)
     select ${owner.app.id}, e, 'p', 'a' from unnest(${endpoints}::text[]) as e`;
+  // As if the send had gone to all of them: one delivery chunk holding every subscription.
+  await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
+      last_subscription_id)
+    select ${id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
+    from subscriptions where app_id = ${owner.app.id}
+      and id <> all(select unnest(subscription_ids) from notification_chunks where notification_id = ${id})`;
 
   // Real writes, counted by PostgreSQL itself: row updates of the notification, insert statements.
   await sql`create table write_log (what text not null)`;

@@ -290,6 +290,7 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       expired: 0,
       shown: 0,
       clicked: 0,
+      actionClicks: {},
       createdAt: body.notification.createdAt,
       completedAt: null,
       title: 'Status',

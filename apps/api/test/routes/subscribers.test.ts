@@ -16,6 +16,7 @@ interface ListedSubscriber {
   status: 'active' | 'expired';
   uid: string | null;
   tags: Record<string, string>;
+  vapidPublicKey: string | null;
   createdAt: string;
 }
 interface ListBody {
@@ -97,6 +98,7 @@ t.test('GET lists the app’s subscribers newest first in the pinned shape', asy
     status: 'active',
     uid: null,
     tags: {},
+    vapidPublicKey: lister.app.vapidPublicKey,
     createdAt: first?.createdAt,
   });
   t.strictSame(second, {
@@ -105,6 +107,7 @@ t.test('GET lists the app’s subscribers newest first in the pinned shape', asy
     status: 'expired',
     uid: null,
     tags: {},
+    vapidPublicKey: lister.app.vapidPublicKey,
     createdAt: second?.createdAt,
   });
   t.ok(Date.parse(first?.createdAt ?? '') > Date.parse(second?.createdAt ?? ''), 'newest first');

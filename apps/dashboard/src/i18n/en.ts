@@ -533,4 +533,22 @@ export const en = {
   'app.missingTitle': 'App not found',
   'app.missingBody': 'There is no app at this address, or it belongs to another account.',
   'app.backToApps': 'Back to your apps',
+
+  // VAPID key
+  'subscribers.colVapid': 'VAPID key',
+  'subscribers.vapidDeleted': 'deleted',
+  'subscribers.vapidCurrent': 'current',
+  'subscribers.vapidEarlier': 'earlier {key}',
+  'settings.vapidTitle': 'VAPID key',
+  'settings.vapidLead': 'The public key browsers subscribe with (their applicationServerKey):',
+  'settings.vapidCopy': 'Copy key',
+  'settings.vapidRotated': 'Rotated. New subscriptions use the new key.',
+  'settings.vapidRotate': 'Rotate VAPID key',
+  'settings.vapidRotateTitle': 'Rotate this app’s VAPID key?',
+  'settings.vapidRotateConfirm': 'Rotate key',
+  'settings.vapidRotateBody':
+    'A new key pair replaces the current one for new subscriptions. Existing subscribers keep receiving your notifications: each is still signed with the key it subscribed with. The SDK moves each browser to the new key the next time its page calls {subscribe} or the browser renews its subscription; the old key is deleted once no active subscriber uses it. Rotate when the private key may have leaked.',
+
+  // Password rules
+  'auth.passwordCommon': 'This password is too common: choose another.',
 } as const;

@@ -540,4 +540,22 @@ export const ja: Record<keyof typeof en, string> = {
   'app.missingTitle': 'アプリが見つかりません',
   'app.missingBody': 'このアドレスのアプリは存在しないか、ほかのアカウントのものです。',
   'app.backToApps': 'アプリ一覧に戻る',
+
+  // VAPID 鍵
+  'subscribers.colVapid': 'VAPID 鍵',
+  'subscribers.vapidDeleted': '削除済み',
+  'subscribers.vapidCurrent': '現在の鍵',
+  'subscribers.vapidEarlier': '以前の鍵 {key}',
+  'settings.vapidTitle': 'VAPID 鍵',
+  'settings.vapidLead': 'ブラウザーが購読に使う公開鍵（applicationServerKey）：',
+  'settings.vapidCopy': '鍵をコピー',
+  'settings.vapidRotated': '更新しました。新しい購読には新しい鍵が使われます。',
+  'settings.vapidRotate': 'VAPID 鍵を更新',
+  'settings.vapidRotateTitle': 'このアプリの VAPID 鍵を更新しますか？',
+  'settings.vapidRotateConfirm': '鍵を更新',
+  'settings.vapidRotateBody':
+    '新しい購読には、新しい鍵ペアが今の鍵の代わりに使われます。既存の購読者には引き続き通知が届きます。それぞれ購読したときの鍵で署名されるためです。SDK は、ページが次に {subscribe} を呼んだときや、ブラウザーが購読を更新したときに、各ブラウザーを新しい鍵に移します。古い鍵は、使っているアクティブな購読者がいなくなった時点で削除されます。秘密鍵が漏れたおそれがあるときに更新してください。',
+
+  // パスワードのルール
+  'auth.passwordCommon': 'よく使われているパスワードのため使えません。別のパスワードにしてください。',
 };

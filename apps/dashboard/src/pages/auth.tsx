@@ -55,7 +55,7 @@ export function AuthPage({ mode }: { mode: Mode }) {
   const passwordError =
     field === 'password'
       ? new LocalError(
-          length < 8 ? 'auth.passwordTooShort' : length > 128 ? 'auth.passwordTooLong' : 'error.code.INVALID_INPUT',
+          length < 8 ? 'auth.passwordTooShort' : length > 128 ? 'auth.passwordTooLong' : 'auth.passwordCommon',
         )
       : null;
   // An answer about what was typed before goes as soon as it changes.
@@ -85,6 +85,8 @@ export function AuthPage({ mode }: { mode: Mode }) {
           type="password"
           autoComplete={signUp ? 'new-password' : 'current-password'}
           required
+          minLength={signUp ? 8 : undefined}
+          maxLength={signUp ? 128 : undefined}
           value={password}
           onChange={edit(setPassword)}
           hint={signUp ? t('auth.passwordRule') : undefined}

@@ -8,6 +8,8 @@ import { Pager, useCursorPages } from '../components/pager.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
+import { useRichText } from './rich-strings.js';
+import { buttonClicks } from './send-rich-fields.js';
 
 const PAGE_SIZE = 20;
 
@@ -62,6 +64,7 @@ export function CancelSend({ appId, id, onCanceled }: { appId: string; id: strin
 
 function Details({ notification }: { notification: Notification }) {
   const { t, language } = useI18n();
+  const richText = useRichText();
   const formatDate = useFormatDate();
   return (
     <dl className="facts">
@@ -115,6 +118,12 @@ function Details({ notification }: { notification: Notification }) {
         })}{' '}
         <span className="hint">{t('notifications.engagementNote')}</span>
       </dd>
+      {buttonClicks(notification) && (
+        <>
+          <dt>{richText.buttonClicks}</dt>
+          <dd data-testid="button-clicks">{buttonClicks(notification)}</dd>
+        </>
+      )}
     </dl>
   );
 }

@@ -7,6 +7,7 @@ import { Field } from '../components/field.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 import { CancelSend, type Notification, notificationsQuery } from './notifications.js';
+import { EMPTY_RICH, type RichDraft, RichFields, RichPreview, richPayloadOf } from './send-rich-fields.js';
 
 /** CONTRACT "Sending": the payload is at most 3,072 bytes. */
 export const MAX_PAYLOAD_BYTES = 3_072;
@@ -164,7 +165,7 @@ function Scheduled({ appId, id, sendAt }: { appId: string; id: string; sendAt: s
   );
 }
 
-function Preview({ draft }: { draft: Draft }) {
+function Preview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
   const { t } = useI18n();
   let host = '';
   try {
@@ -186,6 +187,7 @@ function Preview({ draft }: { draft: Draft }) {
           <strong className="preview-title">{draft.title || t('send.previewTitle')}</strong>
           <span className="preview-body">{draft.body || t('send.previewBody')}</span>
           <span className="preview-host muted">{host || window.location.host}</span>
+          <RichPreview draft={rich} />
         </div>
       </div>
     </figure>
@@ -196,13 +198,14 @@ export function SendPage() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [rich, setRich] = useState<RichDraft>(EMPTY_RICH);
   const [audience, setAudience] = useState<Audience>('all');
   const [uidsText, setUidsText] = useState('');
   const [tagsText, setTagsText] = useState('');
   const [later, setLater] = useState(false);
   const [when, setWhen] = useState(() => localIn(60));
   const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; problem: Problem } | null>(null);
-  const { t, plural, rich, number } = useI18n();
+  const { t, plural, rich: richText, number } = useI18n();
   usePageTitle(`${t('send.title')} · ${app.name}`);
   const bytes = payloadBytes(draft);
   const tooLarge = bytes > MAX_PAYLOAD_BYTES;
@@ -212,7 +215,7 @@ export function SendPage() {
       call(
         api.POST('/api/v1/apps/{appId}/notifications', {
           params: { path: { appId: app.id } },
-          body: { ...payloadOf(draft), ...options },
+          body: { ...payloadOf(draft), ...richPayloadOf(rich), ...options },
         }),
       ).then((answer) => ({ ...answer, sendAt: options.sendAt })),
     onSuccess: async () => {
@@ -325,7 +328,7 @@ export function SendPage() {
             </fieldset>
             {audience === 'all' && app.stats.activeSubscribers === 0 && (
               <p className="hint warning" data-testid="no-subscribers">
-                {rich('send.noneYet', { tryIt: <Link to={`/apps/${app.id}/try`}>{t('send.tryItLink')}</Link> })}
+                {richText('send.noneYet', { tryIt: <Link to={`/apps/${app.id}/try`}>{t('send.tryItLink')}</Link> })}
               </p>
             )}
             {audience === 'uids' && (
@@ -360,7 +363,7 @@ export function SendPage() {
                   aria-describedby="tags-hint tags-error"
                 />
                 <p className="hint" id="tags-hint">
-                  {rich('send.tagsFormat', { pair: <code>key=value</code> })}
+                  {richText('send.tagsFormat', { pair: <code>key=value</code> })}
                 </p>
                 {problemOf('tags')}
               </div>
@@ -398,6 +401,13 @@ export function SendPage() {
               onChange={set('badge')}
               hint={t('send.fieldBadgeHint')}
               error={urlError('badge')}
+            />
+            <RichFields
+              draft={rich}
+              onChange={(next) => {
+                if (send.isError) send.reset();
+                setRich(next);
+              }}
             />
             <label className="scope-option">
               <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
@@ -439,7 +449,7 @@ export function SendPage() {
             </button>
           </form>
         </section>
-        <Preview draft={draft} />
+        <Preview draft={draft} rich={rich} />
       </div>
       {send.data &&
         (send.data.notification.status === 'scheduled' && send.data.sendAt ? (

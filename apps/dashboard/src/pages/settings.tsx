@@ -7,6 +7,7 @@ import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
+import { PushFormatSettings } from './push-format-settings.js';
 import type { Problem } from './send.js';
 import { WebhookSettings } from './webhook-settings.js';
 
@@ -222,6 +223,45 @@ const uidSignature = createHmac('sha256', process.env.WEBPUSH_IDENTITY_SECRET).u
   );
 }
 
+function VapidKey() {
+  const app = useCurrentApp();
+  const queryClient = useQueryClient();
+  const [rotated, setRotated] = useState(false);
+  const { t, rich } = useI18n();
+  // Errors show in the confirm dialog.
+  const rotate = async () => {
+    await call(api.POST('/api/v1/apps/{appId}/vapid-key/rotate', { params: { path: { appId: app.id } } }));
+    setRotated(true);
+    await queryClient.invalidateQueries({ queryKey: ['app', app.id] });
+    await queryClient.invalidateQueries({ queryKey: ['apps'] });
+  };
+  return (
+    <section className="panel" aria-labelledby="vapid-title">
+      <h2 id="vapid-title">{t('settings.vapidTitle')}</h2>
+      <p className="muted">{t('settings.vapidLead')}</p>
+      <div className="key-row">
+        <code className="break-all" data-testid="vapid-public-key">
+          {app.vapidPublicKey}
+        </code>
+        <CopyButton text={app.vapidPublicKey} label={t('settings.vapidCopy')} />
+      </div>
+      {rotated && (
+        <p className="success" role="status">
+          {t('settings.vapidRotated')}
+        </p>
+      )}
+      <ConfirmButton
+        label={t('settings.vapidRotate')}
+        title={t('settings.vapidRotateTitle')}
+        confirmLabel={t('settings.vapidRotateConfirm')}
+        onConfirm={rotate}
+      >
+        <p>{rich('settings.vapidRotateBody', { subscribe: <code>subscribe()</code> })}</p>
+      </ConfirmButton>
+    </section>
+  );
+}
+
 export function SettingsPage() {
   const app = useCurrentApp();
   const { t } = useI18n();
@@ -230,7 +270,9 @@ export function SettingsPage() {
     <>
       <Rename />
       <AllowedOrigins />
+      <PushFormatSettings />
       <IdentitySecret />
+      <VapidKey />
       <WebhookSettings />
     </>
   );

@@ -140,6 +140,7 @@ export function SubscribersPage() {
                   <th scope="col">{t('subscribers.colStatus')}</th>
                   <th scope="col">{t('subscribers.colUid')}</th>
                   <th scope="col">{t('subscribers.colTags')}</th>
+                  <th scope="col">{t('subscribers.colVapid')}</th>
                   <th scope="col">{t('subscribers.colSubscribed')}</th>
                   <th scope="col">
                     <span className="visually-hidden">{t('subscribers.colActions')}</span>
@@ -170,6 +171,15 @@ export function SubscribersPage() {
                             </code>
                           ))}
                         </span>
+                      )}
+                    </td>
+                    <td title={subscriber.vapidPublicKey ?? undefined}>
+                      {subscriber.vapidPublicKey === null ? (
+                        <span className="muted">{t('subscribers.vapidDeleted')}</span>
+                      ) : subscriber.vapidPublicKey === app.vapidPublicKey ? (
+                        t('subscribers.vapidCurrent')
+                      ) : (
+                        rich('subscribers.vapidEarlier', { key: <code>…{subscriber.vapidPublicKey.slice(-8)}</code> })
                       )}
                     </td>
                     <td>{dateTime(subscriber.createdAt)}</td>

@@ -190,6 +190,62 @@ if (browser) {
     },
   );
 
+  await t.test('a rich send: image, a button and a tag; clicks per button in the history', async (t) => {
+    await page.goto(`${url}/apps/${appId}/send`);
+    await page.getByRole('heading', { name: 'New notification' }).waitFor();
+    await page.getByLabel('Title').fill('Autumn sale');
+    await page.getByLabel('Body').fill('Half price');
+    await page.getByText('Picture, buttons and behaviour (optional)').click();
+    await page.getByLabel('Image', { exact: true }).fill('https://example.com/banner.png');
+    await page.getByLabel('Button 1 label').fill('Buy now');
+    await page.getByLabel('Button 1 link').fill('https://example.com/buy');
+    await page.getByLabel('Tag', { exact: true }).fill('sale');
+    await page.getByLabel('Stays until dismissed').check();
+    t.equal(
+      await page
+        .locator('.preview-button')
+        .allTextContents()
+        .then((all) => all.join()),
+      'Buy now',
+    );
+    await assertAccessible(t, page, 'send with the rich fields open');
+    await page.getByRole('button', { name: 'Send notification' }).click();
+    await page.getByTestId('send-status').waitFor();
+    const [sent] = await ctx.database.sql<{ id: string; payload: Record<string, unknown> }[]>`
+      select id, payload from notifications where app_id = ${appId} order by created_at desc limit 1`;
+    t.strictSame(sent?.payload, {
+      title: 'Autumn sale',
+      body: 'Half price',
+      image: 'https://example.com/banner.png',
+      actions: [{ action: 'button-1', title: 'Buy now', url: 'https://example.com/buy' }],
+      tag: 'sale',
+      requireInteraction: true,
+    });
+    await ctx.database
+      .sql`update notifications set clicked = 2, action_clicks = '{"button-1": 2}' where id = ${sent?.id ?? ''}`;
+    await page.goto(`${url}/apps/${appId}/notifications`);
+    await page.locator('tbody tr').first().getByRole('button').first().click();
+    t.equal(await page.getByTestId('button-clicks').textContent(), 'Buy now: 2');
+  });
+
+  await t.test('settings: the push format and the default page', async (t) => {
+    await page.goto(`${url}/apps/${appId}/settings`);
+    await page.getByRole('heading', { name: 'Push format' }).waitFor();
+    await page.getByLabel(/^Declarative/).check();
+    await page.getByLabel('Default page').fill('https://example.com/');
+    await page.getByRole('region', { name: 'Push format' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('region', { name: 'Push format' }).getByText('Saved.').waitFor();
+    const [app] = await ctx.database.sql`select push_format, default_url from apps where id = ${appId}`;
+    t.strictSame({ ...app }, { push_format: 'declarative', default_url: 'https://example.com/' });
+    await assertAccessible(t, page, 'settings with the push format');
+    await page.getByLabel(/^Legacy/).check();
+    await page.getByLabel('Default page').fill('');
+    await page.getByRole('region', { name: 'Push format' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('region', { name: 'Push format' }).getByText('Saved.').waitFor();
+    const [back] = await ctx.database.sql`select push_format, default_url from apps where id = ${appId}`;
+    t.strictSame({ ...back }, { push_format: 'legacy', default_url: null });
+  });
+
   await t.test(
     'webhook settings: URL and events, the secret once, attempts with Send again, rotate, delete',
     async (t) => {

@@ -1,27 +1,13 @@
-import {
-  type AnswerKind,
-  type DeliverableSubscription,
-  type NotificationPayload,
-  recordChunkOutcome,
-  startChunk,
-} from '@webpush/db';
-import type { PushOptions, PushOutcome, VapidCredentials } from '@webpush/push';
+import { type AnswerKind, type DeliverableSubscription, recordChunkOutcome, startChunk } from '@webpush/db';
+import { failureKey, type PushOptions, type PushOutcome } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
+import { browserPayload } from '../browser-payload.js';
 import { ChunkBodies } from '../chunk-bodies.js';
 import { queueChunks } from '../chunk-jobs.js';
 import type { WorkerContext } from '../context.js';
-import { VapidKeyUnavailableError } from '../vapid-keyring.js';
+import { signingKeys } from '../signing-keys.js';
 
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
-
-/**
- * The JSON the browser receives, fields in the contract's order (jsonb does not keep key order),
- * and the notification's id, which the SDK's service worker reports engagement events with.
- */
-export function serializePayload(payload: NotificationPayload, id: string): string {
-  const { title, body, url, icon, badge } = payload;
-  return JSON.stringify({ title, body, url, icon, badge, id });
-}
 
 /**
  * When a retry may go out: exponential backoff from `retryBaseMs` (with ±20 % jitter so retries of
@@ -66,23 +52,21 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
   // Targets that expired or were removed since the fan-out are not sent to: they count as expired.
   const vanished = start.unanswered - subscriptions.length;
 
-  let vapid: VapidCredentials | null = null;
-  try {
-    vapid = context.keyring.credentialsFor(delivery.app);
-  } catch (error) {
-    if (!(error instanceof VapidKeyUnavailableError)) throw error;
-    log.error({ err: error, notificationId: job.notificationId }, 'cannot sign pushes: the chunk counts as failed');
-  }
+  // Each subscription is signed with the key it was made with (several after a rotation).
+  const signing = await signingKeys(context, delivery, subscriptions);
+  const anyKey = [...signing.values()].some((credentials) => credentials !== null);
 
   const options: PushOptions = { ttl: delivery.notification.ttl, urgency: delivery.notification.urgency };
   if (delivery.notification.topic !== null) options.topic = delivery.notification.topic;
-  const payload = serializePayload(delivery.notification.payload, delivery.notification.id);
+  const payload = browserPayload(delivery, context.clickTokens, config.publicUrl);
   const mayRetry = job.attempt < config.delivery.maxAttempts;
   const concurrency = config.delivery.pushConcurrency;
   const counts = { sent: 0, expired: 0, retry: 0, failed: 0 };
   const progress = context.progress.open(key);
-  const bodies = vapid && context.encryption ? new ChunkBodies(context.encryption, payload, subscriptions) : null;
+  const bodies = anyKey && context.encryption ? new ChunkBodies(context.encryption, payload, subscriptions) : null;
 
+  // Why pushes failed, counted per push-service answer: shown on the notification (`failureReasons`).
+  const failureReasons: Record<string, number> = {};
   const answer = (subscription: DeliverableSubscription, outcome: PushOutcome) => {
     counts[outcome.kind]++;
     let kind: AnswerKind = outcome.kind;
@@ -90,6 +74,10 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
     if (outcome.kind === 'retry') {
       if (mayRetry) retryAfterMs = outcome.retryAfterMs ?? 0;
       else kind = 'failed';
+    }
+    if (kind === 'failed') {
+      const reason = failureKey(outcome);
+      failureReasons[reason] = (failureReasons[reason] ?? 0) + 1;
     }
     return progress.answer(subscription.id, kind, retryAfterMs);
   };
@@ -101,12 +89,13 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
       const index = next++;
       const subscription = subscriptions[index] as DeliverableSubscription;
       let outcome: PushOutcome;
+      const vapid = signing.get(subscription.vapidKeyVersion) ?? null;
       if (!vapid) outcome = { kind: 'failed', reason: 'VAPID key unavailable' };
       else {
         const body = bodies ? await bodies.body(index) : undefined;
         const started = performance.now();
         try {
-          outcome = await context.sender.send(subscription, payload, vapid, options, body);
+          outcome = await context.sender.send(subscription, payload.textFor(subscription.id), vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }
@@ -150,13 +139,14 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
     last,
     vanished,
     (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
+    failureReasons,
   );
   metrics.chunks.inc({ result: recorded ? 'recorded' : 'duplicate' });
   if (retryChunk) await queueChunks(context.queues, [retryChunk]);
   if (recordedCounts && (recordedCounts.failed > 0 || retryChunk)) {
     const retrying = retryChunk?.subscriptionIds.length ?? 0;
     log.info(
-      { notificationId: job.notificationId, attempt: job.attempt, ...recordedCounts, retrying },
+      { notificationId: job.notificationId, attempt: job.attempt, ...recordedCounts, retrying, failureReasons },
       'chunk had failures',
     );
   }

@@ -12,12 +12,27 @@ import { openSecret, webhookSecretContext } from '@webpush/secrets';
 import type { WebhookAttemptResult, WebhookClient } from '@webpush/webhooks';
 import { UnrecoverableError } from 'bullmq';
 import type { WorkerContext } from '../context.js';
+import type { WebhookFairness } from '../webhook-fairness.js';
 
 export type WebhookResult = 'delivered' | 'skipped' | 'dropped';
 
 /** A non-2xx answer or no answer: BullMQ retries the job after the webhook backoff. */
 export class WebhookAttemptFailed extends Error {
   override readonly name = 'WebhookAttemptFailed';
+}
+
+/**
+ * The app already has its share of deliveries in flight, or its endpoint is paused by the circuit
+ * breaker: the job goes back on the queue until `retryAt`, without spending an attempt.
+ */
+export class WebhookDeferred extends Error {
+  override readonly name = 'WebhookDeferred';
+  constructor(
+    readonly retryAt: number,
+    readonly reason: string,
+  ) {
+    super(`webhook delivery deferred: ${reason}`);
+  }
 }
 
 /** What `subscription.expired` reports, in the contract's field order (jsonb keeps none). */
@@ -51,6 +66,7 @@ async function messageBody(context: WorkerContext, message: WebhookMessage): Pro
 export async function deliverWebhook(
   context: WorkerContext,
   client: WebhookClient,
+  fairness: WebhookFairness,
   job: WebhookJob,
   attempt: { number: number; last: boolean },
 ): Promise<WebhookResult> {
@@ -66,13 +82,21 @@ export async function deliverWebhook(
     return 'dropped';
   }
 
+  const slot = fairness.acquire(message.appId, webhook.url);
+  if (!slot.ok) throw new WebhookDeferred(slot.retryAt, slot.reason);
   let result: WebhookAttemptResult;
-  if (!config.encryptionKey) {
-    result = { ok: false, status: null, durationMs: 0, response: null, error: 'signing secret unavailable' };
-  } else {
-    const secret = openSecret(config.encryptionKey, webhook.secretSealed, webhookSecretContext(message.appId));
-    result = await client.send({ url: webhook.url, secret, id: message.id, body });
+  try {
+    if (!config.encryptionKey) {
+      result = { ok: false, status: null, durationMs: 0, response: null, error: 'signing secret unavailable' };
+    } else {
+      const secret = openSecret(config.encryptionKey, webhook.secretSealed, webhookSecretContext(message.appId));
+      result = await client.send({ url: webhook.url, secret, id: message.id, body });
+    }
+  } catch (error) {
+    slot.release();
+    throw error;
   }
+  slot.release(result);
   const outcome = result.ok ? 'delivered' : attempt.last ? 'failed' : 'pending';
   const { status, durationMs, response, error } = result;
   await recordWebhookAttempt(db, message, { url: webhook.url, status, durationMs, response, error }, outcome);

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
-import { type ApiKeyScope, apiKeys, apps, users } from '../schema.js';
+import { type ApiKeyScope, apiKeys, apps, type PushFormat, users } from '../schema.js';
 
 export type ApiKey = typeof apiKeys.$inferSelect;
 
@@ -14,6 +14,9 @@ export interface ApiKeyPrincipal {
   vapidPublicKey: string;
   /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
   allowedOrigins: string[];
+  /** What the app's browsers receive; decides the size check of a send. */
+  pushFormat: PushFormat;
+  defaultUrl: string | null;
 }
 
 const ownedApp = (db: Database, userId: string, appId: string) =>
@@ -65,6 +68,8 @@ const principalQuery = (db: Database) =>
       plan: users.plan,
       vapidPublicKey: apps.vapidPublicKey,
       allowedOrigins: apps.allowedOrigins,
+      pushFormat: apps.pushFormat,
+      defaultUrl: apps.defaultUrl,
     })
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
@@ -97,5 +102,7 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     plan: row.plan,
     vapidPublicKey: row.vapidPublicKey,
     allowedOrigins: row.allowedOrigins,
+    pushFormat: row.pushFormat,
+    defaultUrl: row.defaultUrl,
   };
 }

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
-import { apps, subscriptions, users } from '../schema.js';
+import { apps, type PushFormat, subscriptions, users } from '../schema.js';
 import { appSendsThisMonth } from './notifications.js';
 import { releaseSlots } from './subscriber-counters.js';
 
@@ -61,20 +61,37 @@ export async function findApp(db: Database, userId: string, appId: string): Prom
   return app ?? null;
 }
 
-/** Changes the name and/or allowed origins of an app of `userId`; null when it is not theirs. */
+export interface AppChanges {
+  name?: string;
+  allowedOrigins?: string[];
+  pushFormat?: PushFormat;
+  /** Null clears it. */
+  defaultUrl?: string | null;
+}
+
+/**
+ * Changes an app of `userId`: null when it is not theirs, `'needs_default_url'` (nothing changed)
+ * when the app would be `declarative` without a `defaultUrl`. One statement, so the rule holds
+ * against a concurrent change of the other field.
+ */
 export async function updateApp(
   db: Database,
   userId: string,
   appId: string,
-  changes: { name?: string; allowedOrigins?: string[] },
-): Promise<App | null> {
-  if (changes.name === undefined && changes.allowedOrigins === undefined) return findApp(db, userId, appId);
+  changes: AppChanges,
+): Promise<App | 'needs_default_url' | null> {
+  if (Object.values(changes).every((value) => value === undefined)) return findApp(db, userId, appId);
+  const format = changes.pushFormat === undefined ? apps.pushFormat : sql`${changes.pushFormat}::text`;
+  const defaultUrl = changes.defaultUrl === undefined ? apps.defaultUrl : sql`${changes.defaultUrl}::text`;
   const [app] = await db
     .update(apps)
     .set(changes)
-    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+    .where(
+      and(eq(apps.userId, userId), eq(apps.id, appId), sql`(${format} <> 'declarative' or ${defaultUrl} is not null)`),
+    )
     .returning();
-  return app ?? null;
+  if (app) return app;
+  return (await findApp(db, userId, appId)) ? 'needs_default_url' : null;
 }
 
 /**

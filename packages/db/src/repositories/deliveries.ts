@@ -1,7 +1,7 @@
 import { and, asc, sql } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
-import { type NotificationTargetKind, notifications, type SubscriptionTags } from '../schema.js';
+import { type NotificationTargetKind, notifications, type PushFormat, type SubscriptionTags } from '../schema.js';
 import { audienceFilter } from './audiences.js';
 import type { Notification } from './notifications.js';
 import { releaseSlots } from './subscriber-counters.js';
@@ -57,6 +57,14 @@ function addToCounters(sql: postgres.Sql, notificationId: string, counts: ChunkC
     returning n.id, n.app_id, n.status`,
   );
 }
+
+/** A SET clause (for `addToCounters`'s `also`) adding `reasons` to the notification's per-reason counts. */
+const addFailureReasons = (sql: postgres.Sql, reasons: Readonly<Record<string, number>>) => sql`
+  failure_reasons = (select coalesce(jsonb_object_agg(r.key, r.count), '{}'::jsonb) from (
+    select e.key, sum(e.value::int) as count from (
+      select key, value from jsonb_each_text(n.failure_reasons)
+      union all select key, value from jsonb_each_text(${JSON.stringify(reasons)}::jsonb)) e
+    group by e.key) r),`;
 
 /** What the fan-out needs of a notification it starts. */
 export type FanOutStart = Pick<Notification, 'id' | 'appId' | 'planned'> & {
@@ -242,7 +250,16 @@ interface PlanRow {
 
 export interface DeliveryContext {
   notification: Pick<Notification, 'id' | 'appId' | 'payload' | 'ttl' | 'urgency' | 'topic'>;
-  app: { id: string; vapidPublicKey: string; vapidPrivateKeySealed: string };
+  app: {
+    id: string;
+    vapidPublicKey: string;
+    vapidPrivateKeySealed: string;
+    /** The app's current key version; subscriptions made with an earlier one name their `vapidKeyVersion`. */
+    vapidKeyVersion: number;
+    /** What the app's browsers receive (CONTRACT 1.2). */
+    pushFormat: PushFormat;
+    defaultUrl: string | null;
+  };
 }
 
 export interface DeliverableSubscription {
@@ -250,6 +267,8 @@ export interface DeliverableSubscription {
   endpoint: string;
   p256dh: string;
   auth: string;
+  /** The version of the app's VAPID key the subscription was made with: its pushes are signed with it. */
+  vapidKeyVersion: number;
 }
 
 /** What a delivery chunk needs before its first push, read in two queries that run side by side. */
@@ -278,6 +297,9 @@ interface ChunkStartRow {
   topic: string | null;
   vapid_public_key: string;
   vapid_private_key_sealed: string;
+  push_format: PushFormat;
+  default_url: string | null;
+  vapid_key_version: number;
 }
 
 /**
@@ -300,7 +322,8 @@ export async function startChunk(
           from notification_chunk_answers p where p.notification_id = n.id
             and p.first_subscription_id = ${chunk.firstSubscriptionId} and p.attempt = ${chunk.attempt}) answered)::int
           as answered,
-        n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed
+        n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed,
+        a.push_format, a.default_url, a.vapid_key_version
       from notifications n
       join apps a on a.id = n.app_id
       left join notification_chunks c on c.notification_id = n.id
@@ -309,7 +332,7 @@ export async function startChunk(
     ids.length === 0
       ? Promise.resolve([])
       : sql<DeliverableSubscription[]>`
-      select s.id, s.endpoint, s.p256dh, s.auth from subscriptions s
+      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion" from subscriptions s
       where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
         and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c
           where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
@@ -335,6 +358,9 @@ export async function startChunk(
         id: row.app_id,
         vapidPublicKey: row.vapid_public_key,
         vapidPrivateKeySealed: row.vapid_private_key_sealed,
+        pushFormat: row.push_format,
+        defaultUrl: row.default_url,
+        vapidKeyVersion: row.vapid_key_version,
       },
     },
     subscriptions: [...subscriptionRows],
@@ -520,6 +546,11 @@ export async function recordChunkOutcome(
   last: AnsweredBatch,
   vanished: number,
   retryNotBefore: (retryAfterMs: number) => Date,
+  /**
+   * This run's failed pushes per reason (`403 BadJwtToken`), added to the notification's
+   * `failure_reasons`. Failures an earlier, crashed run of the chunk answered count in `failed` only.
+   */
+  failureReasons: Readonly<Record<string, number>> = {},
 ): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
@@ -553,7 +584,8 @@ export async function recordChunkOutcome(
         on conflict do nothing`;
     }
 
-    await addToCounters(sql, chunk.notificationId, counts);
+    const reasons = Object.keys(failureReasons).length === 0 ? sql`` : addFailureReasons(sql, failureReasons);
+    await addToCounters(sql, chunk.notificationId, counts, reasons);
     return { recorded: true, counts, retryChunk };
   }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
 }

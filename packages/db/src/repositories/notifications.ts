@@ -31,11 +31,13 @@ export type NotificationSummary = Pick<
   | 'expired'
   | 'shown'
   | 'clicked'
+  | 'actionClicks'
   | 'payload'
   | 'createdAt'
   | 'completedAt'
   | 'sendAt'
   | 'errorCode'
+  | 'failureReasons'
 >;
 
 /** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
@@ -417,11 +419,13 @@ const summaryColumns = {
   expired: notifications.expired,
   shown: notifications.shown,
   clicked: notifications.clicked,
+  actionClicks: notifications.actionClicks,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,
   sendAt: notifications.sendAt,
   errorCode: notifications.errorCode,
+  failureReasons: notifications.failureReasons,
 };
 
 export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;

@@ -23,6 +23,11 @@ export interface UpsertOptions {
   admitNew?: () => Promise<boolean>;
   /** The subscriber's uid and/or tags: set on a new one, replaced on a re-subscribe when present. */
   audience?: AudienceChange;
+  /**
+   * The version of the app's VAPID key the browser subscribed with (see `findVapidKeyVersion`);
+   * absent: the app's current key, read in the same statement that stores the subscription.
+   */
+  vapidKeyVersion?: number;
 }
 
 /** What a subscribe statement found: the subscription's id, or no row (it vanished or was taken meanwhile). */
@@ -49,6 +54,7 @@ export async function upsertSubscription(
   const uidGiven = options.audience?.uid !== undefined;
   const uid = options.audience?.uid ?? null;
   const tags = options.audience?.tags === undefined ? null : JSON.stringify(options.audience.tags);
+  const keyVersion = options.vapidKeyVersion ?? null;
   // Two rounds at most in practice: a concurrent insert or delete of the same endpoint sends the
   // statement of the other kind round again.
   let admissionAsked = false;
@@ -67,10 +73,11 @@ export async function upsertSubscription(
         // the app's lock only at the end of the statement, after the counter's.
         const [inserted] = await sql<SubscribeRow[]>`
           with app as (
-            select id from apps where id = ${appId} for key share
+            select id, vapid_key_version from apps where id = ${appId} for key share
           ), inserted as (
-            insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags)
-            select app.id, ${keys.endpoint}, ${keys.p256dh}, ${keys.auth}, ${uid}, coalesce(${tags}::jsonb, '{}'::jsonb)
+            insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, vapid_key_version)
+            select app.id, ${keys.endpoint}, ${keys.p256dh}, ${keys.auth}, ${uid}, coalesce(${tags}::jsonb, '{}'::jsonb),
+              coalesce(${keyVersion}::int, app.vapid_key_version)
             from app
             on conflict (app_id, endpoint) do nothing
             returning id
@@ -97,6 +104,7 @@ export async function upsertSubscription(
           update subscriptions s set p256dh = ${keys.p256dh}, auth = ${keys.auth},
             uid = case when ${uidGiven} then ${uid} else s.uid end,
             tags = coalesce(${tags}::jsonb, s.tags),
+            vapid_key_version = coalesce(${keyVersion}::int, (select a.vapid_key_version from apps a where a.id = s.app_id)),
             status = 'active', expired_at = null, updated_at = now()
           from previous p where s.id = p.id
           returning s.id
@@ -144,6 +152,8 @@ export interface SubscriptionSummary {
   status: SubscriptionStatus;
   uid: string | null;
   tags: SubscriptionTags;
+  /** The VAPID public key the subscription was made with; null once that retired key was deleted. */
+  vapidPublicKey: string | null;
   createdAt: Date;
 }
 
@@ -172,6 +182,13 @@ export async function listSubscriptions(
       status: subscriptions.status,
       uid: subscriptions.uid,
       tags: subscriptions.tags,
+      // Spelt out: drizzle writes a lone table's columns unqualified, which inside these subqueries
+      // would name the subquery's own columns.
+      vapidPublicKey: sql<string | null>`coalesce(
+        (select a.vapid_public_key from apps a
+          where a.id = subscriptions.app_id and a.vapid_key_version = subscriptions.vapid_key_version),
+        (select k.public_key from retired_vapid_keys k
+          where k.app_id = subscriptions.app_id and k.version = subscriptions.vapid_key_version))`,
       createdAt: subscriptions.createdAt,
       cursorAt: cursorTimestamp(subscriptions.createdAt),
     })

@@ -117,21 +117,32 @@ export async function resendWebhookAttempt(db: Database, appId: string, attemptI
 /**
  * Pending events whose job may be missing: never queued, or queued more than `staleSeconds` ago.
  * Marks them queued now and returns them; rows another worker is claiming are skipped, so two
- * relays never queue the same event in one pass.
+ * relays never queue the same event in one pass. Apps take turns: each app's oldest events first,
+ * at most `perApp` of one app per pass, so one app's backlog never holds another's new event back.
  */
 export async function claimWebhookMessagesToQueue(
   db: Database,
   staleSeconds: number,
   limit: number,
+  perApp = limit,
 ): Promise<{ id: string; neverQueued: boolean }[]> {
   const sql = db.$client;
+  const claimable = sql`status = 'pending'
+    and (queued_at is null or queued_at < now() - make_interval(secs => ${staleSeconds}))`;
   return sql<{ id: string; neverQueued: boolean }[]>`
     update webhook_messages m set queued_at = now()
     from (
       select id, queued_at from webhook_messages
-      where status = 'pending' and (queued_at is null or queued_at < now() - make_interval(secs => ${staleSeconds}))
-      order by created_at
-      limit ${limit}
+      where ${claimable} and id in (
+        select id from (
+          select id, created_at, row_number() over (partition by app_id order by created_at) as turn
+          from webhook_messages
+          where ${claimable}
+        ) ranked
+        where turn <= ${perApp}
+        order by turn, created_at
+        limit ${limit}
+      )
       for update skip locked
     ) c
     where m.id = c.id

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrowserContext, Worker } from 'playwright-core';
 import t from 'tap';
-import { createKey } from '../../../../apps/api/test/helper.js';
+import { createKey, planDelivery } from '../../../../apps/api/test/helper.js';
 import { eventually, fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
 
 /*
@@ -26,7 +26,10 @@ if (browser) {
   const eventsFrom = (origin: string) => answered.filter((event) => event.origin === origin);
 
   const notifyKey = await createKey(api.ctx.app, api.userToken, api.appId, 'notify');
-  /** A real notification of the app (no worker runs here: it stays queued, which is all we need). */
+  /**
+   * A real notification of the app, its delivery planned (no worker runs here: it is never sent,
+   * but engagement counts only for the subscriptions it was planned for, which is all we need).
+   */
   const newNotification = async () => {
     const response = await api.ctx.app.inject({
       method: 'POST',
@@ -35,7 +38,9 @@ if (browser) {
       payload: { title: 'Sale', body: 'Now' },
     });
     if (response.statusCode !== 202) throw new Error(`notify: ${response.statusCode} ${response.body}`);
-    return response.json<{ notification: { id: string } }>().notification.id;
+    const { id } = response.json<{ notification: { id: string } }>().notification;
+    await planDelivery(api.ctx.database, id);
+    return id;
   };
   const counts = async (id: string) => {
     await api.ctx.app.engagement.flush();
@@ -46,6 +51,18 @@ if (browser) {
     });
     const { shown, clicked } = response.json<{ notification: { shown: number; clicked: number } }>().notification;
     return { shown, clicked };
+  };
+  const actionClicks = async (id: string) => {
+    await api.ctx.app.engagement.flush();
+    const response = await api.ctx.app.inject({
+      method: 'GET',
+      url: `/api/v1/notifications/${id}`,
+      headers: { authorization: `Bearer ${notifyKey.secret}` },
+    });
+    const { clicked, actionClicks } = response.json<{
+      notification: { clicked: number; actionClicks: Record<string, number> };
+    }>().notification;
+    return { clicked, actionClicks };
   };
 
   /** A site whose visitor subscribed with `options`, its worker, and ways to push to and click in it. */
@@ -98,12 +115,21 @@ if (browser) {
       worker.evaluate(
         '(async () => (await registration.getNotifications()).map((notification) => notification.title))()',
       ) as Promise<string[]>;
-    const click = (title: string) =>
+    /** Clicks the notification titled `title`, on its button `action` when given. */
+    const click = (title: string, action = '') =>
       worker.evaluate(`(async () => {
         const notification = (await registration.getNotifications()).find((n) => n.title === ${JSON.stringify(title)});
         if (!notification) throw new Error('no notification to click');
-        dispatchEvent(new NotificationEvent('notificationclick', { notification }));
+        dispatchEvent(new NotificationEvent('notificationclick', { notification, action: ${JSON.stringify(action)} }));
       })()`);
+    /** What the browser shows of the notification titled `title`. */
+    const shownAs = (title: string) =>
+      worker.evaluate(`(async () => {
+        const n = (await registration.getNotifications()).find((n) => n.title === ${JSON.stringify(title)});
+        return n && { title: n.title, body: n.body, icon: n.icon, image: n.image, tag: n.tag, renotify: n.renotify,
+          silent: n.silent, requireInteraction: n.requireInteraction,
+          actions: n.actions.map((a) => ({ action: a.action, title: a.title, icon: a.icon })) };
+      })()`) as Promise<Record<string, unknown> | undefined>;
     const windowCalls = () => worker.evaluate('globalThis.windowCalls') as Promise<[string, string][]>;
     /**
      * Delivers `payload` until `registration.getNotifications()` lists it (at most 3 deliveries),
@@ -113,17 +139,28 @@ if (browser) {
      * service may do anyway, and counts nothing more: the counts asserted stay exact.
      */
     let deliveries = 0;
-    const pushUntilShown = async (payload: { title: string } & Record<string, unknown>) => {
+    const pushUntilShown = async (payload: Record<string, unknown>, title = payload.title as string) => {
       let listed: string[] = [];
-      for (let delivery = 1; delivery <= 3 && !listed.includes(payload.title); delivery++) {
+      for (let delivery = 1; delivery <= 3 && !listed.includes(title); delivery++) {
         deliveries++;
         await push(payload);
-        listed = await eventually(titles, (list) => list.includes(payload.title), 10_000);
+        listed = await eventually(titles, (list) => list.includes(title), 10_000);
       }
-      if (!listed.includes(payload.title)) console.error(`not shown; worker console: ${JSON.stringify(logs)}`);
+      if (!listed.includes(title)) console.error(`not shown; worker console: ${JSON.stringify(logs)}`);
       return listed;
     };
-    return { site, worker, push, pushUntilShown, deliveries: () => deliveries, titles, click, windowCalls, logs };
+    return {
+      site,
+      worker,
+      push,
+      pushUntilShown,
+      deliveries: () => deliveries,
+      titles,
+      click,
+      shownAs,
+      windowCalls,
+      logs,
+    };
   }
 
   await t.test('shown and clicked are reported once the notification is up and clicked, counted once', async (t) => {
@@ -203,5 +240,130 @@ if (browser) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     t.same(eventsFrom(visitor.site), [], 'no POST /events');
     t.strictSame(await counts(id), { shown: 0, clicked: 0 }, 'nothing counted');
+  });
+
+  await t.test(
+    'a rich notification: image and buttons shown; a button opens its url and counts its action',
+    async (t) => {
+      const context = await browser.newContext();
+      t.teardown(() => context.close());
+      const visitor = await subscribedSite(context, {});
+      const id = await newNotification();
+      const payload = {
+        title: 'Rich',
+        body: 'With buttons',
+        url: `${visitor.site}/sale`,
+        icon: `${visitor.site}/icon.png`,
+        image: `${visitor.site}/banner.png`,
+        actions: [
+          { action: 'buy', title: 'Buy now', url: `${visitor.site}/buy`, icon: `${visitor.site}/cart.png` },
+          { action: 'later', title: 'Later' },
+        ],
+        requireInteraction: true,
+        silent: true,
+        renotify: true,
+        tag: 'sale',
+        data: { campaign: 'autumn' },
+        id,
+      };
+      await visitor.pushUntilShown(payload);
+      t.strictSame(
+        await visitor.shownAs('Rich'),
+        {
+          title: 'Rich',
+          body: 'With buttons',
+          icon: `${visitor.site}/icon.png`,
+          image: `${visitor.site}/banner.png`,
+          tag: 'sale',
+          renotify: true,
+          silent: true,
+          requireInteraction: true,
+          actions: [
+            { action: 'buy', title: 'Buy now', icon: `${visitor.site}/cart.png` },
+            { action: 'later', title: 'Later', icon: '' },
+          ],
+        },
+        'every field shown',
+      );
+      await visitor.click('Rich', 'buy');
+      t.same(
+        await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+        [['open', `${visitor.site}/buy`]],
+        "the button's url opened",
+      );
+      t.strictSame(
+        await eventually(
+          () => actionClicks(id),
+          (value) => value.clicked === 1,
+        ),
+        { clicked: 1, actionClicks: { buy: 1 } },
+        'clicked with its action',
+      );
+      await visitor.pushUntilShown({ ...payload, title: 'Rich again' });
+      await visitor.click('Rich again', 'later');
+      t.same(
+        await eventually(visitor.windowCalls, (calls) => calls.length > 1),
+        [
+          ['open', `${visitor.site}/buy`],
+          ['open', `${visitor.site}/sale`],
+        ],
+        "a button without url opens the notification's",
+      );
+      t.strictSame(
+        await eventually(
+          () => actionClicks(id),
+          (value) => value.actionClicks.later === 1,
+        ),
+        { clicked: 1, actionClicks: { buy: 1, later: 1 } },
+        'still one click for the subscriber; each action once',
+      );
+    },
+  );
+
+  await t.test('a declarative message: shown by the worker, a click navigates to its link', async (t) => {
+    const context = await browser.newContext();
+    t.teardown(() => context.close());
+    const visitor = await subscribedSite(context, {});
+    const id = await newNotification();
+    const link = (n: number) => `${api.url}/c/link-${n}`;
+    await visitor.pushUntilShown(
+      {
+        web_push: 8030,
+        notification: {
+          title: 'Declared',
+          navigate: link(0),
+          body: 'Shown by the SDK',
+          tag: 'd',
+          actions: [{ action: 'buy', title: 'Buy', navigate: link(1) }],
+          data: { id, data: { campaign: 'autumn' } },
+        },
+        mutable: true,
+      },
+      'Declared',
+    );
+    t.match(await visitor.shownAs('Declared'), { body: 'Shown by the SDK', tag: 'd', actions: [{ action: 'buy' }] });
+    t.strictSame(
+      await eventually(
+        () => counts(id),
+        (value) => value.shown === 1,
+      ),
+      { shown: 1, clicked: 0 },
+      'shown reported by the worker',
+    );
+    await visitor.click('Declared', 'buy');
+    t.same(await eventually(visitor.windowCalls, (calls) => calls.length > 0), [['open', link(1)]]);
+    await visitor.pushUntilShown(
+      { web_push: 8030, notification: { title: 'Declared 2', navigate: link(2), data: { id } }, mutable: true },
+      'Declared 2',
+    );
+    await visitor.click('Declared 2');
+    t.same(
+      await eventually(visitor.windowCalls, (calls) => calls.length > 1),
+      [
+        ['open', link(1)],
+        ['open', link(2)],
+      ],
+      'the notification opens its navigate link (which counts the click itself)',
+    );
   });
 }

@@ -38,16 +38,32 @@ declare module 'fastify' {
 const BEARER = /^Bearer ([^\s]+)$/i;
 
 /** The bearer token of the request: header first, then (for session routes) the cookie. */
-function readToken(request: FastifyRequest, cookieAllowed: boolean): string {
+function readToken(request: FastifyRequest, cookieAllowed: boolean): { token: string; fromCookie: boolean } {
   const header = request.headers.authorization;
   if (header !== undefined) {
     const match = BEARER.exec(header.trim());
     if (!match?.[1]) throw new AppError('UNAUTHORIZED');
-    return match[1];
+    return { token: match[1], fromCookie: false };
   }
   const cookie = cookieAllowed ? request.cookies[SESSION_COOKIE] : undefined;
-  if (cookie) return cookie;
+  if (cookie) return { token: cookie, fromCookie: true };
   throw new AppError('UNAUTHORIZED');
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A write carried by the cookie must come from the dashboard's own origin (CONTRACT 1.2 "Sessions
+ * from browsers"): SameSite=Lax alone lets a sibling subdomain (same site, other origin) write. An
+ * `Origin` other than PUBLIC_URL's, or `Sec-Fetch-Site: cross-site`, is refused; a request with
+ * neither header is not a browser's cross-origin request and passes. Bearer tokens are not sent
+ * by browsers on their own, so they need no such check.
+ */
+export function cookieWriteAllowed(request: FastifyRequest, dashboardOrigin: string): boolean {
+  if (!UNSAFE_METHODS.has(request.method)) return true;
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin.toLowerCase() !== dashboardOrigin) return false;
+  return request.headers['sec-fetch-site'] !== 'cross-site';
 }
 
 /** `request.principal` for `user`-scoped handlers; throws if the route was declared without a session. */
@@ -79,6 +95,7 @@ function originAllowed(request: FastifyRequest, principal: ApiKeyPrincipal): boo
 export default fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('principal', null);
+    const dashboardOrigin = new URL(app.config.publicUrl).origin.toLowerCase();
 
     app.decorate('authenticate', (rule: AuthRule): onRequestAsyncHookHandler => {
       const acceptsKey = rule.apiKey !== undefined;
@@ -86,7 +103,9 @@ export default fp(
       const invalid = () => new AppError(acceptsKey ? 'INVALID_API_KEY' : 'INVALID_SESSION');
 
       return async (request) => {
-        const token = readToken(request, acceptsSession);
+        const { token, fromCookie } = readToken(request, acceptsSession);
+        // Before the session is looked up (and touched): a refused write changes nothing.
+        if (fromCookie && !cookieWriteAllowed(request, dashboardOrigin)) throw new AppError('ORIGIN_NOT_ALLOWED');
 
         if (token.startsWith(API_KEY_PREFIX) && acceptsKey) {
           const principal = await findApiKeyPrincipal(app.db, app.secrets.hash(token));
@@ -114,6 +133,7 @@ export default fp(
             );
           }
           request.principal = { kind: 'session', user: session.user, tokenHash, sessionId: session.sessionId };
+          if (UNSAFE_METHODS.has(request.method)) await app.countSessionWrite(request, session.user.id);
           return;
         }
 
@@ -121,5 +141,5 @@ export default fp(
       };
     });
   },
-  { name: 'auth', dependencies: ['db', 'secrets', '@fastify/cookie'] },
+  { name: 'auth', dependencies: ['config', 'db', 'secrets', 'limiters', '@fastify/cookie'] },
 );

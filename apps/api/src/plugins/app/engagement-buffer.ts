@@ -23,11 +23,17 @@ declare module 'fastify' {
 
 const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c' };
 
+/** `<notification>|<subscription>|<s|c>[|<action>]`: an action is `A-Z a-z 0-9 _ -`, never a `|`. */
+function encode(event: EngagementEvent): string {
+  const entry = `${event.notificationId}|${event.subscriptionId}|${TYPE_CODES[event.type]}`;
+  return event.action === undefined ? entry : `${entry}|${event.action}`;
+}
+
 function decode(entry: string): EngagementEvent | null {
-  const [notificationId, subscriptionId, code] = entry.split('|');
+  const [notificationId, subscriptionId, code, action] = entry.split('|');
   if (notificationId === undefined || subscriptionId === undefined) return null;
   if (code === 's') return { notificationId, subscriptionId, type: 'shown' };
-  if (code === 'c') return { notificationId, subscriptionId, type: 'clicked' };
+  if (code === 'c') return { notificationId, subscriptionId, type: 'clicked', ...(action ? { action } : {}) };
   return null;
 }
 
@@ -59,10 +65,12 @@ export default fp(
   async (app: FastifyInstance) => {
     const { redisKeyPrefix, events: settings } = app.config;
     const listKey = `${redisKeyPrefix}:engagement:buffer`;
-    const lockKey = `${redisKeyPrefix}:engagement:flush-lock`;
+    // The trim script takes the lock and the list together, so on a Redis Cluster both must hash to
+    // one slot: a key without `{}` hashes as a whole, and `{<list key>}…` hashes as the list key.
+    const lockKey = `{${listKey}}:flush-lock`;
 
     const record = async (event: EngagementEvent) => {
-      await app.redis.rpush(listKey, `${event.notificationId}|${event.subscriptionId}|${TYPE_CODES[event.type]}`);
+      await app.redis.rpush(listKey, encode(event));
     };
 
     const flush = async (): Promise<FlushResult> => {

@@ -77,7 +77,7 @@ export function sendError(reply: FastifyReply, error: AppError, publicUrl: strin
     .headers(error.headers)
     .type('application/json; charset=utf-8')
     .serializer((body: unknown) => JSON.stringify(body))
-    .send(errorBody(error.code, publicUrl));
+    .send(errorBody(error.code, publicUrl, error.message));
 }
 
 /**

@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import nodemailer from 'nodemailer';
@@ -27,9 +30,14 @@ declare module 'fastify' {
   }
 }
 
+/** Where messages go without SMTP_URL outside production, whole, links included. */
+export const DEV_OUTBOX_DIR = join(tmpdir(), 'webpush-mail');
+
 /**
  * E-mail through SMTP (`SMTP_URL`, `MAIL_FROM`) with nodemailer. Without `SMTP_URL` each message is
- * written to the log instead (development), which is said once at boot.
+ * written to the log instead (development), which is said once at boot. The log never carries a
+ * link's token (the logger scrubs it), so outside production the whole message is also written to a
+ * file in DEV_OUTBOX_DIR, whose path the log line names: a developer can still open the link.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -39,10 +47,18 @@ export default fp(
 
     const deliver = async (message: MailMessage): Promise<void> => {
       if (!transport) {
-        app.log.info({ mail: message }, 'e-mail (not sent: no SMTP_URL)');
+        const file = app.config.env === 'production' ? undefined : await writeToOutbox(message);
+        app.log.info({ mail: message, file }, 'e-mail (not sent: no SMTP_URL)');
         return;
       }
       await transport.sendMail({ from, ...message });
+    };
+
+    const writeToOutbox = async (message: MailMessage): Promise<string> => {
+      await mkdir(DEV_OUTBOX_DIR, { recursive: true, mode: 0o700 });
+      const file = join(DEV_OUTBOX_DIR, `${Date.now()}-${message.to.replace(/[^A-Za-z0-9@._-]/g, '_')}.txt`);
+      await writeFile(file, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`, { mode: 0o600 });
+      return file;
     };
 
     const pending = new Set<Promise<void>>();

@@ -1,3 +1,4 @@
+import { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@webpush/errors';
 import { basicAuthMatches } from '@webpush/secrets';
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
@@ -5,10 +6,11 @@ import { sendError } from './error-handler.js';
 
 /**
  * HTTP basic auth for the operations surfaces (Bull Board, metrics), which exist only when
- * OPS_USERNAME and OPS_PASSWORD are set. Failed attempts are counted per client IP in Redis (shared
- * by every API instance): after `RATE_LIMIT_LOGIN_MAX` failures in a window, that IP gets 429
- * RATE_LIMITED, even with the right password, until the window ends. Successful requests (a
- * Prometheus scrape every few seconds) are not counted. The refusal is sent from here rather than
+ * OPS_USERNAME and OPS_PASSWORD are set. Failed attempts are counted per client IP (IPv6: per
+ * network) in Redis, shared by every API instance: after `RATE_LIMIT_LOGIN_MAX` failures in a
+ * window, further wrong attempts from there get 429 RATE_LIMITED, unchecked, until the window ends.
+ * The right credentials always pass and are never counted, so a guesser cannot lock the operator
+ * out; OPS_PASSWORD's minimum length (production) is what keeps guessing hopeless. The refusal is sent from here rather than
  * thrown: Bull Board installs an error handler of its own in its context, which would not answer
  * with the contract's body.
  */
@@ -18,13 +20,14 @@ export function opsBasicAuth(app: FastifyInstance): onRequestAsyncHookHandler {
   const failuresKey = (ip: string) => `${redisKeyPrefix}:ops-auth-failures:${ip}`;
 
   return async (request, reply) => {
-    const key = failuresKey(request.ip);
+    // The right credentials always pass, and are never counted (a Prometheus scrape every few seconds).
+    if (basicAuthMatches(request.headers.authorization, ops)) return;
+    const key = failuresKey(normalizeIP(request.ip, rateLimit.ipv6Prefix));
     const failures = Number(await app.redis.get(key).catch(() => null)) || 0;
     if (failures >= rateLimit.loginMax) {
       const limited = new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(rateLimit.windowSeconds) } });
       return sendError(reply, limited, publicUrl);
     }
-    if (basicAuthMatches(request.headers.authorization, ops)) return;
     // A Redis outage must not lock operators out: the attempt is refused, just not counted.
     await app.redis
       .multi()
@@ -33,7 +36,7 @@ export function opsBasicAuth(app: FastifyInstance): onRequestAsyncHookHandler {
       .exec()
       .catch((error: unknown) => request.log.warn({ err: error }, 'could not count a failed ops login'));
     if (failures + 1 >= rateLimit.loginMax)
-      request.log.warn({ ip: request.ip }, 'ops login locked after failed attempts');
+      request.log.warn({ ip: request.ip }, 'ops login locked for failed attempts after repeated failures');
     const refusal = new AppError('UNAUTHORIZED', {
       headers: { 'WWW-Authenticate': 'Basic realm="webpush ops", charset="UTF-8"' },
     });

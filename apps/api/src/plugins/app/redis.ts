@@ -1,17 +1,17 @@
-import { createRedisConnection } from '@webpush/queue';
+import { createRedisConnection, type RedisConnection } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    redis: Redis;
+    /** The single Redis, or the Redis Cluster when REDIS_CLUSTER_NODES is set. */
+    redis: RedisConnection;
   }
 }
 
 export default fp(
   async (app: FastifyInstance) => {
-    const redis = createRedisConnection(app.config.redisUrl, 'producer');
+    const redis = createRedisConnection(app.config, 'producer');
     redis.on('error', (error) => app.log.warn({ err: error }, 'redis connection error'));
     // Wait for the first connection so the first requests are rate-limited like every other one.
     await new Promise<void>((resolve) => {
@@ -19,7 +19,7 @@ export default fp(
       else redis.once('ready', () => resolve());
       setTimeout(resolve, 5_000).unref();
     });
-    app.decorate('redis', redis);
+    app.decorate<RedisConnection>('redis', redis);
     app.addHook('onClose', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });

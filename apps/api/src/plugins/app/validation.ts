@@ -37,6 +37,8 @@ export function pushEndpointKeyword(allowlist: readonly PushHostRule[]) {
   };
 }
 
+const RICH_FIELD = /^\/(actions|tag|data)(\/|$)/;
+
 /**
  * Maps schema failures to the contract's codes, in its order: missing field → MISSING_FIELDS,
  * non-https URL → INVALID_URL, bad push endpoint → INVALID_ENDPOINT, anything else → INVALID_INPUT.
@@ -44,7 +46,11 @@ export function pushEndpointKeyword(allowlist: readonly PushHostRule[]) {
 export function codeForValidation(errors: readonly FastifySchemaValidationError[], bodyPresent: boolean): ErrorCode {
   const has = (predicate: (error: FastifySchemaValidationError) => boolean) => errors.some(predicate);
   if (!bodyPresent) return 'MISSING_FIELDS';
-  if (has((e) => e.keyword === 'required' || (e.keyword === 'minLength' && e.params.limit === 1))) {
+  const missing = (e: FastifySchemaValidationError) =>
+    e.keyword === 'required' || (e.keyword === 'minLength' && e.params.limit === 1);
+  // A button without a title, or an empty tag, is a bad shape (CONTRACT 1.2: INVALID_INPUT), not a
+  // missing field of the request.
+  if (has((e) => missing(e) && !RICH_FIELD.test(e.instancePath))) {
     return 'MISSING_FIELDS';
   }
   if (has((e) => e.keyword === 'pattern' && e.params.pattern === '^https://')) return 'INVALID_URL';

@@ -1,4 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
@@ -17,6 +17,16 @@ declare module 'fastify' {
       /** GET /auth/github/callback: RATE_LIMIT_LOGIN_MAX, its own counter (a sign-in is a start and a callback). */
       oauthCallback: onRequestAsyncHookHandler;
     };
+    /**
+     * Counts one write of a signed-in user (RATE_LIMIT_SESSION_WRITE_MAX per window); throws
+     * RATE_LIMITED over it. Called by `authenticate` for every unsafe method a session makes.
+     */
+    countSessionWrite(request: FastifyRequest, userId: string): Promise<void>;
+    /**
+     * Whether another e-mail of `purpose` may go to `address` now (RATE_LIMIT_MAIL_PER_ADDRESS_MAX per
+     * window), counting this one. False also when Redis cannot count: mail fails closed.
+     */
+    mayMailAddress(purpose: string, address: string): Promise<boolean>;
   }
 }
 
@@ -48,12 +58,37 @@ export default fp(
         new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(limits.windowSeconds) } }),
     });
 
-    const limiter = (name: string, max: number) =>
-      app.rateLimit({
+    // An IPv6 client holds a whole network (a /64 per line): count the network, not each address.
+    const client = (request: FastifyRequest) => normalizeIP(request.ip, limits.ipv6Prefix);
+
+    /**
+     * `failClosed`: when Redis cannot count, refuse (503 RATE_LIMITED, Retry-After) instead of letting
+     * the request through. Only for the routes where an uncounted request is itself the harm:
+     * password guessing (login) and mail to someone's inbox (register, reset, resend).
+     */
+    const limiter = (name: string, max: number, failClosed = false): onRequestAsyncHookHandler => {
+      const hook = app.rateLimit({
         max,
         timeWindow: windowMs,
-        keyGenerator: (request: FastifyRequest) => `${name}:${request.ip}`,
+        skipOnError: !failClosed,
+        keyGenerator: (request: FastifyRequest) => `${name}:${client(request)}`,
       }) as onRequestAsyncHookHandler;
+      if (!failClosed) return hook;
+      return async function failingClosed(this: FastifyInstance, request, reply) {
+        try {
+          await hook.call(this, request, reply);
+        } catch (error) {
+          if (error instanceof AppError) throw error;
+          request.log.error({ err: error }, `rate limit "${name}" cannot be counted: refusing the request`);
+          throw new AppError('RATE_LIMITED', {
+            status: 503,
+            detail: 'LIMIT_NOT_COUNTABLE',
+            headers: { 'Retry-After': String(limits.windowSeconds) },
+            cause: error,
+          });
+        }
+      };
+    };
 
     // The API-key routes' budget, counted per user rather than per IP: a session names its user, and
     // the people behind one office IP should not share one dashboard's sends.
@@ -63,18 +98,48 @@ export default fp(
       keyGenerator: (request: FastifyRequest) =>
         request.principal?.kind === 'session'
           ? `session-send:${request.principal.user.id}`
-          : `session-send:${request.ip}`,
+          : `session-send:${client(request)}`,
     }) as onRequestAsyncHookHandler;
+
+    // Writes of a session, per user: the dashboard makes a handful a minute; this bounds a script
+    // driving a stolen or scripted session. Fails open like the API-key routes.
+    const sessionWrite = app.createRateLimit({
+      max: limits.sessionWriteMax,
+      timeWindow: windowMs,
+      skipOnError: true,
+      keyGenerator: (request: FastifyRequest) =>
+        `session-write:${request.principal?.kind === 'session' ? request.principal.user.id : client(request)}`,
+    });
+    app.decorate('countSessionWrite', async (request: FastifyRequest) => {
+      const result = await sessionWrite(request);
+      if (!result.isAllowed && result.isExceeded) {
+        throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(limits.windowSeconds) } });
+      }
+    });
+
+    const mailWindowMs = limits.mailPerAddressWindowSeconds * 1000;
+    app.decorate('mayMailAddress', async (purpose: string, address: string) => {
+      // The address as a keyed hash: Redis holds no e-mail addresses.
+      const key = `${redisKeyPrefix}:mail-to:${purpose}:${app.secrets.hash(address.toLowerCase())}`;
+      try {
+        const replies = await app.redis.multi().set(key, 0, 'PX', mailWindowMs, 'NX').incr(key).exec();
+        const count = Number(replies?.[1]?.[1]);
+        return Number.isFinite(count) && count <= limits.mailPerAddressMax;
+      } catch (error) {
+        app.log.error({ err: error }, 'mail per address cannot be counted: not sending');
+        return false;
+      }
+    });
 
     app.decorate('limiters', {
       apiKey: limiter('api-key', limits.apiKeyMax),
-      login: limiter('login', limits.loginMax),
-      register: limiter('register', limits.registerMax),
+      login: limiter('login', limits.loginMax, true),
+      register: limiter('register', limits.registerMax, true),
       sessionSend,
       // Each request can put a message in someone's mailbox: as strict as registering, its own counter.
-      mail: limiter('mail', limits.registerMax),
+      mail: limiter('mail', limits.registerMax, true),
       oauthCallback: limiter('oauth-callback', limits.loginMax),
     });
   },
-  { name: 'limiters', dependencies: ['config', 'redis'] },
+  { name: 'limiters', dependencies: ['config', 'redis', 'secrets'] },
 );

@@ -29,7 +29,7 @@ function documentedCodes(schema: Record<string, unknown> | undefined): ErrorCode
  * errors any route can answer with that routes do not list one by one (500 everywhere; 413 and 415
  * wherever a body is read).
  */
-function documentCommonResponses(schema: RouteSchema): RouteSchema {
+function documentCommonResponses(schema: RouteSchema, methods: string[]): RouteSchema {
   if (!schema.response) return schema;
   const response: Record<string, Record<string, unknown>> = {};
   for (const [status, value] of Object.entries(schema.response)) {
@@ -42,6 +42,15 @@ function documentCommonResponses(schema: RouteSchema): RouteSchema {
   const listed400 = documentedCodes(response['400']);
   if (!listed400.includes('INVALID_INPUT')) {
     response['400'] = errorResponses(...listed400, 'INVALID_INPUT')[400] as Record<string, unknown>;
+  }
+  // A write carried by the session cookie from another origin (CONTRACT 1.2 "Sessions from browsers").
+  const security = (schema.security ?? []) as Record<string, unknown>[];
+  const cookieWrite =
+    security.some((requirement) => 'sessionCookie' in requirement) &&
+    methods.some((method) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method));
+  const listed403 = documentedCodes(response['403']);
+  if (cookieWrite && !listed403.includes('ORIGIN_NOT_ALLOWED')) {
+    response['403'] = errorResponses(...listed403, 'ORIGIN_NOT_ALLOWED')[403] as Record<string, unknown>;
   }
   if (schema.body && !response['415']) {
     response['415'] = {
@@ -82,8 +91,8 @@ export default fp(
       },
       // A resource's root route is registered as `/` under its prefix; document it as `/api/v1/apps`,
       // not `/api/v1/apps/` (both are served).
-      transform: ({ schema, url }) => ({
-        schema: schema ? documentCommonResponses(schema as RouteSchema) : schema,
+      transform: ({ schema, url, route }) => ({
+        schema: schema ? documentCommonResponses(schema as RouteSchema, ([] as string[]).concat(route.method)) : schema,
         url: url.length > 1 ? url.replace(/\/+$/, '') : url,
       }),
     });

@@ -32,7 +32,7 @@ export default async function appNotificationRoutes(fastify: FastifyInstance) {
   const sessionSender = async (request: FastifyRequest, appId: string): Promise<Sender> => {
     const user = sessionUser(request);
     const owned = await ownedApp(app.db, user.id, appId);
-    return { appId: owned.id, userId: user.id, plan: user.plan };
+    return { appId: owned.id, userId: user.id, plan: user.plan, pushFormat: owned.pushFormat };
   };
 
   app.get(

@@ -7,6 +7,7 @@ import {
   deleteApp,
   isUuid,
   listApps,
+  rotateVapidKey,
   storeIdentitySecret,
   updateApp,
 } from '@webpush/db';
@@ -35,6 +36,8 @@ export const publicApp = (app: App) => ({
   vapidPublicKey: app.vapidPublicKey,
   createdAt: app.createdAt.toISOString(),
   allowedOrigins: app.allowedOrigins,
+  pushFormat: app.pushFormat,
+  defaultUrl: app.defaultUrl,
 });
 
 const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
@@ -117,7 +120,9 @@ export default async function appRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'Rename an app and/or set the origins its subscribe_only keys work from',
+        summary: 'Rename an app, set the origins its subscribe_only keys work from, its push format and default url',
+        description:
+          '`pushFormat: "declarative"` needs a `defaultUrl` (given now or before): without one, 400 MISSING_FIELDS and nothing changes.',
         security: sessionSecurity,
         params: AppIdParams,
         body: UpdateAppBody,
@@ -129,15 +134,19 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = sessionUser(request);
-      const { name, allowedOrigins } = request.body;
+      const { name, allowedOrigins, pushFormat, defaultUrl } = request.body;
       const changes = {
         ...(name === undefined ? {} : { name: name.trim() || name }),
         ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
+        ...(pushFormat === undefined ? {} : { pushFormat }),
+        ...(defaultUrl === undefined ? {} : { defaultUrl }),
       };
       const updated = isUuid(request.params.appId)
         ? await updateApp(app.db, user.id, request.params.appId, changes)
         : null;
       if (!updated) throw new AppError('NOT_FOUND');
+      // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
+      if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
       return { app: publicApp(updated) };
     },
@@ -189,6 +198,35 @@ export default async function appRoutes(fastify: FastifyInstance) {
       if (!stored) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: request.params.appId }, 'identity secret replaced');
       return reply.code(201).send({ secret });
+    },
+  );
+
+  app.post(
+    '/:appId/vapid-key/rotate',
+    {
+      schema: {
+        tags: ['apps'],
+        summary: 'Replace the app’s VAPID key pair with a new one',
+        description:
+          'The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.',
+        security: sessionSecurity,
+        params: AppIdParams,
+        response: { 200: AppResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+      },
+    },
+    async (request) => {
+      const user = sessionUser(request);
+      const { appId } = request.params;
+      const keys = webpush.generateVAPIDKeys();
+      const rotated =
+        isUuid(appId) &&
+        (await rotateVapidKey(app.db, user.id, appId, {
+          vapidPublicKey: keys.publicKey,
+          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
+        }));
+      if (!rotated) throw new AppError('NOT_FOUND');
+      request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');
+      return { app: publicApp(rotated) };
     },
   );
 }

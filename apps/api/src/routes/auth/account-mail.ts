@@ -36,6 +36,8 @@ export function sendVerificationEmail(
   user: { id: string; email: string; language: Language },
 ): void {
   app.mailer.sendLater(async () => {
+    // Per address as well as per IP: many addresses must not flood one inbox.
+    if (!(await app.mayMailAddress('verify_email', user.email))) return null;
     const token = await issueToken(app, user.id, 'verify_email');
     const link = `${app.config.publicUrl}/verify-email?token=${encodeURIComponent(token)}`;
     return verificationMail(user.email, user.language, link);
@@ -52,6 +54,7 @@ export function sendPasswordResetEmail(app: FastifyInstance, email: string): voi
     if (email.length > MAX_EMAIL || email.includes('\u0000')) return null;
     const user = await findUserByEmail(app.db, email);
     if (!user) return null;
+    if (!(await app.mayMailAddress('reset_password', user.email))) return null;
     const token = await issueToken(app, user.id, 'reset_password');
     const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
     return passwordResetMail(user.email, user.language, link);

@@ -13,11 +13,10 @@ import {
 } from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { sendVerificationEmail } from './account-mail.js';
+import { validPassword } from './password-rules.js';
 import { clearSessionCookie, publicUser, startSession } from './session-cookie.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 128;
 const MAX_EMAIL = 254;
 
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
@@ -28,11 +27,7 @@ function validEmail(raw: string): string {
   return email;
 }
 
-export function validPassword(password: string): string {
-  const length = [...password].length; // characters, not UTF-16 units
-  if (length < MIN_PASSWORD || length > MAX_PASSWORD) throw new AppError('INVALID_INPUT');
-  return password;
-}
+export { validPassword };
 
 export default async function authRoutes(app: FastifyInstance) {
   app.post(
@@ -62,7 +57,7 @@ export default async function authRoutes(app: FastifyInstance) {
       const body = request.body as { email: string; password: string; language?: Language };
       const { email: rawEmail, password: rawPassword } = body;
       const email = validEmail(rawEmail);
-      const password = validPassword(rawPassword);
+      const password = validPassword(rawPassword, { refuseCommon: app.config.passwordRefuseCommon });
       app.secrets.hash(''); // fail with CONFIG_ERROR before creating a user who could not get a session
       const language = body.language ?? requestLanguage(request);
       const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password), language });

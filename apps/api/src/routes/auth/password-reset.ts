@@ -49,7 +49,7 @@ export default async function passwordResetRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const password = validPassword(request.body.password);
+      const password = validPassword(request.body.password, { refuseCommon: app.config.passwordRefuseCommon });
       const tokenHash = app.secrets.hash(request.body.token);
       const user = await resetPasswordWithToken(app.db, tokenHash, await app.passwords.hash(password));
       if (!user) throw new AppError('INVALID_TOKEN');

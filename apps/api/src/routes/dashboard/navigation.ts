@@ -3,8 +3,8 @@
  * browser navigating (GET, Accept includes text/html), never under the API or the service's other
  * surfaces, so API clients and scripts keep the JSON 404 NOT_FOUND.
  */
-const RESERVED_PREFIXES = ['/api/', '/assets/', '/sdk/', '/docs/', '/admin/'];
-const RESERVED_PATHS = new Set(['/api', '/docs', '/demo', '/healthz', '/readyz', '/metrics', '/admin', '/sdk']);
+const RESERVED_PREFIXES = ['/api/', '/assets/', '/sdk/', '/docs/', '/admin/', '/c/'];
+const RESERVED_PATHS = new Set(['/api', '/docs', '/demo', '/healthz', '/readyz', '/metrics', '/admin', '/sdk', '/c']);
 
 export function isBrowserNavigation(method: string, url: string, accept: string | undefined): boolean {
   if (method !== 'GET') return false;

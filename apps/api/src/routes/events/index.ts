@@ -24,8 +24,9 @@ export default async function eventRoutes(fastify: FastifyInstance) {
         tags: ['engagement'],
         summary: 'Report that a notification was shown or clicked (sent by the SDK service worker)',
         description:
-          'Counted once per (notification, subscription, type). Always 202 for a valid body, whether or not ' +
-          "the notification and the subscription exist in the key's app.",
+          'Counted once per (notification, subscription, type), and a click on a button once per (notification, ' +
+          'subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. ' +
+          "Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.",
         security: keySecurity,
         body: EventBody,
         response: {
@@ -45,12 +46,13 @@ export default async function eventRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const { appId } = apiKeyPrincipal(request);
-      const { notificationId, endpoint, type } = request.body;
+      const { notificationId, endpoint, type, action } = request.body;
+      // An action only qualifies a click; with `shown` it is ignored.
       if (isUuid(notificationId)) {
         const subscriptionId = await findEngagementTarget(app.db, appId, notificationId, endpoint);
         if (subscriptionId !== null) {
           await app.engagement
-            .record({ notificationId, subscriptionId, type })
+            .record({ notificationId, subscriptionId, type, ...(type === 'clicked' && action ? { action } : {}) })
             .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
         }
       }

@@ -5,14 +5,23 @@ import {
   findSubscriptionsByEndpoints,
   type NotificationPayload,
   type NotificationTarget,
+  type PushFormat,
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
-import { fanOutJobId, jobNames } from '@webpush/queue';
+import {
+  declarativeTemplate,
+  legacyPayload,
+  MAX_BROWSER_PAYLOAD_BYTES,
+  PLACEHOLDER_ID,
+  templateBytes,
+} from '@webpush/push';
+import { enqueueFanOut } from '@webpush/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../plugins/app/error-handler.js';
 import {
   DEFAULT_TTL_SECONDS,
+  MAX_DATA_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_SCHEDULE_AHEAD_MS,
   type NotifyBatchBody,
@@ -31,6 +40,8 @@ export interface Sender {
   userId: string;
   /** The owner's plan: it decides the monthly limit. */
   plan: string;
+  /** What the app's browsers receive (CONTRACT 1.2): decides how big the delivered payload is. */
+  pushFormat: PushFormat;
 }
 
 /** What any sending route can answer besides its authentication errors. */
@@ -44,21 +55,48 @@ export const sendErrors = [
   'CONFIG_ERROR',
 ] as const;
 
+/** Where click links point: `${PUBLIC_URL}/c/` (CONTRACT 1.2 "Declarative Web Push"). */
+export const clickLinkBaseOf = (publicUrl: string) => `${publicUrl}/c/`;
+
 /** Which route accepted a notification, for the metrics. */
 export type SendRoute = 'notify' | 'batch' | 'session';
 
-/** What the browser receives: the present fields among title, body, url, icon, badge, in that order. */
+const richFieldNames = ['image', 'actions', 'requireInteraction', 'silent', 'renotify', 'tag', 'data'] as const;
+
+/** What is stored and sent: the present fields among title, body, url, icon, badge and the rich fields. */
 export function payloadOf(body: NotifyBody | NotifyBatchBody): NotificationPayload {
   const payload: NotificationPayload = { title: body.title, body: body.body };
   if (body.url !== undefined) payload.url = body.url;
   if (body.icon !== undefined) payload.icon = body.icon;
   if (body.badge !== undefined) payload.badge = body.badge;
+  for (const name of richFieldNames) {
+    if (body[name] !== undefined) Object.assign(payload, { [name]: body[name] });
+  }
   return payload;
 }
 
-/** CONTRACT "Sending": UTF-8 bytes of `JSON.stringify` of the payload fields, escapes included. */
-export function assertPayloadSize(payload: NotificationPayload): void {
-  if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+const utf8Bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+/**
+ * CONTRACT "Sending" and 1.2 "Rich notifications": the rules the schema cannot say (a duplicate
+ * `action`, `renotify` without `tag`: INVALID_INPUT), then the sizes (PAYLOAD_TOO_LARGE): the
+ * SPEC's 3,072 bytes of title, body, url, icon and badge, `data` within 1,024 bytes, and the whole
+ * payload the app's browsers receive within 3,993 bytes: the legacy JSON with its id, or the
+ * declarative message with its click links (every id and token has a fixed length, so the
+ * placeholders measure exactly what will be delivered).
+ */
+export function assertPayload(payload: NotificationPayload, pushFormat: PushFormat, linkBase: string): void {
+  const actions = payload.actions ?? [];
+  if (new Set(actions.map((action) => action.action)).size !== actions.length) throw new AppError('INVALID_INPUT');
+  if (payload.renotify === true && payload.tag === undefined) throw new AppError('INVALID_INPUT');
+  const { title, body, url, icon, badge } = payload;
+  if (utf8Bytes({ title, body, url, icon, badge }) > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+  if (payload.data !== undefined && utf8Bytes(payload.data) > MAX_DATA_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+  const delivered =
+    pushFormat === 'declarative'
+      ? templateBytes(declarativeTemplate(payload, PLACEHOLDER_ID, linkBase))
+      : Buffer.byteLength(legacyPayload(payload, PLACEHOLDER_ID), 'utf8');
+  if (delivered > MAX_BROWSER_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
 }
 
 /**
@@ -100,7 +138,7 @@ export function notificationAcceptor(app: FastifyInstance) {
   /** Queues the fan-out after the notification is committed; if Redis fails now, the reconciler re-queues it. */
   async function queueFanOut(notificationId: string, request: FastifyRequest) {
     try {
-      await app.queues.fanOut.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
+      await enqueueFanOut(app.queues.fanOut, notificationId);
     } catch (error) {
       request.log.error(
         { err: error, notificationId },
@@ -143,6 +181,8 @@ export function notificationAcceptor(app: FastifyInstance) {
       throw error;
     }
   }
+
+  const clickLinkBase = clickLinkBaseOf(app.config.publicUrl);
 
   /** The VAPID keys are sealed under ENCRYPTION_KEY: without it nothing can be sent. */
   function requireEncryptionKey(): void {
@@ -210,7 +250,7 @@ export function notificationAcceptor(app: FastifyInstance) {
   async function sendNotify(request: FastifyRequest, reply: FastifyReply, sender: Sender, body: NotifyBody) {
     const checked = await checkedOrReplayed(request, reply, sender, async () => {
       requireEncryptionKey();
-      assertPayloadSize(payloadOf(body));
+      assertPayload(payloadOf(body), sender.pushFormat, clickLinkBase);
       const targeting = [body.endpoint, body.uids, body.tags].filter((field) => field !== undefined);
       if (targeting.length > 1) throw new AppError('INVALID_INPUT');
       const sendAt = scheduledTime(body.sendAt);
@@ -243,5 +283,5 @@ export function notificationAcceptor(app: FastifyInstance) {
 
   const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'session' ? 'session' : 'notify');
 
-  return { checkedOrReplayed, requireEncryptionKey, accept, sendNotify };
+  return { checkedOrReplayed, requireEncryptionKey, accept, sendNotify, clickLinkBase };
 }

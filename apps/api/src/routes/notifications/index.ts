@@ -15,7 +15,7 @@ import {
   NotifyResponse,
 } from '../../schemas/notifications.js';
 import {
-  assertPayloadSize,
+  assertPayload,
   countRefusedSends,
   notificationAcceptor,
   payloadOf,
@@ -46,7 +46,7 @@ async function checkEndpointCount(request: FastifyRequest) {
 /** The key's app, its owner and the owner's plan. */
 const keySender = (request: FastifyRequest): Sender => {
   const principal = apiKeyPrincipal(request);
-  return { appId: principal.appId, userId: principal.userId, plan: principal.plan };
+  return { appId: principal.appId, userId: principal.userId, plan: principal.plan, pushFormat: principal.pushFormat };
 };
 
 /** Sending routes (CONTRACT "Sending"), authenticated by an API key of scope `notify` or `full`. */
@@ -94,7 +94,7 @@ export default async function notificationRoutes(fastify: FastifyInstance) {
       const { body } = request;
       const checked = await sending.checkedOrReplayed(request, reply, sender, async () => {
         sending.requireEncryptionKey();
-        assertPayloadSize(payloadOf(body));
+        assertPayload(payloadOf(body), sender.pushFormat, sending.clickLinkBase);
         const endpoints = [...new Set(body.endpoints)];
         return { endpoints, matches: await findSubscriptionsByEndpoints(app.db, sender.appId, endpoints) };
       });

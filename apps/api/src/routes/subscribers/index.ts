@@ -17,6 +17,7 @@ const publicSubscriber = (subscription: SubscriptionSummary) => ({
   status: subscription.status,
   uid: subscription.uid,
   tags: subscription.tags,
+  vapidPublicKey: subscription.vapidPublicKey,
   createdAt: subscription.createdAt.toISOString(),
 });
 

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
   deleteSubscription,
   findIdentitySecretSealed,
+  findVapidKeyVersion,
   updateSubscriptionAudience,
   upsertSubscription,
 } from '@webpush/db';
@@ -29,6 +30,9 @@ const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RA
 async function flattenSubscriptionKeys(request: FastifyRequest) {
   flattenKeys(request.body);
 }
+
+/** The base64url form of a key given in base64 or base64url, with or without padding. */
+const base64url = (key: string) => key.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
 
 /** Browser-facing routes, authenticated by an API key of any scope; the app is the key's app. */
 export default async function subscriptionRoutes(fastify: FastifyInstance) {
@@ -86,6 +90,13 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
       const { endpoint, p256dh, auth, uid, tags } = request.body;
       // Keys no browser could hold would take a subscriber slot and fail every push.
       if (!isValidSubscriptionKeys({ p256dh, auth })) throw new AppError('INVALID_INPUT');
+      const { applicationServerKey } = request.body;
+      let vapidKeyVersion: number | undefined;
+      if (applicationServerKey !== undefined) {
+        const version = await findVapidKeyVersion(app.db, principal.appId, base64url(applicationServerKey));
+        if (version === null) throw new AppError('INVALID_INPUT');
+        vapidKeyVersion = version;
+      }
       await assertUidSigned(request, uid, request.body.uidSignature);
       let retryAfterSeconds = 0;
       const result = await upsertSubscription(
@@ -101,6 +112,7 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
             return decision.admitted;
           },
           audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
+          ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
         },
       );
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');

@@ -12,7 +12,7 @@ import {
 import { AppError } from '@webpush/errors';
 import { queueWebhookMessage } from '@webpush/queue';
 import { webhookSecretContext } from '@webpush/secrets';
-import { checkWebhookUrl, generateWebhookSecret } from '@webpush/webhooks';
+import { checkWebhookUrl, createNameResolver, generateWebhookSecret } from '@webpush/webhooks';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
 import { integerQuery } from '../../plugins/app/validation.js';
@@ -39,6 +39,8 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', app.authenticate({ session: true }));
   const settings = app.config.webhooks;
+  // c-ares on the event loop: a name server that never answers cannot take the thread pool argon2 needs.
+  const resolve = createNameResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs });
 
   app.put(
     '/',
@@ -71,7 +73,7 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const owned = await ownedApp(app.db, user.id, request.params.appId);
       const { url, events } = request.body;
-      const check = await checkWebhookUrl(url, settings);
+      const check = await checkWebhookUrl(url, settings, { resolve, timeoutMs: settings.dnsTimeoutMs });
       if (!check.ok) throw new AppError('INVALID_URL');
       const context = webhookSecretContext(owned.id);
       const existing = await findWebhook(app.db, owned.id);

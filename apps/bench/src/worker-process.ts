@@ -36,7 +36,7 @@ const WORKER_NODE_FLAG = '--max-semi-space-size=8';
 const ENTRY_SCRIPTS: Record<WorkerEntry, string> = {
   src: 'apps/worker/src/main.ts',
   dist: 'apps/worker/dist/main.js',
-  noop: 'packages/bench/src/noop-worker.ts',
+  noop: 'apps/bench/src/noop-worker.ts',
 };
 
 /**

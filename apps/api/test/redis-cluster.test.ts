@@ -1,0 +1,189 @@
+import { isCluster, masterConnections } from '@webpush/queue';
+import { startRedisCluster, testRedisUrl } from '@webpush/testing';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { buildApp } from '../src/app.js';
+import { assertError } from './assertions.js';
+import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, uniqueEmail } from './helper.js';
+
+// Two API instances on one real Redis Cluster (3 masters, 3 replicas, started here on free ports).
+// REDIS_URL points at a port nothing listens on: with REDIS_CLUSTER_NODES set it must not be used.
+const cluster = await startRedisCluster();
+t.teardown(() => cluster.close());
+
+const ctx = await buildTestApp(t, {
+  REDIS_CLUSTER_NODES: cluster.seeds,
+  REDIS_URL: 'redis://127.0.0.1:1',
+  RATE_LIMIT_API_KEY_MAX: '10',
+  RATE_LIMIT_LOGIN_MAX: '4',
+  RATE_LIMIT_REGISTER_MAX: '1000',
+  RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: '3',
+  OPS_USERNAME: 'ops',
+  OPS_PASSWORD: 'ops-password',
+  EVENTS_FLUSH_INTERVAL_MS: '600000',
+});
+const one = ctx.app;
+const two: FastifyInstance = await buildApp(ctx.config, { logger: false });
+t.teardown(() => two.close());
+const instances = [one, two];
+const prefix = ctx.config.redisKeyPrefix;
+
+let nextAddress = 10;
+const newAddress = () => `10.7.0.${nextAddress++}`;
+/** The i-th request goes to instance i mod 2. */
+const alternate = (i: number, request: InjectOptions) => (instances[i % 2] as FastifyInstance).inject(request);
+/** Every key matching `pattern` on every master of the cluster. */
+async function clusterKeys(pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  for (const node of masterConnections(one.redis)) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+  }
+  return keys;
+}
+const ops = { authorization: `Basic ${Buffer.from('ops:ops-password').toString('base64')}` };
+
+t.test('both instances talk to the cluster', async (t) => {
+  for (const app of instances) {
+    t.ok(isCluster(app.redis), 'a cluster client');
+    const ready = await app.inject({ method: 'GET', url: '/readyz' });
+    t.equal(ready.statusCode, 200, ready.body);
+    t.match(ready.json(), { redis: 'ok' });
+  }
+});
+
+t.test('the API-key limit is one budget across both instances', async (t) => {
+  const owner = await ownerWithKey(one, 'subscribe_only');
+  const remoteAddress = newAddress();
+  const request = { method: 'GET', url: '/api/v1/vapid-public-key', headers: bearer(owner.secret), remoteAddress };
+  for (let i = 0; i < 10; i++) {
+    const response = await alternate(i, request);
+    t.equal(response.statusCode, 200, `request ${i + 1} (instance ${(i % 2) + 1})`);
+  }
+  for (const app of instances) assertError(t, await app.inject(request), 'RATE_LIMITED');
+  const [counter, ...others] = await clusterKeys(`${prefix}:rate-limit:*api-key:${remoteAddress}`);
+  t.strictSame(others, [], 'one counter');
+  t.equal(counter && (await one.redis.get(counter)), '12', 'it lives in the cluster and counted all 12');
+});
+
+t.test('the login limit is shared too', async (t) => {
+  const remoteAddress = newAddress();
+  const request = {
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email: uniqueEmail(), password: 'not the password' },
+    remoteAddress,
+  } as const;
+  for (let i = 0; i < 4; i++) assertError(t, await alternate(i, request), 'INVALID_CREDENTIALS');
+  assertError(t, await two.inject(request), 'RATE_LIMITED');
+  assertError(t, await one.inject(request), 'RATE_LIMITED');
+});
+
+t.test('the per-app cap on new subscriptions (a Lua script) counts both instances', async (t) => {
+  const owner = await ownerWithKey(one, 'subscribe_only');
+  for (let i = 0; i < 3; i++) {
+    const response = await alternate(i, {
+      method: 'POST',
+      url: '/api/v1/subscribe',
+      headers: bearer(owner.secret),
+      payload: fakeSubscription(),
+      remoteAddress: newAddress(),
+    });
+    t.equal(response.statusCode, 201, response.body);
+  }
+  const fourth = await two.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: bearer(owner.secret),
+    payload: fakeSubscription(),
+    remoteAddress: newAddress(),
+  });
+  assertError(t, fourth, 'RATE_LIMITED');
+});
+
+t.test('the engagement buffer is one list for both instances; a flush takes it under the lock', async (t) => {
+  const owner = await ownerWithKey(one, 'notify');
+  const browser = await createKey(one, owner.user.token, owner.app.id, 'subscribe_only');
+  const subscription = fakeSubscription();
+  const subscribed = await one.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: bearer(browser.secret),
+    payload: subscription,
+    remoteAddress: newAddress(),
+  });
+  t.equal(subscribed.statusCode, 201);
+  const sent = await one.inject({
+    method: 'POST',
+    url: '/api/v1/notify',
+    headers: bearer(owner.secret),
+    payload: { title: 'T', body: 'B' },
+  });
+  t.equal(sent.statusCode, 202, sent.body);
+  const id = sent.json<{ notification: { id: string } }>().notification.id;
+  const listKey = `${prefix}:engagement:buffer`;
+  for (let i = 0; i < 4; i++) {
+    const response = await alternate(i, {
+      method: 'POST',
+      url: '/api/v1/events',
+      headers: bearer(browser.secret),
+      payload: { notificationId: id, endpoint: subscription.endpoint, type: i < 2 ? 'shown' : 'clicked' },
+      remoteAddress: newAddress(),
+    });
+    t.equal(response.statusCode, 202);
+  }
+  t.equal(await one.redis.llen(listKey), 4, 'four events buffered in the cluster');
+  // The trim script takes the lock key and the list together: on a cluster that is a CROSSSLOT
+  // error unless both hash to one slot.
+  const flushed = await two.engagement.flush();
+  t.equal(flushed.batches, 1, 'one batch read, counted and trimmed');
+  t.equal(await one.redis.llen(listKey), 0, 'the buffer is empty');
+  t.equal(await one.engagement.flush().then((result) => result.batches), 0, 'nothing left for the other');
+});
+
+t.test('Bull Board, /metrics and the failed-ops-login counter work on the cluster', async (t) => {
+  await one.queues.fanOut.add('fan-out', { notificationId: '00000000-0000-4000-8000-000000000001' });
+  const board = await two.inject({ method: 'GET', url: '/admin/queues/api/queues', headers: ops });
+  t.equal(board.statusCode, 200, board.body);
+  const names = board.json<{ queues: { name: string }[] }>().queues.map((queue) => queue.name);
+  t.strictSame(names.sort(), ['deliveries', 'fan-out', 'webhooks']);
+  const metrics = await one.inject({ method: 'GET', url: '/metrics', headers: ops });
+  t.equal(metrics.statusCode, 200);
+  t.match(metrics.body, /webpush_queue_jobs\{queue="fan-out",state="waiting"\} [1-9]/);
+
+  const remoteAddress = newAddress();
+  for (let i = 0; i < 4; i++) {
+    const wrong = await alternate(i, {
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Basic ${Buffer.from('ops:wrong').toString('base64')}` },
+      remoteAddress,
+    });
+    assertError(t, wrong, 'UNAUTHORIZED');
+  }
+  const locked = await one.inject({ method: 'GET', url: '/metrics', headers: ops, remoteAddress });
+  assertError(t, locked, 'RATE_LIMITED');
+});
+
+t.test('with REDIS_CLUSTER_NODES set, nothing is written to REDIS_URL', async (t) => {
+  // REDIS_URL is unreachable here, so every check above went to the cluster; and the single Redis
+  // the other tests use holds nothing under this file's prefix.
+  const single = new Redis(testRedisUrl(), { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await single.connect();
+  t.teardown(() => single.disconnect());
+  for (const pattern of [`${prefix}*`, `{${prefix}}*`]) {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await single.scan(cursor, 'MATCH', pattern, 'COUNT', 10_000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    t.strictSame(keys, [], pattern);
+  }
+});

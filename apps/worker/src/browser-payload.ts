@@ -1,0 +1,63 @@
+import type { DeliveryContext } from '@webpush/db';
+import {
+  CLICK_TOKEN_LENGTH,
+  type ClickTokens,
+  declarativeTemplate,
+  fillTemplate,
+  legacyPayload,
+  type TemplateLinks,
+  templateSlots,
+} from '@webpush/push';
+
+/**
+ * What one notification's browsers receive (CONTRACT 1.2): the same legacy JSON for every target,
+ * or a declarative push message whose click links are signed for each target. A declarative
+ * payload is a template plus each target's tokens: every token has the same length, so the
+ * encryption threads fill the holes of one template per batch instead of receiving a payload per
+ * target.
+ */
+export interface BrowserPayload {
+  /** The shared plaintext, or the template (holes included) when `links` is used. */
+  readonly template: Buffer;
+  /** The plaintext one subscription receives (for the sender's own encryption). */
+  textFor(subscriptionId: string): string;
+  /** Each target's click tokens for the encryption pool; undefined when every target gets `template`. */
+  linksFor(subscriptionIds: readonly string[]): TemplateLinks | undefined;
+}
+
+/** `${PUBLIC_URL}/c/`: where click links point. */
+export const clickLinkBase = (publicUrl: string) => `${publicUrl}/c/`;
+
+export function browserPayload(
+  delivery: DeliveryContext,
+  clickTokens: ClickTokens | null,
+  publicUrl: string,
+): BrowserPayload {
+  const { notification, app } = delivery;
+  if (app.pushFormat !== 'declarative' || clickTokens === null) {
+    const text = legacyPayload(notification.payload, notification.id);
+    const template = Buffer.from(text, 'utf8');
+    return { template, textFor: () => text, linksFor: () => undefined };
+  }
+  const shape = declarativeTemplate(notification.payload, notification.id, clickLinkBase(publicUrl));
+  const slots = templateSlots(shape);
+  const tokenOf = (subscriptionId: string) => (link: number) =>
+    clickTokens.sign({ notificationId: notification.id, subscriptionId, link });
+  return {
+    template: Buffer.from(
+      fillTemplate(shape, () => '-'.repeat(CLICK_TOKEN_LENGTH)),
+      'utf8',
+    ),
+    textFor: (subscriptionId) => fillTemplate(shape, tokenOf(subscriptionId)),
+    linksFor(subscriptionIds) {
+      const bytes = Buffer.allocUnsafe(subscriptionIds.length * slots.length * CLICK_TOKEN_LENGTH);
+      let at = 0;
+      for (const subscriptionId of subscriptionIds) {
+        for (const link of shape.links) {
+          at += bytes.write(tokenOf(subscriptionId)(link), at, 'ascii');
+        }
+      }
+      return { slots, length: CLICK_TOKEN_LENGTH, bytes };
+    },
+  };
+}

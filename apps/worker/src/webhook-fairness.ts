@@ -1,0 +1,121 @@
+/**
+ * Per-app fairness of webhook deliveries in one worker process: every app gets at most
+ * `perAppConcurrency` attempts in flight, and a circuit breaker per endpoint (app + URL) pauses an
+ * endpoint after `breakerFailures` failed attempts in a row, for `breakerPauseMs`, doubling on each
+ * failed probe up to 64 times that. A delivery that may not start now is put back on the queue
+ * until `retryAt` (no attempt is spent), so a receiver that hangs holds at most its own slots and
+ * every other app's events keep their place.
+ */
+export interface WebhookFairnessOptions {
+  perAppConcurrency: number;
+  breakerFailures: number;
+  breakerPauseMs: number;
+  /** One attempt's limit: a slot held longer than this is about to be freed by the timeout. */
+  attemptTimeoutMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+export type SlotDecision =
+  | {
+      ok: true;
+      /** Frees the slot; `outcome` is the attempt's, or absent when no attempt was made (an error before it). */
+      release(outcome?: { ok: boolean; durationMs: number }): void;
+    }
+  | { ok: false; retryAt: number; reason: 'app_busy' | 'endpoint_paused' };
+
+export interface EndpointState {
+  failures: number;
+  pausedUntil: number | null;
+}
+
+interface Endpoint {
+  failures: number;
+  pausedUntil: number;
+  pauses: number;
+  /** A probe after a pause is in flight: nothing else goes to this endpoint until it answers. */
+  probing: boolean;
+}
+
+interface AppLoad {
+  inFlight: number;
+  /** Smoothed duration of the app's attempts: how long a busy app's slot typically takes to free. */
+  typicalMs: number;
+}
+
+const MAX_PAUSE_FACTOR = 64;
+const MIN_WAIT_MS = 50;
+
+export function createWebhookFairness(options: WebhookFairnessOptions) {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  // One small entry per app that has had a webhook attempt in this process.
+  const apps = new Map<string, AppLoad>();
+  const endpoints = new Map<string, Endpoint>();
+  const endpointKey = (appId: string, url: string) => `${appId} ${url}`;
+  // Spread retries so deferred deliveries do not come back all at once.
+  const jittered = (waitMs: number) => now() + Math.round(Math.max(MIN_WAIT_MS, waitMs) * (1 + random()));
+
+  function acquire(appId: string, url: string): SlotDecision {
+    const key = endpointKey(appId, url);
+    const endpoint = endpoints.get(key);
+    if (endpoint && (endpoint.pausedUntil > now() || endpoint.probing)) {
+      const waitMs = endpoint.probing ? options.attemptTimeoutMs : endpoint.pausedUntil - now();
+      return { ok: false, retryAt: jittered(waitMs), reason: 'endpoint_paused' };
+    }
+    const load = apps.get(appId) ?? { inFlight: 0, typicalMs: options.attemptTimeoutMs / 10 };
+    if (load.inFlight >= options.perAppConcurrency) {
+      return { ok: false, retryAt: jittered(Math.min(load.typicalMs, options.attemptTimeoutMs)), reason: 'app_busy' };
+    }
+    load.inFlight++;
+    apps.set(appId, load);
+    const probe = endpoint !== undefined && endpoint.pauses > 0;
+    if (probe) endpoint.probing = true;
+
+    let released = false;
+    return {
+      ok: true,
+      release(outcome) {
+        if (released) return;
+        released = true;
+        load.inFlight--;
+        if (outcome === undefined) {
+          if (probe) endpoint.probing = false;
+          return;
+        }
+        load.typicalMs = Math.round(load.typicalMs * 0.7 + outcome.durationMs * 0.3);
+        record(key, outcome.ok);
+      },
+    };
+  }
+
+  function record(key: string, ok: boolean): void {
+    if (ok) {
+      endpoints.delete(key);
+      return;
+    }
+    const endpoint = endpoints.get(key) ?? { failures: 0, pausedUntil: 0, pauses: 0, probing: false };
+    endpoint.failures++;
+    const probeFailed = endpoint.probing;
+    endpoint.probing = false;
+    if (probeFailed || endpoint.failures >= options.breakerFailures) {
+      const factor = Math.min(2 ** endpoint.pauses, MAX_PAUSE_FACTOR);
+      endpoint.pausedUntil = now() + options.breakerPauseMs * factor;
+      endpoint.pauses++;
+    }
+    endpoints.set(key, endpoint);
+  }
+
+  return {
+    acquire,
+    /** The breaker's view of one endpoint (null when it has no failure on record). */
+    endpoint(appId: string, url: string): EndpointState | null {
+      const endpoint = endpoints.get(endpointKey(appId, url));
+      if (!endpoint) return null;
+      return { failures: endpoint.failures, pausedUntil: endpoint.pausedUntil > now() ? endpoint.pausedUntil : null };
+    },
+    inFlight: (appId: string) => apps.get(appId)?.inFlight ?? 0,
+  };
+}
+
+export type WebhookFairness = ReturnType<typeof createWebhookFairness>;

@@ -1,0 +1,115 @@
+import { createECDH, randomBytes, randomUUID } from 'node:crypto';
+import { decryptPushMessage, type SubscriberKeys } from '@webpush/testing';
+import t from 'tap';
+import type { SubscriptionKeys } from '../src/encryption.js';
+import { createEncryptionPool } from '../src/encryption-pool.js';
+import {
+  CLICK_TOKEN_LENGTH,
+  ClickTokens,
+  declarativeTemplate,
+  fillTemplate,
+  legacyPayload,
+  templateBytes,
+  templateSlots,
+} from '../src/payload.js';
+
+const content = {
+  title: 'Sale "now" 👋',
+  body: 'Half price\n',
+  icon: 'https://shop.example/i.png',
+  actions: [
+    { action: 'buy', title: 'Buy', url: 'https://shop.example/buy', icon: 'https://shop.example/c.png' },
+    { action: 'later', title: 'Later' },
+  ],
+  tag: 't',
+  renotify: true,
+  data: { k: 'ü' },
+};
+
+t.test('click tokens: fixed length, verify only unaltered and under the same key', async (t) => {
+  const key = randomBytes(32);
+  const tokens = new ClickTokens(key);
+  const target = { notificationId: randomUUID(), subscriptionId: randomUUID(), link: 2 };
+  const token = tokens.sign(target);
+  t.equal(token.length, CLICK_TOKEN_LENGTH);
+  t.match(token, /^[A-Za-z0-9_-]+$/);
+  t.strictSame(tokens.verify(token), target);
+  t.equal(new ClickTokens(randomBytes(32)).verify(token), null, 'another key');
+  for (let at = 0; at < token.length; at++) {
+    const altered = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
+    if (tokens.verify(altered) !== null) t.fail(`a token altered at ${at} verified`);
+  }
+  t.equal(tokens.verify(token.slice(1)), null, 'too short');
+  t.equal(tokens.verify(`${token}A`), null, 'too long');
+  t.equal(tokens.verify('!'.repeat(CLICK_TOKEN_LENGTH)), null, 'not base64url');
+  t.not(tokens.sign({ ...target, link: 1 }), token, 'bound to the link');
+});
+
+t.test('the declarative template measures exactly what is delivered', async (t) => {
+  const id = randomUUID();
+  const template = declarativeTemplate(content, id, 'https://push.example/c/');
+  const tokens = new ClickTokens(randomBytes(32));
+  const subscriptionId = randomUUID();
+  const filled = fillTemplate(template, (link) => tokens.sign({ notificationId: id, subscriptionId, link }));
+  t.equal(Buffer.byteLength(filled), templateBytes(template));
+  const message = JSON.parse(filled);
+  t.equal(message.web_push, 8030);
+  t.equal(message.mutable, true);
+  t.strictSame(message.notification.data, { id, data: content.data });
+  t.equal(template.links.length, 3, 'the notification and each button');
+  const slots = templateSlots(template);
+  const bytes = Buffer.from(filled);
+  template.links.forEach((link, i) => {
+    const token = bytes.subarray(slots[i], (slots[i] as number) + CLICK_TOKEN_LENGTH).toString();
+    t.strictSame(tokens.verify(token), { notificationId: id, subscriptionId, link });
+  });
+  t.equal(
+    legacyPayload(content, id),
+    JSON.stringify({
+      title: content.title,
+      body: content.body,
+      icon: content.icon,
+      actions: content.actions,
+      renotify: true,
+      tag: 't',
+      data: content.data,
+      id,
+    }),
+  );
+});
+
+t.test('the pool fills each target’s tokens into the template on its threads', async (t) => {
+  const pool = createEncryptionPool({ threads: 2 });
+  t.teardown(() => pool.close());
+  const id = randomUUID();
+  const template = declarativeTemplate(content, id, 'https://push.example/c/');
+  const slots = templateSlots(template);
+  const tokens = new ClickTokens(randomBytes(32));
+  const subscribers = Array.from({ length: 9 }, () => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const auth = randomBytes(16);
+    const keys: SubscriberKeys = { privateKey: ecdh.getPrivateKey(), publicKey: ecdh.getPublicKey(), auth };
+    const subscription: SubscriptionKeys = { p256dh: ecdh.getPublicKey(), auth };
+    return { keys, subscription, id: randomUUID() };
+  });
+  const expected = subscribers.map((s) =>
+    fillTemplate(template, (link) => tokens.sign({ notificationId: id, subscriptionId: s.id, link })),
+  );
+  const linkBytes = Buffer.from(
+    subscribers
+      .flatMap((s) => template.links.map((link) => tokens.sign({ notificationId: id, subscriptionId: s.id, link })))
+      .join(''),
+    'ascii',
+  );
+  const placeholder = Buffer.from(fillTemplate(template, () => '-'.repeat(CLICK_TOKEN_LENGTH)));
+  const bodies = await pool.encrypt(
+    placeholder,
+    subscribers.map((s) => s.subscription),
+    { slots, length: CLICK_TOKEN_LENGTH, bytes: linkBytes },
+  );
+  bodies.forEach((body, i) => {
+    if (!Buffer.isBuffer(body)) throw new Error(`body ${i} is ${String(body)}`);
+    t.equal(decryptPushMessage(body, (subscribers[i] as (typeof subscribers)[number]).keys), expected[i]);
+  });
+});
