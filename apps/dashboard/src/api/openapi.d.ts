@@ -99,7 +99,7 @@ export interface paths {
                          */
                         email: string;
                         /**
-                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
+                         * @description 8 to 128 characters
                          * @example correct horse battery staple
                          */
                         password: string;
@@ -577,6 +577,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
