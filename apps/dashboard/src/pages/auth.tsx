@@ -85,8 +85,6 @@ export function AuthPage({ mode }: { mode: Mode }) {
           type="password"
           autoComplete={signUp ? 'new-password' : 'current-password'}
           required
-          minLength={signUp ? 8 : undefined}
-          maxLength={signUp ? 128 : undefined}
           value={password}
           onChange={edit(setPassword)}
           hint={signUp ? t('auth.passwordRule') : undefined}
