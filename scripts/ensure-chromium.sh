@@ -1,10 +1,15 @@
 #!/bin/sh
 # The web SDK's browser tests (packages/web-sdk/test/browser) drive Debian's Chromium through
 # playwright-core; `playwright install` cannot download a browser here, so the distribution package
-# is used. Installs it only when missing; needs root (CI images run as root) or sudo.
+# is used, with Debian's CJK font (fonts-noto-cjk) so Japanese pages render and can be looked at in
+# screenshots. Installs what is missing only; needs root (CI images run as root) or sudo.
 set -eu
 
-if [ -x /usr/bin/chromium ]; then
+has_cjk_font() {
+  dpkg -s fonts-noto-cjk >/dev/null 2>&1
+}
+
+if [ -x /usr/bin/chromium ] && has_cjk_font; then
   exit 0
 fi
 
@@ -17,8 +22,8 @@ else
   exit 1
 fi
 
-echo "ensure-chromium: installing the chromium package"
+echo "ensure-chromium: installing chromium and fonts-noto-cjk"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq chromium
+$SUDO apt-get install -y -qq chromium fonts-noto-cjk
 /usr/bin/chromium --version

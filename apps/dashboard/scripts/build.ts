@@ -1,12 +1,12 @@
 // `pnpm build` for the dashboard: typed API client from the API's OpenAPI document, the Vite build,
-// the pricing page prerendered into dist/pricing.html, and the first page's gzip size (≤ 200 kB).
+// the pricing page prerendered into dist/pricing.html and dist/pricing.ja.html, and the first page's gzip size (≤ 200 kB).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'vite';
 import { updateApiTypes } from './api-types.js';
-import { prerenderPricing } from './prerender.js';
+import { localizeIndex, prerenderPricing } from './prerender.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
@@ -20,7 +20,11 @@ await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' }
 const index = readFileSync(join(dist, 'index.html'), 'utf8');
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(index))
   throw new Error('dist/index.html has an inline script: the CSP forbids it');
-writeFileSync(join(dist, 'pricing.html'), prerenderPricing(index));
+// One page per language: the API serves the one Accept-Language (or the wp_lang cookie) asks for.
+writeFileSync(join(dist, 'index.html'), localizeIndex(index, 'en'));
+writeFileSync(join(dist, 'index.ja.html'), localizeIndex(index, 'ja'));
+writeFileSync(join(dist, 'pricing.html'), prerenderPricing(index, 'en'));
+writeFileSync(join(dist, 'pricing.ja.html'), prerenderPricing(index, 'ja'));
 
 /** JS and CSS the first page loads: the entry script, its preloads and stylesheets. */
 const firstPage = [...index.matchAll(/(?:src|href)="\/(assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1] ?? '');

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { ApiError, NetworkError } from './api/client.js';
 import { App } from './app.js';
+import { I18nProvider, servedLanguage } from './i18n/index.js';
 import './styles.css';
 
 /** A session that ended elsewhere (signed out, expired): back to sign-in instead of an error on every page. */
@@ -31,10 +32,12 @@ if (!container) throw new Error('index.html has no #root');
 // Replaces the prerendered pricing markup (dist/pricing.html) with the live page.
 createRoot(container).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
-    </QueryClientProvider>
+    <I18nProvider initial={servedLanguage()}>
+      <QueryClientProvider client={queryClient}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </QueryClientProvider>
+    </I18nProvider>
   </StrictMode>,
 );

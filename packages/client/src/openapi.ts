@@ -1706,6 +1706,8 @@ export interface components {
             plan: string;
             /** @description The owner proved control of the e-mail (our verification link, or GitHub verified it) */
             emailVerified: boolean;
+            /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
+            language: "ja" | "en";
         };
     };
     responses: never;

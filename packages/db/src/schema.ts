@@ -33,6 +33,8 @@ export const users = pgTable(
      * verified it (accounts created or linked through GitHub sign-in). GitHub links only to verified accounts.
      */
     emailVerified: boolean('email_verified').notNull().default(false),
+    /** 'ja' or 'en': the language of the account's e-mails, chosen at registration, changeable. */
+    language: text('language').$type<'ja' | 'en'>().notNull().default('ja'),
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email), uniqueIndex('users_github_id_key').on(table.githubId)],

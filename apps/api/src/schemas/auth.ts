@@ -1,6 +1,11 @@
 import { Type } from 'typebox';
 import { RequiredString } from './common.js';
 
+const LanguageSchema = Type.Union([Type.Literal('ja'), Type.Literal('en')], {
+  description:
+    'The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise)',
+});
+
 export const UserSchema = Type.Object(
   {
     id: Type.String(),
@@ -9,6 +14,7 @@ export const UserSchema = Type.Object(
     emailVerified: Type.Boolean({
       description: 'The owner proved control of the e-mail (our verification link, or GitHub verified it)',
     }),
+    language: LanguageSchema,
   },
   { $id: 'User' },
 );
@@ -19,6 +25,14 @@ export const CredentialsBody = Type.Object({
     examples: ['correct horse battery staple'],
   }),
 });
+
+export const RegisterBody = Type.Object({
+  email: RequiredString('E-mail address; compared case-insensitively', { examples: ['owner@example.com'] }),
+  password: RequiredString('8 to 128 characters', { examples: ['correct horse battery staple'] }),
+  language: Type.Optional(LanguageSchema),
+});
+
+export const UpdateMeBody = Type.Object({ language: LanguageSchema });
 
 export const SessionResponse = Type.Object({
   user: UserSchema,

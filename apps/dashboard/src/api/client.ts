@@ -9,7 +9,10 @@ import type { paths } from './openapi.js';
  */
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 
-/** An error answer of the API: its Japanese `error` message is shown as it comes. */
+/**
+ * An error answer of the API. Pages show the message of its `code` in their own language
+ * (components/error-panel.tsx); the API's Japanese `error` is the fallback for an unknown code.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
@@ -26,7 +29,7 @@ export class ApiError extends Error {
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   constructor() {
-    super('The service could not be reached. Check your connection and try again.');
+    super('The service could not be reached.');
   }
 }
 

@@ -1,4 +1,5 @@
 import { type ReactNode, useRef, useState } from 'react';
+import { useI18n } from '../i18n/index.js';
 import { ErrorMessage } from './error-panel.js';
 
 interface ConfirmButtonProps {
@@ -14,6 +15,7 @@ interface ConfirmButtonProps {
 
 /** A destructive action that asks first, in a modal <dialog> (focus moves into it; Escape cancels). */
 export function ConfirmButton({ label, ariaLabel, title, children, confirmLabel, onConfirm }: ConfirmButtonProps) {
+  const { t } = useI18n();
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -47,10 +49,10 @@ export function ConfirmButton({ label, ariaLabel, title, children, confirmLabel,
         <ErrorMessage error={error} />
         <div className="dialog-actions">
           <button type="button" className="button" onClick={close}>
-            Cancel
+            {t('common.cancel')}
           </button>
           <button type="button" className="button button-danger" onClick={() => void confirm()} disabled={busy}>
-            {busy ? 'Working…' : confirmLabel}
+            {busy ? t('common.working') : confirmLabel}
           </button>
         </div>
       </dialog>

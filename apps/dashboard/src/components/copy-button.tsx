@@ -1,7 +1,9 @@
 import { useState } from 'react';
+import { useI18n } from '../i18n/index.js';
 
 /** Copies `text`; says so for a moment (and to screen readers). */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const { t } = useI18n();
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -14,7 +16,13 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   };
   return (
     <button type="button" className="button button-small" onClick={() => void copy()}>
-      <span aria-live="polite">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy' : label}</span>
+      <span aria-live="polite">
+        {state === 'copied'
+          ? t('common.copied')
+          : state === 'failed'
+            ? t('common.copyFailed')
+            : (label ?? t('common.copy'))}
+      </span>
     </button>
   );
 }

@@ -1,21 +1,52 @@
 import { Link } from 'react-router';
-import { ApiError } from '../api/client.js';
+import { ApiError, NetworkError } from '../api/client.js';
+import { catalogues, type I18n, type MessageKey, useI18n } from '../i18n/index.js';
+
+/** A problem the dashboard itself found (before or after asking the API): shown as its message. */
+export class LocalError extends Error {
+  override readonly name = 'LocalError';
+  constructor(
+    readonly key: MessageKey,
+    readonly values?: Record<string, string | number>,
+  ) {
+    super(key);
+  }
+}
 
 const PLAN_LIMIT_CODES = new Set(['PLAN_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED', 'SUBSCRIBER_LIMIT_EXCEEDED']);
 
-/** The API's message as it comes (Japanese), with the way on for plan limits. */
+/**
+ * What went wrong, in the page's language: the catalogue's message for the API's `code`. The API's
+ * own Japanese `error` is shown only for a code the catalogue does not know (marked `lang="ja"`).
+ */
+export function describeError(i18n: I18n, error: unknown): { text: string; lang: string } {
+  if (error instanceof LocalError) return { text: i18n.t(error.key, error.values), lang: i18n.language };
+  if (error instanceof ApiError) {
+    const key = `error.code.${error.code}`;
+    if (key in catalogues.en) return { text: i18n.t(key as MessageKey), lang: i18n.language };
+    if (error.code.startsWith('HTTP_'))
+      return { text: i18n.t('error.http', { status: String(error.status) }), lang: i18n.language };
+    return { text: error.message, lang: 'ja' };
+  }
+  if (error instanceof NetworkError) return { text: i18n.t('error.network'), lang: i18n.language };
+  return { text: i18n.t('error.generic'), lang: i18n.language };
+}
+
+/** The error in the page's language, with the way on for plan limits. */
 export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
+  const i18n = useI18n();
   if (!error) return null;
-  const message = error instanceof Error ? error.message : 'Something went wrong.';
+  const { text, lang } = describeError(i18n, error);
   const code = error instanceof ApiError ? error.code : null;
   return (
-    <p className="error-message" role="alert" id={id}>
-      <span lang={error instanceof ApiError ? 'ja' : 'en'}>{message}</span>
-      {code && <span className="error-code"> ({code})</span>}
+    <p className="error-message" role="alert" id={id} data-code={code ?? undefined}>
+      <span lang={lang === i18n.language ? undefined : lang}>{text}</span>
+      {/* The code, small: what to search the docs for, or quote to support. */}
+      {code && !code.startsWith('HTTP_') && <code className="error-code">{code}</code>}
       {code && PLAN_LIMIT_CODES.has(code) && (
         <>
           {' '}
-          <Link to="/pricing">See the plans and how to upgrade</Link>
+          <Link to="/pricing">{i18n.t('error.seePlans')}</Link>
         </>
       )}
     </p>
@@ -23,14 +54,17 @@ export function ErrorMessage({ error, id }: { error: unknown; id?: string }) {
 }
 
 /** A failed load: what went wrong and a way to try again, never a blank page. */
-export function ErrorPanel({ error, onRetry, title }: { error: unknown; onRetry: () => void; title?: string }) {
+export function ErrorPanel({ error, onRetry, title }: { error: unknown; onRetry?: () => void; title?: string }) {
+  const { t } = useI18n();
   return (
     <section className="panel error-panel" aria-live="polite">
-      <h2>{title ?? 'This could not be loaded'}</h2>
+      <h2>{title ?? t('error.loadFailed')}</h2>
       <ErrorMessage error={error} />
-      <button type="button" className="button" onClick={onRetry}>
-        Retry
-      </button>
+      {onRetry && (
+        <button type="button" className="button" onClick={onRetry}>
+          {t('common.retry')}
+        </button>
+      )}
     </section>
   );
 }

@@ -1,8 +1,11 @@
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useMe } from '../api/session.js';
+import { useI18n } from '../i18n/index.js';
 import { VerifyBanner } from '../pages/account-email.js';
+import { LanguagePicker } from './language-picker.js';
 
 export function Layout() {
+  const { t } = useI18n();
   const me = useMe();
   const signedIn = Boolean(me.data);
   // /verify-email has its own way to resend.
@@ -11,42 +14,43 @@ export function Layout() {
   return (
     <>
       <a className="skip-link" href="#main">
-        Skip to content
+        {t('layout.skip')}
       </a>
       <header className="site-header">
         <div className="container header-row">
           <Link to="/" className="brand">
             <span className="brand-mark" aria-hidden="true" />
-            Web Push
+            {t('common.brand')}
           </Link>
-          <nav aria-label="Main">
+          <nav aria-label={t('layout.mainNav')}>
             <ul className="nav-list">
               {signedIn && (
                 <li>
                   <NavLink to="/" end>
-                    Apps
+                    {t('layout.apps')}
                   </NavLink>
                 </li>
               )}
               <li>
-                <NavLink to="/pricing">Pricing</NavLink>
+                <NavLink to="/pricing">{t('layout.pricing')}</NavLink>
               </li>
               <li>
-                <a href="/docs">API docs</a>
+                <a href="/docs">{t('layout.apiDocs')}</a>
               </li>
               {signedIn ? (
                 <li>
-                  <NavLink to="/account">Account</NavLink>
+                  <NavLink to="/account">{t('layout.account')}</NavLink>
                 </li>
               ) : (
                 me.isSuccess && (
                   <li>
-                    <NavLink to="/sign-in">Sign in</NavLink>
+                    <NavLink to="/sign-in">{t('layout.signIn')}</NavLink>
                   </li>
                 )
               )}
             </ul>
           </nav>
+          <LanguagePicker />
         </div>
       </header>
       <main id="main" className="container" tabIndex={-1}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useI18n } from '../i18n/index.js';
 
 /** Keyset pages: the cursors of the pages before this one, so "Newer" goes back without offsets. */
 export function useCursorPages() {
@@ -26,19 +27,20 @@ export function Pager({
   onOlder: (cursor: string) => void;
   label: string;
 }) {
+  const { t } = useI18n();
   return (
-    <nav className="pager" aria-label={`${label} pages`}>
+    <nav className="pager" aria-label={t('common.pagesOf', { label })}>
       <button type="button" className="button button-small" onClick={onNewer} disabled={pageNumber <= 1}>
-        ← Newer
+        {t('common.newer')}
       </button>
-      <span className="muted">Page {pageNumber}</span>
+      <span className="muted">{t('common.page', { number: pageNumber })}</span>
       <button
         type="button"
         className="button button-small"
         onClick={() => nextCursor && onOlder(nextCursor)}
         disabled={!nextCursor}
       >
-        Older →
+        {t('common.older')}
       </button>
     </nav>
   );

@@ -1,3 +1,5 @@
+import { useI18n } from '../i18n/index.js';
+
 /** Placeholders the size of what loads, so nothing jumps when the data arrives. */
 export function Skeleton({ lines = 1, height }: { lines?: number; height?: 'card' | 'chart' | 'row' }) {
   return (
@@ -11,10 +13,11 @@ export function Skeleton({ lines = 1, height }: { lines?: number; height?: 'card
 }
 
 export function PageSkeleton() {
+  const { t } = useI18n();
   return (
     <div aria-busy="true">
       <p className="visually-hidden" role="status">
-        Loading…
+        {t('common.loading')}
       </p>
       <div className="skeleton skeleton-title" aria-hidden="true" />
       <Skeleton lines={4} />

@@ -5,9 +5,11 @@ import { ApiError, api, call } from '../api/client.js';
 import { switchUser, useMe } from '../api/session.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 
 /** "Send the verification e-mail again" (signed in only: POST /auth/verify-email/resend → 202). */
 export function ResendVerification({ className }: { className?: string }) {
+  const { t } = useI18n();
   const resend = useMutation({ mutationFn: () => call(api.POST('/api/v1/auth/verify-email/resend')) });
   return (
     <span className={className}>
@@ -17,12 +19,12 @@ export function ResendVerification({ className }: { className?: string }) {
         onClick={() => resend.mutate()}
         disabled={resend.isPending || resend.isSuccess}
       >
-        {resend.isPending ? 'Sending…' : 'Resend verification e-mail'}
+        {resend.isPending ? t('verify.sending') : t('verify.resend')}
       </button>
       {resend.isSuccess && (
         <span role="status" className="success">
           {' '}
-          Sent: check your inbox.
+          {t('verify.sent')}
         </span>
       )}
       <ErrorMessage error={resend.error} />
@@ -32,13 +34,12 @@ export function ResendVerification({ className }: { className?: string }) {
 
 /** Shown in the signed-in layout until the owner proves control of the e-mail. */
 export function VerifyBanner() {
+  const { t, rich } = useI18n();
   const me = useMe();
   if (!me.data || me.data.emailVerified) return null;
   return (
-    <section className="panel banner" aria-label="E-mail verification">
-      <p>
-        Please verify <strong>{me.data.email}</strong>: open the link we sent you.
-      </p>
+    <section className="panel banner" aria-label={t('verify.bannerLabel')}>
+      <p>{rich('verify.banner', { email: <strong>{me.data.email}</strong> })}</p>
       <ResendVerification />
     </section>
   );
@@ -51,9 +52,8 @@ export function VerifyEmailPage() {
   const queryClient = useQueryClient();
   const me = useMe();
   const started = useRef(false);
-  useEffect(() => {
-    document.title = 'Verify your e-mail · Web Push';
-  }, []);
+  const { t, rich } = useI18n();
+  usePageTitle(t('verify.title'));
   const verify = useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/verify-email', { body: { token } })),
     onSuccess: async (answer) => {
@@ -74,19 +74,19 @@ export function VerifyEmailPage() {
 
   return (
     <section className="auth-card panel">
-      <h1>Verify your e-mail</h1>
+      <h1>{t('verify.title')}</h1>
       {!token ? (
         <p className="error-message" role="alert">
-          This link has no token. Open the link from the e-mail again.
+          {t('verify.noToken')}
         </p>
       ) : verify.isSuccess ? (
         <>
           <p className="success" role="status">
-            Thank you: <strong>{verify.data.user.email}</strong> is verified.
+            {rich('verify.done', { email: <strong>{verify.data.user.email}</strong> })}
           </p>
           <p>
             <Link to="/" className="button button-primary">
-              Go to your apps
+              {t('verify.home')}
             </Link>
           </p>
         </>
@@ -95,16 +95,18 @@ export function VerifyEmailPage() {
           <ErrorMessage error={verify.error} />
           {me.data ? (
             <p>
-              Ask for a new link: <ResendVerification />
+              {t('verify.askNew')} <ResendVerification />
             </p>
           ) : (
             <p className="muted">
-              <Link to="/sign-in?next=%2Faccount">Sign in</Link> to get a new link.
+              {rich('verify.signInForNew', {
+                signIn: <Link to="/sign-in?next=%2Faccount">{t('verify.signIn')}</Link>,
+              })}
             </p>
           )}
         </>
       ) : (
-        <p role="status">Verifying…</p>
+        <p role="status">{t('verify.verifying')}</p>
       )}
     </section>
   );
@@ -112,9 +114,8 @@ export function VerifyEmailPage() {
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
-  useEffect(() => {
-    document.title = 'Forgot your password · Web Push';
-  }, []);
+  const { t, rich } = useI18n();
+  usePageTitle(t('forgot.title'));
   const ask = useMutation({ mutationFn: () => call(api.POST('/api/v1/auth/password-reset', { body: { email } })) });
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -122,18 +123,17 @@ export function ForgotPasswordPage() {
   };
   return (
     <section className="auth-card panel">
-      <h1>Forgot your password?</h1>
+      <h1>{t('forgot.title')}</h1>
       {ask.isSuccess ? (
         <p className="success" role="status">
-          If an account exists for <strong>{email}</strong>, we sent it a link to choose a new password. The link works
-          for one hour.
+          {rich('forgot.sent', { email: <strong>{email}</strong> })}
         </p>
       ) : (
         <form onSubmit={onSubmit}>
-          <p className="muted">We will send a link to choose a new password.</p>
+          <p className="muted">{t('forgot.lead')}</p>
           <Field
             id="email"
-            label="E-mail"
+            label={t('forgot.email')}
             type="email"
             autoComplete="email"
             required
@@ -142,12 +142,12 @@ export function ForgotPasswordPage() {
             error={ask.error}
           />
           <button type="submit" className="button button-primary button-wide" disabled={ask.isPending}>
-            {ask.isPending ? 'Please wait…' : 'Send the link'}
+            {ask.isPending ? t('forgot.wait') : t('forgot.send')}
           </button>
         </form>
       )}
       <p className="muted">
-        <Link to="/sign-in">Back to sign in</Link>
+        <Link to="/sign-in">{t('forgot.back')}</Link>
       </p>
     </section>
   );
@@ -159,9 +159,8 @@ export function ResetPasswordPage() {
   const token = params.get('token') ?? '';
   const [password, setPassword] = useState('');
   const queryClient = useQueryClient();
-  useEffect(() => {
-    document.title = 'Choose a new password · Web Push';
-  }, []);
+  const { t } = useI18n();
+  usePageTitle(t('reset.title'));
   const reset = useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/password-reset/confirm', { body: { token, password } })),
     // Every session of the user ended: this browser's too when it was signed in as them.
@@ -178,15 +177,15 @@ export function ResetPasswordPage() {
   const tokenError = reset.error instanceof ApiError && reset.error.code === 'INVALID_TOKEN';
   return (
     <section className="auth-card panel">
-      <h1>Choose a new password</h1>
+      <h1>{t('reset.title')}</h1>
       {reset.isSuccess ? (
         <>
           <p className="success" role="status">
-            Your password is changed. Every session of your account was signed out, on every device.
+            {t('reset.done')}
           </p>
           <p>
             <Link to="/sign-in" className="button button-primary">
-              Sign in
+              {t('reset.signIn')}
             </Link>
           </p>
         </>
@@ -194,7 +193,7 @@ export function ResetPasswordPage() {
         <form onSubmit={onSubmit}>
           <Field
             id="password"
-            label="New password"
+            label={t('reset.password')}
             type="password"
             autoComplete="new-password"
             required
@@ -202,19 +201,19 @@ export function ResetPasswordPage() {
             maxLength={128}
             value={password}
             onChange={(event) => setPassword(event.target.value)}
-            hint="8 to 128 characters, not a common password."
+            hint={t('auth.passwordRule')}
             error={tokenError ? null : reset.error}
           />
           {tokenError && (
             <div>
               <ErrorMessage error={reset.error} />
               <p>
-                <Link to="/forgot-password">Ask for a new link</Link>
+                <Link to="/forgot-password">{t('reset.askNew')}</Link>
               </p>
             </div>
           )}
           <button type="submit" className="button button-primary button-wide" disabled={reset.isPending || !token}>
-            {reset.isPending ? 'Please wait…' : 'Set the new password'}
+            {reset.isPending ? t('reset.wait') : t('reset.submit')}
           </button>
         </form>
       )}

@@ -1,13 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
 import { switchUser, useMe } from '../api/session.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { useChangeLanguage } from '../components/language-picker.js';
 import { Skeleton } from '../components/skeleton.js';
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../i18n/index.js';
 
 const BROWSERS = [
   ['Edge', /Edg\/(\d+)/],
@@ -17,7 +16,7 @@ const BROWSERS = [
 ] as const;
 
 /** "Chrome 126 on Linux" from a User-Agent (the full string is the cell's title). */
-export function describeAgent(agent: string): string {
+export function describeAgent(agent: string, t: I18n['t']): string {
   let browser: string | null = null;
   for (const [name, pattern] of BROWSERS) {
     const match = pattern.exec(agent);
@@ -38,11 +37,12 @@ export function describeAgent(agent: string): string {
             ? 'Linux'
             : null;
   if (!browser) return agent.length > 60 ? `${agent.slice(0, 60)}…` : agent;
-  return system ? `${browser} on ${system}` : browser;
+  return system ? t('account.agentOn', { browser, system }) : browser;
 }
 
 /** GET /auth/sessions: every live session, "this device" marked; the others can be ended. */
 function Sessions() {
+  const { t, plural, dateTime } = useI18n();
   const queryClient = useQueryClient();
   const sessions = useQuery({ queryKey: ['sessions'], queryFn: () => call(api.GET('/api/v1/auth/sessions')) });
   const endOne = async (id: string) => {
@@ -57,18 +57,15 @@ function Sessions() {
   return (
     <section className="panel" aria-labelledby="sessions-title">
       <div className="panel-heading">
-        <h2 id="sessions-title">Sessions</h2>
+        <h2 id="sessions-title">{t('account.sessions')}</h2>
         {others > 0 && (
           <ConfirmButton
-            label="Sign out all other sessions"
-            title="Sign out all other sessions?"
-            confirmLabel="Sign them out"
+            label={t('account.signOutOthers')}
+            title={t('account.signOutOthersTitle')}
+            confirmLabel={t('account.signOutOthersConfirm')}
             onConfirm={endOthers}
           >
-            <p>
-              Every browser signed in to your account except this one will be signed out ({others}{' '}
-              {others === 1 ? 'session' : 'sessions'}).
-            </p>
+            <p>{plural('account.signOutOthersBody.other', others)}</p>
           </ConfirmButton>
         )}
       </div>
@@ -81,11 +78,11 @@ function Sessions() {
           <table>
             <thead>
               <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last used</th>
+                <th scope="col">{t('account.browser')}</th>
+                <th scope="col">{t('account.signedIn')}</th>
+                <th scope="col">{t('account.lastUsed')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('account.actions')}</span>
                 </th>
               </tr>
             </thead>
@@ -93,26 +90,30 @@ function Sessions() {
               {sessions.data.sessions.map((session) => (
                 <tr key={session.id} data-testid="session-row">
                   <td title={session.userAgent ?? undefined}>
-                    {session.userAgent ? describeAgent(session.userAgent) : <span className="muted">Unknown</span>}
+                    {session.userAgent ? (
+                      describeAgent(session.userAgent, t)
+                    ) : (
+                      <span className="muted">{t('account.unknownAgent')}</span>
+                    )}
                     {session.current && (
                       <>
                         {' '}
-                        <span className="badge nowrap">This device</span>
+                        <span className="badge nowrap">{t('account.thisDevice')}</span>
                       </>
                     )}
                   </td>
-                  <td>{dateFormat.format(new Date(session.createdAt))}</td>
-                  <td>{dateFormat.format(new Date(session.lastUsedAt))}</td>
+                  <td>{dateTime(session.createdAt)}</td>
+                  <td>{dateTime(session.lastUsedAt)}</td>
                   <td className="actions">
                     {!session.current && (
                       <ConfirmButton
-                        label="Sign out"
-                        ariaLabel={`Sign out the session from ${dateFormat.format(new Date(session.createdAt))}`}
-                        title="Sign out this session?"
-                        confirmLabel="Sign it out"
+                        label={t('account.signOutOne')}
+                        ariaLabel={t('account.signOutOneLabel', { date: dateTime(session.createdAt) })}
+                        title={t('account.signOutOneTitle')}
+                        confirmLabel={t('account.signOutOneConfirm')}
                         onConfirm={() => endOne(session.id)}
                       >
-                        <p>That browser will have to sign in again.</p>
+                        <p>{t('account.signOutOneBody')}</p>
                       </ConfirmButton>
                     )}
                   </td>
@@ -126,13 +127,40 @@ function Sessions() {
   );
 }
 
+/** The account's language: the dashboard's, and the one its e-mails are written in. */
+function LanguageSetting() {
+  const { t, language } = useI18n();
+  const { change, error } = useChangeLanguage();
+  return (
+    <section className="panel" aria-labelledby="language-title">
+      <h2 id="language-title">{t('account.language')}</h2>
+      <fieldset className="radio-row">
+        <legend className="visually-hidden">{t('account.language')}</legend>
+        {LANGUAGES.map((option) => (
+          <label key={option} lang={option}>
+            <input
+              type="radio"
+              name="account-language"
+              value={option}
+              checked={language === option}
+              onChange={() => change(option)}
+            />{' '}
+            {LANGUAGE_NAMES[option]}
+          </label>
+        ))}
+      </fieldset>
+      <p className="hint">{t('account.languageHint')}</p>
+      <ErrorMessage error={error} />
+    </section>
+  );
+}
+
 export function AccountPage() {
+  const { t, rich } = useI18n();
+  usePageTitle(t('account.title'));
   const me = useMe();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  useEffect(() => {
-    document.title = 'Account · Web Push';
-  }, []);
   const signOut = useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/logout')),
     onSuccess: async () => {
@@ -144,31 +172,31 @@ export function AccountPage() {
   if (!user) return null;
   return (
     <>
-      <h1>Account</h1>
+      <h1>{t('account.title')}</h1>
       <section className="panel">
         <dl className="facts">
-          <dt>E-mail</dt>
+          <dt>{t('account.email')}</dt>
           <dd>
             <span>{user.email}</span>{' '}
-            {user.emailVerified ? <span className="badge">verified</span> : <span className="badge">not verified</span>}
+            <span className="badge">{user.emailVerified ? t('account.verified') : t('account.notVerified')}</span>
           </dd>
-          <dt>Plan</dt>
+          <dt>{t('account.plan')}</dt>
           <dd>
-            <span className="badge">{user.plan}</span> <Link to="/pricing">Compare plans</Link>
+            <span className="badge">{user.plan}</span> <Link to="/pricing">{t('account.comparePlans')}</Link>
           </dd>
         </dl>
         <p className="muted">
-          There is no billing yet: to change your plan, ask the operator of this service to run{' '}
-          <code>pnpm admin set-plan {user.email} pro</code>.
+          {rich('account.planNote', { command: <code>pnpm admin set-plan {user.email} pro</code> })}
         </p>
       </section>
+      <LanguageSetting />
       <Sessions />
       <section className="panel">
-        <h2>Sign out</h2>
-        <p className="muted">Ends this session on this browser.</p>
+        <h2>{t('account.signOutHeading')}</h2>
+        <p className="muted">{t('account.signOutLead')}</p>
         <ErrorMessage error={signOut.error} />
         <button type="button" className="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-          Sign out
+          {t('account.signOut')}
         </button>
       </section>
     </>

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { NavLink, Outlet, useOutletContext, useParams } from 'react-router';
-import { api, call } from '../api/client.js';
+import { Link, NavLink, Outlet, useOutletContext, useParams } from 'react-router';
+import { ApiError, api, call } from '../api/client.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 
 const fetchApp = (appId: string) => call(api.GET('/api/v1/apps/{appId}', { params: { path: { appId } } }));
 
@@ -13,27 +14,46 @@ export const appQuery = (appId: string) => ({ queryKey: ['app', appId], queryFn:
 /** The app the page is about, loaded once by the layout. */
 export const useCurrentApp = () => useOutletContext<AppWithStats>();
 
-const tabs = [
-  { to: '', label: 'Overview', end: true },
-  { to: 'send', label: 'Send' },
-  { to: 'notifications', label: 'Notifications' },
-  { to: 'subscribers', label: 'Subscribers' },
-  { to: 'keys', label: 'API keys' },
-  { to: 'try', label: 'Try it' },
-  { to: 'settings', label: 'Settings' },
+const tabs: { to: string; label: MessageKey; end?: boolean }[] = [
+  { to: '', label: 'app.tab.overview', end: true },
+  { to: 'send', label: 'app.tab.send' },
+  { to: 'notifications', label: 'app.tab.notifications' },
+  { to: 'subscribers', label: 'app.tab.subscribers' },
+  { to: 'keys', label: 'app.tab.keys' },
+  { to: 'try', label: 'app.tab.try' },
+  { to: 'settings', label: 'app.tab.settings' },
 ];
 
+function MissingApp() {
+  const { t } = useI18n();
+  usePageTitle(t('app.missingTitle'));
+  return (
+    <section className="panel narrow" data-testid="missing-app">
+      <h1>{t('app.missingTitle')}</h1>
+      <p>{t('app.missingBody')}</p>
+      <p>
+        <Link to="/" className="button button-primary">
+          {t('app.backToApps')}
+        </Link>
+      </p>
+    </section>
+  );
+}
+
 export function AppLayout() {
+  const { t } = useI18n();
   const { appId = '' } = useParams();
   const app = useQuery(appQuery(appId));
+  // A 404 is an answer, not a failure to retry: no tabs into an app that is not there, a way back instead.
+  if (app.error instanceof ApiError && app.error.status === 404) return <MissingApp />;
   return (
     <>
       <div className="app-heading">
         {app.data ? <h1>{app.data.app.name}</h1> : <div className="skeleton skeleton-title" aria-hidden="true" />}
-        <nav aria-label="App" className="tabs">
+        <nav aria-label={t('app.nav')} className="tabs">
           {tabs.map((tab) => (
             <NavLink key={tab.to} to={tab.to ? `/apps/${appId}/${tab.to}` : `/apps/${appId}`} end={tab.end}>
-              {tab.label}
+              {t(tab.label)}
             </NavLink>
           ))}
         </nav>
@@ -41,7 +61,7 @@ export function AppLayout() {
       {app.isPending ? (
         <Skeleton lines={3} height="card" />
       ) : app.isError ? (
-        <ErrorPanel error={app.error} onRetry={() => void app.refetch()} title="This app could not be loaded" />
+        <ErrorPanel error={app.error} onRetry={() => void app.refetch()} title={t('app.loadFailed')} />
       ) : (
         <Outlet context={app.data.app} />
       )}

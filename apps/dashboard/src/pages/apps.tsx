@@ -1,26 +1,24 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { Skeleton } from '../components/skeleton.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 
 export const appsQuery = {
   queryKey: ['apps'],
   queryFn: () => call(api.GET('/api/v1/apps')),
 };
 
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium' });
-
 export function AppsPage() {
   const apps = useQuery(appsQuery);
   const [name, setName] = useState('');
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  useEffect(() => {
-    document.title = 'Apps · Web Push';
-  }, []);
+  const { t, date } = useI18n();
+  usePageTitle(t('apps.title'));
 
   const create = useMutation({
     mutationFn: () => call(api.POST('/api/v1/apps', { body: { name } })),
@@ -36,40 +34,40 @@ export function AppsPage() {
 
   return (
     <>
-      <h1>Your apps</h1>
-      <p className="muted">An app is one site or product: it has its own VAPID key pair, API keys and subscribers.</p>
+      <h1>{t('apps.heading')}</h1>
+      <p className="muted">{t('apps.lead')}</p>
       {apps.isPending ? (
         <Skeleton lines={2} height="card" />
       ) : apps.isError ? (
         <ErrorPanel error={apps.error} onRetry={() => void apps.refetch()} />
       ) : apps.data.apps.length === 0 ? (
-        <p className="panel empty">No apps yet. Create your first one below.</p>
+        <p className="panel empty">{t('apps.empty')}</p>
       ) : (
         <ul className="card-grid">
           {apps.data.apps.map((app) => (
             <li key={app.id}>
               <Link className="card card-link" to={`/apps/${app.id}`}>
                 <span className="card-title">{app.name}</span>
-                <span className="muted">Created {dateFormat.format(new Date(app.createdAt))}</span>
+                <span className="muted">{t('apps.created', { date: date(app.createdAt) })}</span>
               </Link>
             </li>
           ))}
         </ul>
       )}
       <section className="panel">
-        <h2>Create an app</h2>
+        <h2>{t('apps.createHeading')}</h2>
         <form onSubmit={onSubmit} className="inline-form">
           <Field
             id="app-name"
-            label="Name"
+            label={t('apps.name')}
             required
             maxLength={200}
-            placeholder="My blog"
+            placeholder={t('apps.namePlaceholder')}
             value={name}
             onChange={(event) => setName(event.target.value)}
           />
           <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create app'}
+            {create.isPending ? t('apps.creating') : t('apps.create')}
           </button>
         </form>
         <ErrorMessage error={create.error} />

@@ -1,10 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
 import { switchUser, useProviders } from '../api/session.js';
-import { ErrorMessage } from '../components/error-panel.js';
+import { ErrorMessage, LocalError } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 
 type Mode = 'sign-in' | 'sign-up';
 
@@ -29,9 +30,8 @@ export function AuthPage({ mode }: { mode: Mode }) {
   const next = safeNext(params.get('next'));
   const signUp = mode === 'sign-up';
 
-  useEffect(() => {
-    document.title = `${signUp ? 'Create an account' : 'Sign in'} · Web Push`;
-  }, [signUp]);
+  const { t } = useI18n();
+  usePageTitle(signUp ? t('auth.signUpTitle') : t('auth.signInTitle'));
 
   const submit = useMutation({
     mutationFn: () =>
@@ -50,64 +50,71 @@ export function AuthPage({ mode }: { mode: Mode }) {
     submit.mutate();
   };
   const field = fieldOf(submit.error, mode);
+  // The API says INVALID_INPUT; the page says which rule the password broke.
+  const length = [...password].length;
+  const passwordError =
+    field === 'password'
+      ? new LocalError(
+          length < 8 ? 'auth.passwordTooShort' : length > 128 ? 'auth.passwordTooLong' : 'auth.passwordCommon',
+        )
+      : null;
+  // An answer about what was typed before goes as soon as it changes.
+  const edit = (set: (value: string) => void) => (event: { target: { value: string } }) => {
+    if (submit.isError) submit.reset();
+    set(event.target.value);
+  };
 
   return (
     <section className="auth-card panel">
-      <h1>{signUp ? 'Create your account' : 'Sign in'}</h1>
-      <p className="muted">
-        {signUp
-          ? 'Free plan: one app, 1,000 subscribers and 30,000 sends a month.'
-          : 'Send web push notifications to your visitors.'}
-      </p>
+      <h1>{signUp ? t('auth.signUpHeading') : t('auth.signInTitle')}</h1>
+      <p className="muted">{signUp ? t('auth.signUpLead') : t('auth.signInLead')}</p>
       <form onSubmit={onSubmit} noValidate={false}>
         <Field
           id="email"
-          label="E-mail"
+          label={t('auth.email')}
           type="email"
           autoComplete="email"
           required
           value={email}
-          onChange={(event) => setEmail(event.target.value)}
+          onChange={edit(setEmail)}
           error={field === 'email' ? submit.error : null}
         />
         <Field
           id="password"
-          label="Password"
+          label={t('auth.password')}
           type="password"
           autoComplete={signUp ? 'new-password' : 'current-password'}
           required
-          minLength={signUp ? 8 : undefined}
-          maxLength={signUp ? 128 : undefined}
           value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          hint={signUp ? '8 to 128 characters, not a common password.' : undefined}
-          error={field === 'password' ? submit.error : null}
+          onChange={edit(setPassword)}
+          hint={signUp ? t('auth.passwordRule') : undefined}
+          error={passwordError}
         />
         {!signUp && (
           <p className="hint">
-            <Link to="/forgot-password">Forgot your password?</Link>
+            <Link to="/forgot-password">{t('auth.forgot')}</Link>
           </p>
         )}
         {field === null && <ErrorMessage error={submit.error} />}
         <button type="submit" className="button button-primary button-wide" disabled={submit.isPending}>
-          {submit.isPending ? 'Please wait…' : signUp ? 'Create account' : 'Sign in'}
+          {submit.isPending ? t('auth.wait') : signUp ? t('auth.createAccount') : t('auth.signIn')}
         </button>
       </form>
       <div className="oauth-slot">
         {providers.data?.github && (
           <a className="button button-wide button-github" href="/api/v1/auth/github">
-            Sign in with GitHub
+            {t('auth.github')}
           </a>
         )}
       </div>
       <p className="muted">
         {signUp ? (
           <>
-            Already have an account? <Link to={`/sign-in${params.size ? `?${params}` : ''}`}>Sign in</Link>
+            {t('auth.haveAccount')} <Link to={`/sign-in${params.size ? `?${params}` : ''}`}>{t('auth.signIn')}</Link>
           </>
         ) : (
           <>
-            New here? <Link to={`/sign-up${params.size ? `?${params}` : ''}`}>Create an account</Link>
+            {t('auth.newHere')} <Link to={`/sign-up${params.size ? `?${params}` : ''}`}>{t('auth.createLink')}</Link>
           </>
         )}
       </p>

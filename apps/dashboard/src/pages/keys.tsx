@@ -1,46 +1,39 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { Skeleton } from '../components/skeleton.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 
-export const SCOPES = [
-  {
-    id: 'subscribe_only',
-    label: 'Subscribe only',
-    explain: 'For your web pages: adds and removes browser subscriptions, nothing else.',
-  },
-  { id: 'notify', label: 'Notify', explain: 'For your servers: sends notifications and reads their progress.' },
-  { id: 'full', label: 'Full', explain: 'Everything Notify can do, plus test notifications to one subscription.' },
-] as const;
-type Scope = (typeof SCOPES)[number]['id'];
+/** The scopes, lowest first; each has `keys.scope.<id>` and `keys.scope.<id>.explain` messages. */
+export const SCOPES = ['subscribe_only', 'notify', 'full'] as const;
+type Scope = (typeof SCOPES)[number];
 
 export const keysQuery = (appId: string) => ({
   queryKey: ['keys', appId],
   queryFn: () => call(api.GET('/api/v1/apps/{appId}/keys', { params: { path: { appId } } })),
 });
 
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-
 function NewSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
+  const { t } = useI18n();
   return (
     <section className="panel secret-panel" aria-labelledby="secret-title">
-      <h2 id="secret-title">Your new API key</h2>
+      <h2 id="secret-title">{t('keys.newTitle')}</h2>
       <p className="warning" role="alert">
-        Copy it now: it will not be shown again. We keep only a hash of it.
+        {t('keys.newWarning')}
       </p>
       <div className="key-row">
         <code className="break-all" data-testid="new-secret">
           {secret}
         </code>
-        <CopyButton text={secret} label="Copy key" />
+        <CopyButton text={secret} label={t('keys.copyKey')} />
       </div>
       <button type="button" className="button" onClick={onDone}>
-        I have copied it
+        {t('keys.copied')}
       </button>
     </section>
   );
@@ -53,9 +46,8 @@ export function KeysPage() {
   const [scope, setScope] = useState<Scope>('subscribe_only');
   const [name, setName] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
-  useEffect(() => {
-    document.title = `API keys · ${app.name} · Web Push`;
-  }, [app.name]);
+  const { t, rich, dateTime } = useI18n();
+  usePageTitle(`${t('keys.title')} · ${app.name}`);
 
   const create = useMutation({
     mutationFn: () =>
@@ -84,80 +76,83 @@ export function KeysPage() {
     <>
       {secret && <NewSecret secret={secret} onDone={() => setSecret(null)} />}
       <section className="panel">
-        <h2>Create an API key</h2>
+        <h2>{t('keys.createTitle')}</h2>
         <form onSubmit={onSubmit}>
           <fieldset className="scopes">
-            <legend>Scope</legend>
+            <legend>{t('keys.scope')}</legend>
             {SCOPES.map((option) => (
-              <label key={option.id} className="scope-option">
+              <label key={option} className="scope-option">
                 <input
                   type="radio"
                   name="scope"
-                  value={option.id}
-                  checked={scope === option.id}
-                  onChange={() => setScope(option.id)}
+                  value={option}
+                  checked={scope === option}
+                  onChange={() => setScope(option)}
                 />
                 <span>
-                  <strong>{option.label}</strong> <code>{option.id}</code>
-                  <span className="hint">{option.explain}</span>
+                  <strong>{t(`keys.scope.${option}` as MessageKey)}</strong> <code>{option}</code>
+                  <span className="hint">{t(`keys.scope.${option}.explain` as MessageKey)}</span>
                 </span>
               </label>
             ))}
           </fieldset>
           <Field
             id="key-name"
-            label="Name (optional)"
+            label={t('keys.name')}
             maxLength={200}
-            placeholder="Production web server"
+            placeholder={t('keys.namePlaceholder')}
             value={name}
             onChange={(event) => setName(event.target.value)}
           />
           <ErrorMessage error={create.error} />
           <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : 'Create key'}
+            {create.isPending ? t('keys.creating') : t('keys.create')}
           </button>
         </form>
       </section>
       <section className="panel">
-        <h2>Keys</h2>
+        <h2>{t('keys.list')}</h2>
         {keys.isPending ? (
           <Skeleton lines={3} />
         ) : keys.isError ? (
           <ErrorPanel error={keys.error} onRetry={() => void keys.refetch()} />
         ) : keys.data.keys.length === 0 ? (
-          <p className="empty">No keys yet.</p>
+          <p className="empty">{t('keys.empty')}</p>
         ) : (
           <div className="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Created</th>
+                  <th scope="col">{t('keys.colName')}</th>
+                  <th scope="col">{t('keys.colScope')}</th>
+                  <th scope="col">{t('keys.colCreated')}</th>
                   <th scope="col">
-                    <span className="visually-hidden">Actions</span>
+                    <span className="visually-hidden">{t('keys.colActions')}</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
                 {keys.data.keys.map((key) => (
                   <tr key={key.id}>
-                    <td>{key.name || <span className="muted">Unnamed</span>}</td>
+                    <td>{key.name || <span className="muted">{t('keys.unnamed')}</span>}</td>
                     <td>
                       <code>{key.scope}</code>
                     </td>
-                    <td>{dateFormat.format(new Date(key.createdAt))}</td>
+                    <td>{dateTime(key.createdAt)}</td>
                     <td className="actions">
                       <ConfirmButton
-                        label="Revoke"
-                        ariaLabel={`Revoke key ${key.name || key.id}`}
-                        title="Revoke this key?"
-                        confirmLabel="Revoke key"
+                        label={t('keys.revoke')}
+                        ariaLabel={t('keys.revokeLabel', { name: key.name || key.id })}
+                        title={t('keys.revokeTitle')}
+                        confirmLabel={t('keys.revokeConfirm')}
                         onConfirm={() => revoke(key.id)}
                       >
                         <p>
-                          Requests with the <code>{key.scope}</code> key <strong>{key.name || key.id}</strong> will
-                          answer <code>INVALID_API_KEY</code> from now on. This cannot be undone.
+                          {rich('keys.revokeBody', {
+                            scope: <code>{key.scope}</code>,
+                            name: <strong className="break-all">{key.name || key.id}</strong>,
+                            code: <code>INVALID_API_KEY</code>,
+                          })}
                         </p>
                       </ConfirmButton>
                     </td>

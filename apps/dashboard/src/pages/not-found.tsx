@@ -1,17 +1,16 @@
-import { useEffect } from 'react';
 import { Link } from 'react-router';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 
 export function NotFoundPage() {
-  useEffect(() => {
-    document.title = 'Page not found · Web Push';
-  }, []);
+  const { t } = useI18n();
+  usePageTitle(t('notFound.title'));
   return (
     <section className="panel narrow">
-      <h1>Page not found</h1>
-      <p>There is no page at this address. It may have moved, or the link may be mistyped.</p>
+      <h1>{t('notFound.title')}</h1>
+      <p>{t('notFound.body')}</p>
       <p>
         <Link to="/" className="button button-primary">
-          Go to your apps
+          {t('notFound.home')}
         </Link>
       </p>
     </section>

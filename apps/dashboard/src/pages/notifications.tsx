@@ -1,13 +1,15 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useEffect, useState } from 'react';
+import { Fragment, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Skeleton } from '../components/skeleton.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
-import { BUTTON_CLICKS_LABEL, buttonClicks } from './send-rich-fields.js';
+import { useRichText } from './rich-strings.js';
+import { buttonClicks } from './send-rich-fields.js';
 
 const PAGE_SIZE = 20;
 
@@ -25,20 +27,23 @@ export type Notification = Awaited<
   ReturnType<ReturnType<typeof notificationsQuery>['queryFn']>
 >['notifications'][number];
 
-const percentFormat = new Intl.NumberFormat('en', { style: 'percent', maximumFractionDigits: 1 });
-
 /** Click-through rate: clicked ÷ shown, "—" while nothing has been shown (no rate to speak of). */
-export const clickThroughRate = ({ shown, clicked }: { shown: number; clicked: number }) =>
-  shown === 0 ? '—' : percentFormat.format(clicked / shown);
+export const clickThroughRate = ({ shown, clicked }: { shown: number; clicked: number }, language = 'en') =>
+  shown === 0
+    ? '—'
+    : new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 1 }).format(clicked / shown);
 
-export const CTR_DEFINITION = 'Click-through rate: clicked ÷ shown';
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
-const formatDate = (value: string | null | undefined) => (value ? dateFormat.format(new Date(value)) : '—');
+/** Date and time to the second in the page's language, "—" for none. */
+function useFormatDate() {
+  const { language } = useI18n();
+  const format = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' });
+  return (value: string | null | undefined) => (value ? format.format(new Date(value)) : '—');
+}
 
 /** Cancel a scheduled send (asks first; 409 NOT_CANCELABLE once it has started shows in the dialog). */
 export function CancelSend({ appId, id, onCanceled }: { appId: string; id: string; onCanceled?: () => void }) {
   const queryClient = useQueryClient();
+  const { t } = useI18n();
   const cancel = async () => {
     await call(api.DELETE('/api/v1/apps/{appId}/notifications/{id}', { params: { path: { appId, id } } }));
     onCanceled?.();
@@ -46,89 +51,99 @@ export function CancelSend({ appId, id, onCanceled }: { appId: string; id: strin
   };
   return (
     <ConfirmButton
-      label="Cancel"
-      ariaLabel={`Cancel scheduled send ${id}`}
-      title="Cancel this scheduled send?"
-      confirmLabel="Cancel the send"
+      label={t('notifications.cancel')}
+      ariaLabel={t('notifications.cancelLabel', { id })}
+      title={t('notifications.cancelTitle')}
+      confirmLabel={t('notifications.cancelConfirm')}
       onConfirm={cancel}
     >
-      <p>Nothing will be sent. This cannot be undone.</p>
+      <p>{t('notifications.cancelBody')}</p>
     </ConfirmButton>
   );
 }
 
 /** What to do about the push services' answers people meet most. */
-export function failureHint(reason: string): string | null {
-  if (reason === '403 BadJwtToken')
-    return 'Apple refuses the VAPID subject: set VAPID_SUBJECT to a mailto: address or https: URL on a real domain you own (not localhost or example.com).';
-  if (reason === '400 VapidPkHashMismatch')
-    return 'the subscription was made with another VAPID key than the one it was pushed with.';
-  if (reason.startsWith('413')) return 'the payload is too large for this push service.';
+export function failureHint(reason: string, t: (key: MessageKey) => string): string | null {
+  if (reason === '403 BadJwtToken') return t('notifications.failureHint.badJwt');
+  if (reason === '400 VapidPkHashMismatch') return t('notifications.failureHint.keyMismatch');
+  if (reason.startsWith('413')) return t('notifications.failureHint.tooLarge');
   return null;
 }
 
 function Details({ notification }: { notification: Notification }) {
+  const { t, language } = useI18n();
+  const richText = useRichText();
+  const formatDate = useFormatDate();
   return (
     <dl className="facts">
-      <dt>Id</dt>
+      <dt>{t('notifications.id')}</dt>
       <dd>
         <code>{notification.id}</code>
       </dd>
-      <dt>Title</dt>
+      <dt>{t('notifications.titleField')}</dt>
       <dd>{notification.title}</dd>
-      <dt>Body</dt>
+      <dt>{t('notifications.body')}</dt>
       <dd>{notification.body}</dd>
       {notification.url && (
         <>
-          <dt>Link</dt>
+          <dt>{t('notifications.link')}</dt>
           <dd className="break-all">{notification.url}</dd>
         </>
       )}
-      <dt>Created</dt>
+      <dt>{t('notifications.created')}</dt>
       <dd>{formatDate(notification.createdAt)}</dd>
       {notification.sendAt && (
         <>
-          <dt>Send at</dt>
+          <dt>{t('notifications.sendAt')}</dt>
           <dd>{formatDate(notification.sendAt)}</dd>
         </>
       )}
       {notification.errorCode && (
         <>
-          <dt>Error</dt>
+          <dt>{t('notifications.error')}</dt>
           <dd>
             <code>{notification.errorCode}</code>
           </dd>
         </>
       )}
-      <dt>Completed</dt>
+      <dt>{t('notifications.completed')}</dt>
       <dd>{formatDate(notification.completedAt)}</dd>
-      <dt>Delivery</dt>
+      <dt>{t('notifications.delivery')}</dt>
       <dd>
-        {notification.sent} sent, {notification.failed} failed, {notification.expired} expired of {notification.targets}
+        {t('notifications.deliveryCounts', {
+          sent: notification.sent,
+          failed: notification.failed,
+          expired: notification.expired,
+          targets: notification.targets,
+        })}
       </dd>
       {notification.failureReasons && (
         <>
-          <dt>Why pushes failed</dt>
+          <dt>{t('notifications.failureReasons')}</dt>
           <dd data-testid="failure-reasons">
             <ul>
               {Object.entries(notification.failureReasons).map(([reason, count]) => (
                 <li key={reason}>
                   <code>{reason}</code>: {count}
-                  {failureHint(reason) && <span className="hint"> — {failureHint(reason)}</span>}
+                  {failureHint(reason, t) && <span className="hint"> — {failureHint(reason, t)}</span>}
                 </li>
               ))}
             </ul>
           </dd>
         </>
       )}
-      <dt>Engagement</dt>
+      <dt>{t('notifications.engagement')}</dt>
       <dd data-testid="engagement">
-        {notification.shown} shown, {notification.clicked} clicked, click-through rate {clickThroughRate(notification)}{' '}
-        <span className="hint">(clicked ÷ shown)</span>
+        {t('notifications.engagementCounts', {
+          shown: notification.shown,
+          clicked: notification.clicked,
+          ctr: clickThroughRate(notification, language),
+        })}{' '}
+        <span className="hint">{t('notifications.engagementNote')}</span>
       </dd>
       {buttonClicks(notification) && (
         <>
-          <dt>{BUTTON_CLICKS_LABEL}</dt>
+          <dt>{richText.buttonClicks}</dt>
           <dd data-testid="button-clicks">{buttonClicks(notification)}</dd>
         </>
       )}
@@ -141,16 +156,16 @@ export function NotificationsPage() {
   const pages = useCursorPages();
   const [open, setOpen] = useState<string | null>(null);
   const list = useQuery({ ...notificationsQuery(app.id, pages.cursor), placeholderData: keepPreviousData });
-  useEffect(() => {
-    document.title = `Notifications · ${app.name} · Web Push`;
-  }, [app.name]);
+  const { t, rich, language } = useI18n();
+  const formatDate = useFormatDate();
+  usePageTitle(`${t('notifications.title')} · ${app.name}`);
 
   return (
     <section className="panel">
       <div className="panel-heading">
-        <h2>Notifications</h2>
+        <h2>{t('notifications.title')}</h2>
         <Link to={`/apps/${app.id}/send`} className="button button-primary button-small">
-          New notification
+          {t('notifications.new')}
         </Link>
       </div>
       {list.isPending ? (
@@ -158,39 +173,44 @@ export function NotificationsPage() {
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.notifications.length === 0 ? (
-        <p className="empty">Nothing sent yet.</p>
+        <p className="empty">
+          {t('notifications.empty')}{' '}
+          {rich('notifications.emptyNext', {
+            send: <Link to={`/apps/${app.id}/send`}>{t('notifications.sendLink')}</Link>,
+          })}
+        </p>
       ) : (
         <>
           <div className="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Sent at</th>
-                  <th scope="col">Title</th>
-                  <th scope="col">Status</th>
+                  <th scope="col">{t('notifications.colSentAt')}</th>
+                  <th scope="col">{t('notifications.colTitle')}</th>
+                  <th scope="col">{t('notifications.colStatus')}</th>
                   <th scope="col" className="num">
-                    Targets
+                    {t('notifications.colTargets')}
                   </th>
                   <th scope="col" className="num">
-                    Sent
+                    {t('notifications.colSent')}
                   </th>
                   <th scope="col" className="num">
-                    Failed
+                    {t('notifications.colFailed')}
                   </th>
                   <th scope="col" className="num">
-                    Expired
+                    {t('notifications.colExpired')}
                   </th>
                   <th scope="col" className="engagement">
-                    Shown
+                    {t('notifications.colShown')}
                   </th>
                   <th scope="col" className="engagement">
-                    Clicked
+                    {t('notifications.colClicked')}
                   </th>
                   <th scope="col" className="engagement">
-                    <abbr title={CTR_DEFINITION}>CTR</abbr>
+                    <abbr title={t('notifications.ctrDefinition')}>{t('notifications.colCtr')}</abbr>
                   </th>
                   <th scope="col">
-                    <span className="visually-hidden">Actions</span>
+                    <span className="visually-hidden">{t('notifications.colActions')}</span>
                   </th>
                 </tr>
               </thead>
@@ -211,9 +231,13 @@ export function NotificationsPage() {
                       </td>
                       <td>{notification.title}</td>
                       <td>
-                        <span className={`status status-${notification.status}`}>{notification.status}</span>
+                        <span className={`status status-${notification.status}`}>
+                          {t(`notifications.status.${notification.status}` as MessageKey)}
+                        </span>
                         {notification.status === 'scheduled' && notification.sendAt && (
-                          <span className="hint">for {formatDate(notification.sendAt)}</span>
+                          <span className="hint">
+                            {t('notifications.for', { when: formatDate(notification.sendAt) })}
+                          </span>
                         )}
                       </td>
                       <td className="num">{notification.targets}</td>
@@ -222,7 +246,7 @@ export function NotificationsPage() {
                       <td className="num">{notification.expired}</td>
                       <td className="engagement">{notification.shown}</td>
                       <td className="engagement">{notification.clicked}</td>
-                      <td className="engagement">{clickThroughRate(notification)}</td>
+                      <td className="engagement">{clickThroughRate(notification, language)}</td>
                       <td className="actions">
                         {notification.status === 'scheduled' && <CancelSend appId={app.id} id={notification.id} />}
                       </td>
@@ -239,12 +263,9 @@ export function NotificationsPage() {
               </tbody>
             </table>
           </div>
-          <p className="hint table-note">
-            Shown and clicked are reported by the SDK's service worker (unless the site turned tracking off), each
-            subscriber counted once. CTR, the click-through rate, is clicked ÷ shown; — until something is shown.
-          </p>
+          <p className="hint table-note">{t('notifications.note')}</p>
           <Pager
-            label="Notification"
+            label={t('notifications.pager')}
             pageNumber={pages.pageNumber}
             nextCursor={list.data.nextCursor}
             onNewer={pages.newer}

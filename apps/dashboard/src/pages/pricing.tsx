@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
 import { api, call } from '../api/client.js';
 import { useMe } from '../api/session.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from './pricing-table.js';
 
 /** The plans prerendered into pricing.html, so the live page starts from what is already on screen. */
@@ -18,6 +18,7 @@ function prerenderedPlans(): { plans: Plan[] } | undefined {
 }
 
 export function PricingPage() {
+  const { t } = useI18n();
   const me = useMe();
   const plans = useQuery({
     queryKey: ['plans'],
@@ -25,14 +26,12 @@ export function PricingPage() {
     initialData: prerenderedPlans,
     initialDataUpdatedAt: 0,
   });
-  useEffect(() => {
-    document.title = 'Pricing · Web Push';
-  }, []);
+  usePageTitle(t('pricing.title'));
   if (plans.data) return <PricingTable plans={plans.data.plans} currentPlan={me.data?.plan ?? null} />;
   if (plans.isError) return <ErrorPanel error={plans.error} onRetry={() => void plans.refetch()} />;
   return (
     <>
-      <h1>Plans</h1>
+      <h1>{t('pricing.heading')}</h1>
       <Skeleton lines={3} height="card" />
     </>
   );

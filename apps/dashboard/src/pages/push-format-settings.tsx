@@ -4,12 +4,13 @@ import { api, call } from '../api/client.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useCurrentApp } from './app-layout.js';
-import { richText as text } from './rich-strings.js';
+import { useRichText } from './rich-strings.js';
 
 type PushFormat = 'legacy' | 'declarative';
 
 /** The app's push format and default page (CONTRACT 1.2 "Declarative Web Push"). */
 export function PushFormatSettings() {
+  const text = useRichText();
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [format, setFormat] = useState<PushFormat>(app.pushFormat);

@@ -1,7 +1,9 @@
+import { useI18n } from '../i18n/index.js';
+
 /**
  * The words of the rich-notification and push-format controls, in both languages the dashboard
- * speaks. Kept in one place so the dashboard's language catalogue can take them over as they are;
- * until it does, the pages use `richStrings.en`.
+ * speaks (their labels are functions, so they stay beside the catalogue in src/i18n); `useRichText()`
+ * gives the page's language.
  */
 export const richStrings = {
   en: {
@@ -52,4 +54,5 @@ export const richStrings = {
   },
 } as const;
 
-export const richText = richStrings.en;
+/** The rich-notification words in the page's language. */
+export const useRichText = () => richStrings[useI18n().language];

@@ -1,5 +1,5 @@
 import { Field } from '../components/field.js';
-import { richText as text } from './rich-strings.js';
+import { useRichText } from './rich-strings.js';
 
 /** The rich fields of the send form (CONTRACT 1.2 "Rich notifications"): an image, two buttons, tag and behaviour. */
 export interface RichDraft {
@@ -43,6 +43,7 @@ export function richPayloadOf(draft: RichDraft) {
 }
 
 export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (draft: RichDraft) => void }) {
+  const text = useRichText();
   const setButton = (index: number, field: 'title' | 'url', value: string) =>
     onChange({
       ...draft,
@@ -142,5 +143,3 @@ export function buttonClicks(notification: {
   if (actions.length === 0) return null;
   return actions.map((action) => `${action.title}: ${notification.actionClicks[action.action] ?? 0}`).join(', ');
 }
-
-export const BUTTON_CLICKS_LABEL = text.buttonClicks;

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api, call } from '../api/client.js';
+import { ApiError, api, call } from '../api/client.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 import { CancelSend, type Notification, notificationsQuery } from './notifications.js';
 import { EMPTY_RICH, type RichDraft, RichFields, RichPreview, richPayloadOf } from './send-rich-fields.js';
@@ -51,26 +52,32 @@ export const uidsOf = (text: string) => [
   ),
 ];
 
+/** Why a field cannot be sent: a message key and its values. */
+export interface Problem {
+  key: MessageKey;
+  values?: Record<string, string | number>;
+}
+
 /** `key=value` pairs, one a line (or comma separated): the tags object, or the first line that is not a pair. */
-export function tagsOf(text: string): { tags: Record<string, string> } | { problem: string } {
+export function tagsOf(text: string): { tags: Record<string, string> } | { problem: Problem } {
   const tags: Record<string, string> = {};
   for (const line of text.split(/[\n,]/)) {
     const pair = line.trim();
     if (!pair) continue;
     const at = pair.indexOf('=');
-    if (at < 1) return { problem: `“${pair}” is not a key=value pair.` };
+    if (at < 1) return { problem: { key: 'send.tagsNotPair', values: { pair } } };
     tags[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
   }
-  if (Object.keys(tags).length === 0) return { problem: 'Give at least one key=value pair.' };
+  if (Object.keys(tags).length === 0) return { problem: { key: 'send.tagsNone' } };
   return { tags };
 }
 
 /** A datetime-local value (the browser's time zone) as RFC 3339 UTC, or why it cannot be used. */
-export function sendAtOf(local: string, now = Date.now()): { sendAt: string } | { problem: string } {
+export function sendAtOf(local: string, now = Date.now()): { sendAt: string } | { problem: Problem } {
   const when = new Date(local);
-  if (!local || Number.isNaN(when.getTime())) return { problem: 'Choose a date and time.' };
-  if (when.getTime() <= now) return { problem: 'Choose a time in the future.' };
-  if (when.getTime() > now + MAX_AHEAD_MS) return { problem: 'Choose a time at most 30 days ahead.' };
+  if (!local || Number.isNaN(when.getTime())) return { problem: { key: 'send.whenMissing' } };
+  if (when.getTime() <= now) return { problem: { key: 'send.whenPast' } };
+  if (when.getTime() > now + MAX_AHEAD_MS) return { problem: { key: 'send.whenFar' } };
   return { sendAt: when.toISOString() };
 }
 
@@ -85,6 +92,7 @@ const isFinished = (status: string | undefined) =>
   status === 'completed' || status === 'failed' || status === 'canceled';
 
 function Progress({ appId, accepted }: { appId: string; accepted: { id: string; targets: number } }) {
+  const { t, plural, rich } = useI18n();
   // The first page of the history, newest first, holds the send just made: polled until it ends.
   const page = useQuery({
     ...notificationsQuery(appId, null),
@@ -101,53 +109,64 @@ function Progress({ appId, accepted }: { appId: string; accepted: { id: string; 
   const reached = status === 'failed' ? 2 : Math.max(0, STEPS.indexOf(status as (typeof STEPS)[number]));
   return (
     <section className="panel" aria-labelledby="progress-title">
-      <h2 id="progress-title">Delivery</h2>
-      <ol className="steps" aria-label="Progress">
+      <h2 id="progress-title">{t('send.delivery')}</h2>
+      <ol className="steps" aria-label={t('send.progress')}>
         {STEPS.map((step, index) => (
           <li
             key={step}
             className={index <= reached ? 'step step-done' : 'step'}
             aria-current={index === reached ? 'step' : undefined}
           >
-            {step === 'completed' && status === 'failed' ? 'failed' : step}
+            {t(step === 'completed' && status === 'failed' ? 'send.step.failed' : `send.step.${step}`)}
           </li>
         ))}
       </ol>
       <p role="status" data-testid="send-status" data-status={status}>
-        {status === 'completed' || status === 'failed' ? 'Finished' : 'In progress'}: {notification.sent ?? 0} sent,{' '}
-        {notification.failed ?? 0} failed, {notification.expired ?? 0} expired of{' '}
-        {notification.targets ?? accepted.targets}{' '}
-        {(notification.targets ?? accepted.targets) === 1 ? 'subscriber' : 'subscribers'}.
+        {plural('send.counts.other', notification.targets ?? accepted.targets, {
+          state: status === 'completed' || status === 'failed' ? t('send.finished') : t('send.inProgress'),
+          sent: notification.sent ?? 0,
+          failed: notification.failed ?? 0,
+          expired: notification.expired ?? 0,
+        })}
       </p>
+      {(notification.targets ?? accepted.targets) === 0 && (
+        <div className="warning" data-testid="no-targets">
+          <p>{t('send.noTargets')}</p>
+          <p>
+            {rich('send.noTargetsNext', {
+              tryIt: <Link to={`/apps/${appId}/try`}>{t('send.tryItLink')}</Link>,
+              snippet: <Link to={`/apps/${appId}`}>{t('send.snippetLink')}</Link>,
+            })}
+          </p>
+        </div>
+      )}
       {page.isError && <ErrorMessage error={page.error} />}
       <p>
-        <Link to={`/apps/${appId}/notifications`}>See all notifications</Link>
+        <Link to={`/apps/${appId}/notifications`}>{t('send.seeAll')}</Link>
       </p>
     </section>
   );
 }
 
-const scheduleFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-
 function Scheduled({ appId, id, sendAt }: { appId: string; id: string; sendAt: string }) {
   const [canceled, setCanceled] = useState(false);
+  const { t, dateTime } = useI18n();
   return (
     <section className="panel" aria-labelledby="scheduled-title">
-      <h2 id="scheduled-title">Scheduled</h2>
+      <h2 id="scheduled-title">{t('send.scheduled')}</h2>
       <p role="status" data-testid="send-status" data-status={canceled ? 'canceled' : 'scheduled'}>
-        {canceled
-          ? 'Canceled: nothing will be sent.'
-          : `Scheduled for ${scheduleFormat.format(new Date(sendAt))}. The audience is counted when it starts.`}
+        {canceled ? t('send.canceled') : t('send.scheduledFor', { when: dateTime(sendAt) })}
       </p>
       {!canceled && <CancelSend appId={appId} id={id} onCanceled={() => setCanceled(true)} />}
       <p>
-        <Link to={`/apps/${appId}/notifications`}>See all notifications</Link>
+        <Link to={`/apps/${appId}/notifications`}>{t('send.seeAll')}</Link>
       </p>
     </section>
   );
 }
 
 function Preview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
+  const { t } = useI18n();
   let host = '';
   try {
     host = draft.url ? new URL(draft.url).host : '';
@@ -156,8 +175,8 @@ function Preview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
   }
   const icon = draft.icon.startsWith('https://') ? draft.icon : null;
   return (
-    <figure className="preview" aria-label="Preview">
-      <figcaption className="muted">Preview (browsers differ in the details)</figcaption>
+    <figure className="preview" aria-label={t('send.preview')}>
+      <figcaption className="muted">{t('send.previewNote')}</figcaption>
       <div className="preview-card">
         {icon ? (
           <img src={icon} alt="" className="preview-icon" />
@@ -165,8 +184,8 @@ function Preview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
           <span className="preview-icon" aria-hidden="true" />
         )}
         <div className="preview-text">
-          <strong className="preview-title">{draft.title || 'Title'}</strong>
-          <span className="preview-body">{draft.body || 'The body of your notification.'}</span>
+          <strong className="preview-title">{draft.title || t('send.previewTitle')}</strong>
+          <span className="preview-body">{draft.body || t('send.previewBody')}</span>
           <span className="preview-host muted">{host || window.location.host}</span>
           <RichPreview draft={rich} />
         </div>
@@ -185,10 +204,9 @@ export function SendPage() {
   const [tagsText, setTagsText] = useState('');
   const [later, setLater] = useState(false);
   const [when, setWhen] = useState(() => localIn(60));
-  const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; message: string } | null>(null);
-  useEffect(() => {
-    document.title = `Send · ${app.name} · Web Push`;
-  }, [app.name]);
+  const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; problem: Problem } | null>(null);
+  const { t, plural, rich: richText, number } = useI18n();
+  usePageTitle(`${t('send.title')} · ${app.name}`);
   const bytes = payloadBytes(draft);
   const tooLarge = bytes > MAX_PAYLOAD_BYTES;
 
@@ -211,22 +229,22 @@ export function SendPage() {
     const options: { uids?: string[]; tags?: Record<string, string>; sendAt?: string } = {};
     if (audience === 'uids') {
       const uids = uidsOf(uidsText);
-      if (uids.length === 0) return { field: 'uids' as const, message: 'Give at least one user id.' };
+      if (uids.length === 0) return { field: 'uids' as const, problem: { key: 'send.uidsNone' } as Problem };
       if (uids.length > MAX_UIDS)
         return {
           field: 'uids' as const,
-          message: `At most ${MAX_UIDS.toLocaleString('en')} user ids (${uids.length}).`,
+          problem: { key: 'send.uidsTooMany', values: { max: MAX_UIDS, count: uids.length } } as Problem,
         };
       options.uids = uids;
     }
     if (audience === 'tags') {
       const parsed = tagsOf(tagsText);
-      if ('problem' in parsed) return { field: 'tags' as const, message: parsed.problem };
+      if ('problem' in parsed) return { field: 'tags' as const, problem: parsed.problem };
       options.tags = parsed.tags;
     }
     if (later) {
       const parsed = sendAtOf(when);
-      if ('problem' in parsed) return { field: 'send-at' as const, message: parsed.problem };
+      if ('problem' in parsed) return { field: 'send-at' as const, problem: parsed.problem };
       options.sendAt = parsed.sendAt;
     }
     return options;
@@ -235,30 +253,39 @@ export function SendPage() {
     event.preventDefault();
     if (tooLarge) return;
     const options = optionsOf();
-    if ('message' in options) {
-      setProblem(options);
+    if ('problem' in options && options.problem && 'field' in options) {
+      setProblem({ field: options.field, problem: options.problem });
       return;
     }
     setProblem(null);
-    send.mutate(options);
+    send.mutate(options as { uids?: string[]; tags?: Record<string, string>; sendAt?: string });
   };
   const problemOf = (field: 'uids' | 'tags' | 'send-at') =>
     problem?.field === field ? (
       <p className="error-message" role="alert" id={`${field}-error`}>
-        {problem.message}
+        {t(problem.problem.key, problem.problem.values)}
       </p>
     ) : null;
-  const set = (field: keyof Draft) => (event: { target: { value: string } }) =>
+  // An answer about the old text (INVALID_URL, PAYLOAD_TOO_LARGE…) goes as soon as the text changes.
+  const set = (field: keyof Draft) => (event: { target: { value: string } }) => {
+    if (send.isError) send.reset();
     setDraft((current) => ({ ...current, [field]: event.target.value }));
+  };
+  // INVALID_URL names no field: it belongs under the first URL field that is not https://.
+  const urlField =
+    send.error instanceof ApiError && send.error.code === 'INVALID_URL'
+      ? (['url', 'icon', 'badge'] as const).find((field) => draft[field] && !draft[field].startsWith('https://'))
+      : undefined;
+  const urlError = (field: 'url' | 'icon' | 'badge') => (urlField === field ? send.error : null);
 
   return (
     <>
       <div className="send-grid">
         <section className="panel">
-          <h2>New notification</h2>
+          <h2>{t('send.newNotification')}</h2>
           <form onSubmit={onSubmit}>
             <fieldset className="scopes">
-              <legend>Audience</legend>
+              <legend>{t('send.audience')}</legend>
               <label className="scope-option">
                 <input
                   type="radio"
@@ -268,11 +295,8 @@ export function SendPage() {
                   onChange={() => setAudience('all')}
                 />
                 <span>
-                  <strong>All subscribers</strong>
-                  <span className="hint">
-                    {app.stats.activeSubscribers} active{' '}
-                    {app.stats.activeSubscribers === 1 ? 'subscriber' : 'subscribers'} now.
-                  </span>
+                  <strong>{t('send.all')}</strong>
+                  <span className="hint">{plural('send.allHint.other', app.stats.activeSubscribers)}</span>
                 </span>
               </label>
               <label className="scope-option">
@@ -284,8 +308,8 @@ export function SendPage() {
                   onChange={() => setAudience('uids')}
                 />
                 <span>
-                  <strong>User ids</strong>
-                  <span className="hint">Every browser of these uids (up to 1,000).</span>
+                  <strong>{t('send.uids')}</strong>
+                  <span className="hint">{t('send.uidsHint')}</span>
                 </span>
               </label>
               <label className="scope-option">
@@ -297,14 +321,19 @@ export function SendPage() {
                   onChange={() => setAudience('tags')}
                 />
                 <span>
-                  <strong>Tags</strong>
-                  <span className="hint">Every browser whose tags contain all these pairs.</span>
+                  <strong>{t('send.tags')}</strong>
+                  <span className="hint">{t('send.tagsHint')}</span>
                 </span>
               </label>
             </fieldset>
+            {audience === 'all' && app.stats.activeSubscribers === 0 && (
+              <p className="hint warning" data-testid="no-subscribers">
+                {richText('send.noneYet', { tryIt: <Link to={`/apps/${app.id}/try`}>{t('send.tryItLink')}</Link> })}
+              </p>
+            )}
             {audience === 'uids' && (
               <div className="field">
-                <label htmlFor="uids">User ids</label>
+                <label htmlFor="uids">{t('send.uids')}</label>
                 <textarea
                   id="uids"
                   name="uids"
@@ -315,14 +344,14 @@ export function SendPage() {
                   aria-describedby="uids-hint uids-error"
                 />
                 <p className="hint" id="uids-hint">
-                  Separated by commas or new lines.
+                  {t('send.uidsSeparator')}
                 </p>
                 {problemOf('uids')}
               </div>
             )}
             {audience === 'tags' && (
               <div className="field">
-                <label htmlFor="tags">Tags</label>
+                <label htmlFor="tags">{t('send.tags')}</label>
                 <textarea
                   id="tags"
                   name="tags"
@@ -334,53 +363,62 @@ export function SendPage() {
                   aria-describedby="tags-hint tags-error"
                 />
                 <p className="hint" id="tags-hint">
-                  <code>key=value</code>, one a line.
+                  {richText('send.tagsFormat', { pair: <code>key=value</code> })}
                 </p>
                 {problemOf('tags')}
               </div>
             )}
-            <Field id="title" label="Title" required value={draft.title} onChange={set('title')} />
+            <Field id="title" label={t('send.fieldTitle')} required value={draft.title} onChange={set('title')} />
             <div className="field">
-              <label htmlFor="body">Body</label>
+              <label htmlFor="body">{t('send.fieldBody')}</label>
               <textarea id="body" name="body" required rows={3} value={draft.body} onChange={set('body')} />
             </div>
             <Field
               id="url"
-              label="Link (optional)"
+              label={t('send.fieldUrl')}
               type="url"
               placeholder="https://example.com/news"
               value={draft.url}
               onChange={set('url')}
-              hint="Opened when the notification is clicked."
+              hint={t('send.fieldUrlHint')}
+              error={urlError('url')}
             />
             <Field
               id="icon"
-              label="Icon (optional)"
+              label={t('send.fieldIcon')}
               type="url"
               placeholder="https://example.com/icon.png"
               value={draft.icon}
               onChange={set('icon')}
+              error={urlError('icon')}
             />
             <Field
               id="badge"
-              label="Badge (optional)"
+              label={t('send.fieldBadge')}
               type="url"
               placeholder="https://example.com/badge.png"
               value={draft.badge}
               onChange={set('badge')}
-              hint="A small monochrome image some systems show in the status bar."
+              hint={t('send.fieldBadgeHint')}
+              error={urlError('badge')}
             />
-            <RichFields draft={rich} onChange={setRich} />
+            <RichFields
+              draft={rich}
+              onChange={(next) => {
+                if (send.isError) send.reset();
+                setRich(next);
+              }}
+            />
             <label className="scope-option">
               <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
               <span>
-                <strong>Send later</strong>
-                <span className="hint">At most 30 days ahead; it can be canceled until it starts.</span>
+                <strong>{t('send.later')}</strong>
+                <span className="hint">{t('send.laterHint')}</span>
               </span>
             </label>
             {later && (
               <div className="field">
-                <label htmlFor="send-at">Send at (your time zone)</label>
+                <label htmlFor="send-at">{t('send.sendAt')}</label>
                 <input
                   id="send-at"
                   name="send-at"
@@ -397,17 +435,17 @@ export function SendPage() {
               </div>
             )}
             <p className={tooLarge ? 'byte-counter over' : 'byte-counter'} id="byte-counter" aria-live="polite">
-              {bytes.toLocaleString('en')} / {MAX_PAYLOAD_BYTES.toLocaleString('en')} bytes
-              {tooLarge && ': too large, shorten the text'}
+              {t('send.bytes', { bytes: number(bytes), max: number(MAX_PAYLOAD_BYTES) })}
+              {tooLarge && t('send.tooLarge')}
             </p>
-            <ErrorMessage error={send.error} />
+            {!urlField && <ErrorMessage error={send.error} />}
             <button
               type="submit"
               className="button button-primary"
               disabled={send.isPending || tooLarge}
               aria-describedby="byte-counter"
             >
-              {send.isPending ? 'Sending…' : later ? 'Schedule notification' : 'Send notification'}
+              {send.isPending ? t('send.sending') : later ? t('send.schedule') : t('send.send')}
             </button>
           </form>
         </section>

@@ -1,12 +1,14 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 import { PushFormatSettings } from './push-format-settings.js';
+import type { Problem } from './send.js';
 import { WebhookSettings } from './webhook-settings.js';
 
 /** CONTRACT: at most 20 allowed origins. */
@@ -20,17 +22,17 @@ export const originsOf = (text: string) =>
     .filter(Boolean);
 
 /** What the browser can tell before asking: `https://host[:port]`, nothing more (the API has the last word). */
-export function originProblem(origins: string[]): string | null {
-  if (origins.length > MAX_ORIGINS) return `At most ${MAX_ORIGINS} origins.`;
+export function originProblem(origins: string[]): Problem | null {
+  if (origins.length > MAX_ORIGINS) return { key: 'settings.tooManyOrigins', values: { max: MAX_ORIGINS } };
   for (const origin of origins) {
     let parsed: URL;
     try {
       parsed = new URL(origin);
     } catch {
-      return `“${origin}” is not an origin like https://example.com.`;
+      return { key: 'settings.notOrigin', values: { origin } };
     }
     if (parsed.origin !== origin)
-      return `“${origin}” is not an origin: scheme, host and port only, e.g. ${parsed.origin}.`;
+      return { key: 'settings.notOriginOnly', values: { origin, suggestion: parsed.origin } };
   }
   return null;
 }
@@ -39,6 +41,7 @@ function Rename() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [name, setName] = useState(app.name);
+  const { t } = useI18n();
   const rename = useMutation({
     mutationFn: () =>
       call(api.PATCH('/api/v1/apps/{appId}', { params: { path: { appId: app.id } }, body: { name: name.trim() } })),
@@ -53,24 +56,27 @@ function Rename() {
   };
   return (
     <section className="panel">
-      <h2>Name</h2>
+      <h2>{t('settings.nameTitle')}</h2>
       <form onSubmit={onSubmit}>
         <Field
           id="app-name"
-          label="App name"
+          label={t('settings.appName')}
           required
           maxLength={200}
           value={name}
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            if (rename.isError) rename.reset();
+            setName(event.target.value);
+          }}
           error={rename.error}
         />
         {rename.isSuccess && (
           <p className="success" role="status">
-            Saved.
+            {t('common.saved')}
           </p>
         )}
         <button type="submit" className="button button-primary" disabled={rename.isPending}>
-          {rename.isPending ? 'Saving…' : 'Rename'}
+          {rename.isPending ? t('common.saving') : t('settings.rename')}
         </button>
       </form>
     </section>
@@ -81,7 +87,8 @@ function AllowedOrigins() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [text, setText] = useState(app.allowedOrigins.join('\n'));
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const { t, rich } = useI18n();
   const save = useMutation({
     mutationFn: (allowedOrigins: string[]) =>
       call(api.PATCH('/api/v1/apps/{appId}', { params: { path: { appId: app.id } }, body: { allowedOrigins } })),
@@ -100,42 +107,60 @@ function AllowedOrigins() {
   const invalid = Boolean(problem || save.error);
   return (
     <section className="panel">
-      <h2>Allowed origins</h2>
+      <h2>{t('settings.originsTitle')}</h2>
       <p className="muted">
-        The pages allowed to use this app’s <code>subscribe_only</code> keys. Empty: any origin. Other origins (or
-        requests without an <code>Origin</code> header) get <code>403 ORIGIN_NOT_ALLOWED</code>.
+        {rich('settings.originsLead', {
+          scope: <code>subscribe_only</code>,
+          header: <code>Origin</code>,
+          error: <code>403 ORIGIN_NOT_ALLOWED</code>,
+        })}
       </p>
       <form onSubmit={onSubmit}>
         <div className="field">
-          <label htmlFor="allowed-origins">Origins, one a line</label>
+          <label htmlFor="allowed-origins">{t('settings.originsLabel')}</label>
           <textarea
             id="allowed-origins"
             name="allowed-origins"
             rows={4}
             placeholder="https://example.com"
             value={text}
-            onChange={(event) => setText(event.target.value)}
+            onChange={(event) => {
+              setProblem(null);
+              if (save.isError) save.reset();
+              setText(event.target.value);
+            }}
             aria-invalid={invalid ? true : undefined}
             aria-describedby="allowed-origins-hint allowed-origins-error"
           />
           <p className="hint" id="allowed-origins-hint">
-            Up to {MAX_ORIGINS}, e.g. <code>https://www.example.com</code> or <code>http://localhost:5173</code>.
+            {rich('settings.originsHint', {
+              max: MAX_ORIGINS,
+              example1: <code>https://www.example.com</code>,
+              example2: <code>http://localhost:5173</code>,
+            })}
           </p>
           {problem ? (
             <p className="error-message" role="alert" id="allowed-origins-error">
-              {problem}
+              {t(problem.key, problem.values)}
             </p>
           ) : (
             <ErrorMessage error={save.error} id="allowed-origins-error" />
           )}
         </div>
+        {originsOf(text).length > 0 && !originsOf(text).includes(window.location.origin) && (
+          <p className="hint warning" data-testid="dashboard-origin-warning">
+            {rich('settings.dashboardOrigin', { origin: <code>{window.location.origin}</code> })}
+          </p>
+        )}
         {save.isSuccess && !problem && (
           <p className="success" role="status">
-            Saved: {save.data.app.allowedOrigins.length === 0 ? 'any origin' : save.data.app.allowedOrigins.join(', ')}.
+            {save.data.app.allowedOrigins.length === 0
+              ? t('settings.savedAny')
+              : t('settings.savedList', { origins: save.data.app.allowedOrigins.join(', ') })}
           </p>
         )}
         <button type="submit" className="button button-primary" disabled={save.isPending}>
-          {save.isPending ? 'Saving…' : 'Save origins'}
+          {save.isPending ? t('common.saving') : t('settings.saveOrigins')}
         </button>
       </form>
     </section>
@@ -145,6 +170,7 @@ function AllowedOrigins() {
 function IdentitySecret() {
   const app = useCurrentApp();
   const [secret, setSecret] = useState<string | null>(null);
+  const { t, rich } = useI18n();
   // Errors show in the confirm dialog.
   const create = async () => {
     const answer = await call(
@@ -154,12 +180,12 @@ function IdentitySecret() {
   };
   return (
     <section className="panel" aria-labelledby="identity-title">
-      <h2 id="identity-title">Identity secret</h2>
+      <h2 id="identity-title">{t('settings.identityTitle')}</h2>
       <p className="muted">
-        Your server signs each user id (<code>uid</code>) with it, so a page using a <code>subscribe_only</code> key
-        cannot claim somebody else’s uid. The signature is the lowercase hex HMAC-SHA-256 of the uid:
+        {rich('settings.identityLead', { uid: <code>uid</code>, scope: <code>subscribe_only</code> })}
       </p>
-      <pre className="snippet">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling code block must be reachable by keyboard */}
+      <pre className="snippet" tabIndex={0}>
         <code>{`import { createHmac } from 'node:crypto';
 const uidSignature = createHmac('sha256', process.env.WEBPUSH_IDENTITY_SECRET).update(user.id).digest('hex');
 // in the page: WebPush.subscribe({ baseUrl, apiKey, uid: user.id, uidSignature, tags: { lang: 'ja' } })`}</code>
@@ -167,28 +193,30 @@ const uidSignature = createHmac('sha256', process.env.WEBPUSH_IDENTITY_SECRET).u
       {secret && (
         <div className="secret-panel">
           <p className="warning" role="alert">
-            Copy it now: it will not be shown again. Keep it on your server only.
+            {t('settings.identityCopyNow')}
           </p>
           <div className="key-row">
             <code className="break-all" data-testid="identity-secret">
               {secret}
             </code>
-            <CopyButton text={secret} label="Copy secret" />
+            <CopyButton text={secret} label={t('settings.copySecret')} />
           </div>
           <button type="button" className="button" onClick={() => setSecret(null)}>
-            I have copied it
+            {t('settings.copied')}
           </button>
         </div>
       )}
       <ConfirmButton
-        label="Create or rotate the identity secret"
-        title="Create a new identity secret?"
-        confirmLabel="Create new secret"
+        label={t('settings.identityCreate')}
+        title={t('settings.identityConfirmTitle')}
+        confirmLabel={t('settings.identityConfirm')}
         onConfirm={create}
       >
         <p>
-          If this app already has one, the old secret stops working at once: subscribes with a <code>uidSignature</code>{' '}
-          made with it get <code>403 INVALID_UID_SIGNATURE</code> until your server uses the new one.
+          {rich('settings.identityBody', {
+            signature: <code>uidSignature</code>,
+            error: <code>403 INVALID_UID_SIGNATURE</code>,
+          })}
         </p>
       </ConfirmButton>
     </section>
@@ -199,6 +227,7 @@ function VapidKey() {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
   const [rotated, setRotated] = useState(false);
+  const { t, rich } = useI18n();
   // Errors show in the confirm dialog.
   const rotate = async () => {
     await call(api.POST('/api/v1/apps/{appId}/vapid-key/rotate', { params: { path: { appId: app.id } } }));
@@ -208,31 +237,26 @@ function VapidKey() {
   };
   return (
     <section className="panel" aria-labelledby="vapid-title">
-      <h2 id="vapid-title">VAPID key</h2>
-      <p className="muted">The public key browsers subscribe with (their applicationServerKey):</p>
+      <h2 id="vapid-title">{t('settings.vapidTitle')}</h2>
+      <p className="muted">{t('settings.vapidLead')}</p>
       <div className="key-row">
         <code className="break-all" data-testid="vapid-public-key">
           {app.vapidPublicKey}
         </code>
-        <CopyButton text={app.vapidPublicKey} label="Copy key" />
+        <CopyButton text={app.vapidPublicKey} label={t('settings.vapidCopy')} />
       </div>
       {rotated && (
         <p className="success" role="status">
-          Rotated. New subscriptions use the new key.
+          {t('settings.vapidRotated')}
         </p>
       )}
       <ConfirmButton
-        label="Rotate VAPID key"
-        title="Rotate this app’s VAPID key?"
-        confirmLabel="Rotate key"
+        label={t('settings.vapidRotate')}
+        title={t('settings.vapidRotateTitle')}
+        confirmLabel={t('settings.vapidRotateConfirm')}
         onConfirm={rotate}
       >
-        <p>
-          A new key pair replaces the current one for new subscriptions. Existing subscribers keep receiving your
-          notifications: each is still signed with the key it subscribed with. The SDK moves each browser to the new key
-          the next time its page calls <code>subscribe()</code> or the browser renews its subscription; the old key is
-          deleted once no active subscriber uses it. Rotate when the private key may have leaked.
-        </p>
+        <p>{rich('settings.vapidRotateBody', { subscribe: <code>subscribe()</code> })}</p>
       </ConfirmButton>
     </section>
   );
@@ -240,9 +264,8 @@ function VapidKey() {
 
 export function SettingsPage() {
   const app = useCurrentApp();
-  useEffect(() => {
-    document.title = `Settings · ${app.name} · Web Push`;
-  }, [app.name]);
+  const { t } = useI18n();
+  usePageTitle(`${t('settings.title')} · ${app.name}`);
   return (
     <>
       <Rename />

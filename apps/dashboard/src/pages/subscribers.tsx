@@ -1,22 +1,24 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
+import { Link } from 'react-router';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Pager, useCursorPages } from '../components/pager.js';
 import { Skeleton } from '../components/skeleton.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 
 const PAGE_SIZE = 20;
 type StatusFilter = 'all' | 'active' | 'expired';
 
 /** The push service behind a subscription, from its endpoint's host. */
-export function pushServiceOf(endpoint: string): string {
+export function pushServiceOf(endpoint: string): string | null {
   let host: string;
   try {
     host = new URL(endpoint).hostname;
   } catch {
-    return 'Unknown';
+    return null;
   }
   if (host === 'fcm.googleapis.com' || host.endsWith('.googleapis.com')) return 'FCM (Chrome)';
   if (host.endsWith('.mozilla.com')) return 'Mozilla (Firefox)';
@@ -24,8 +26,6 @@ export function pushServiceOf(endpoint: string): string {
   if (host.endsWith('.notify.windows.com')) return 'WNS (Edge)';
   return host;
 }
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 export function SubscribersPage() {
   const app = useCurrentApp();
@@ -36,9 +36,8 @@ export function SubscribersPage() {
   const [uidInput, setUidInput] = useState('');
   const [tagInput, setTagInput] = useState('');
   const [filter, setFilter] = useState({ uid: '', tag: '' });
-  useEffect(() => {
-    document.title = `Subscribers · ${app.name} · Web Push`;
-  }, [app.name]);
+  const { t, rich, dateTime } = useI18n();
+  usePageTitle(`${t('subscribers.title')} · ${app.name}`);
   const list = useQuery({
     queryKey: ['subscribers', app.id, status, filter.uid, filter.tag, pages.cursor],
     queryFn: () =>
@@ -77,9 +76,9 @@ export function SubscribersPage() {
   return (
     <section className="panel">
       <div className="panel-heading">
-        <h2>Subscribers</h2>
+        <h2>{t('subscribers.title')}</h2>
         <div className="field field-inline">
-          <label htmlFor="status-filter">Status</label>
+          <label htmlFor="status-filter">{t('subscribers.status')}</label>
           <select
             id="status-filter"
             value={status}
@@ -88,19 +87,19 @@ export function SubscribersPage() {
               pages.reset();
             }}
           >
-            <option value="all">All</option>
-            <option value="active">Active</option>
-            <option value="expired">Expired</option>
+            <option value="all">{t('subscribers.all')}</option>
+            <option value="active">{t('subscribers.active')}</option>
+            <option value="expired">{t('subscribers.expired')}</option>
           </select>
         </div>
       </div>
-      <form className="inline-form" onSubmit={applyFilter} aria-label="Filter subscribers">
+      <form className="inline-form" onSubmit={applyFilter} aria-label={t('subscribers.filterLabel')}>
         <div className="field field-inline">
-          <label htmlFor="uid-filter">User id</label>
+          <label htmlFor="uid-filter">{t('subscribers.uid')}</label>
           <input id="uid-filter" value={uidInput} onChange={(event) => setUidInput(event.target.value)} />
         </div>
         <div className="field field-inline">
-          <label htmlFor="tag-filter">Tag</label>
+          <label htmlFor="tag-filter">{t('subscribers.tag')}</label>
           <input
             id="tag-filter"
             placeholder="lang:ja"
@@ -109,7 +108,7 @@ export function SubscribersPage() {
           />
         </div>
         <button type="submit" className="button button-small">
-          Filter
+          {t('subscribers.filter')}
         </button>
       </form>
       {list.isPending ? (
@@ -117,34 +116,48 @@ export function SubscribersPage() {
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.subscribers.length === 0 ? (
-        <p className="empty">{filtered ? 'No subscribers match these filters.' : 'No subscribers yet.'}</p>
+        <p className="empty" data-testid="subscribers-empty">
+          {filtered ? (
+            t('subscribers.noMatch')
+          ) : (
+            <>
+              {t('subscribers.empty')}{' '}
+              {rich('subscribers.emptyNext', {
+                tryIt: <Link to={`/apps/${app.id}/try`}>{t('subscribers.tryIt')}</Link>,
+                snippet: <Link to={`/apps/${app.id}`}>{t('subscribers.snippet')}</Link>,
+              })}
+            </>
+          )}
+        </p>
       ) : (
         <>
           <div className="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Push service</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">User id</th>
-                  <th scope="col">Tags</th>
-                  <th scope="col">VAPID key</th>
-                  <th scope="col">Subscribed</th>
+                  <th scope="col">{t('subscribers.colService')}</th>
+                  <th scope="col">{t('subscribers.colEndpoint')}</th>
+                  <th scope="col">{t('subscribers.colStatus')}</th>
+                  <th scope="col">{t('subscribers.colUid')}</th>
+                  <th scope="col">{t('subscribers.colTags')}</th>
+                  <th scope="col">{t('subscribers.colVapid')}</th>
+                  <th scope="col">{t('subscribers.colSubscribed')}</th>
                   <th scope="col">
-                    <span className="visually-hidden">Actions</span>
+                    <span className="visually-hidden">{t('subscribers.colActions')}</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
                 {list.data.subscribers.map((subscriber) => (
                   <tr key={subscriber.id}>
-                    <td>{pushServiceOf(subscriber.endpoint)}</td>
+                    <td>{pushServiceOf(subscriber.endpoint) ?? t('subscribers.unknownService')}</td>
                     <td className="endpoint" title={subscriber.endpoint}>
                       {subscriber.endpoint}
                     </td>
                     <td>
-                      <span className={`status status-${subscriber.status}`}>{subscriber.status}</span>
+                      <span className={`status status-${subscriber.status}`}>
+                        {t(`subscribers.status.${subscriber.status}` as MessageKey)}
+                      </span>
                     </td>
                     <td className="break-all">{subscriber.uid ?? <span className="muted">—</span>}</td>
                     <td>
@@ -162,25 +175,23 @@ export function SubscribersPage() {
                     </td>
                     <td title={subscriber.vapidPublicKey ?? undefined}>
                       {subscriber.vapidPublicKey === null ? (
-                        <span className="muted">deleted</span>
+                        <span className="muted">{t('subscribers.vapidDeleted')}</span>
                       ) : subscriber.vapidPublicKey === app.vapidPublicKey ? (
-                        'current'
+                        t('subscribers.vapidCurrent')
                       ) : (
-                        <>
-                          earlier <code>…{subscriber.vapidPublicKey.slice(-8)}</code>
-                        </>
+                        rich('subscribers.vapidEarlier', { key: <code>…{subscriber.vapidPublicKey.slice(-8)}</code> })
                       )}
                     </td>
-                    <td>{dateFormat.format(new Date(subscriber.createdAt))}</td>
+                    <td>{dateTime(subscriber.createdAt)}</td>
                     <td className="actions">
                       <ConfirmButton
-                        label="Delete"
-                        ariaLabel={`Delete subscriber ${subscriber.id}`}
-                        title="Delete this subscriber?"
-                        confirmLabel="Delete subscriber"
+                        label={t('subscribers.delete')}
+                        ariaLabel={t('subscribers.deleteLabel', { id: subscriber.id })}
+                        title={t('subscribers.deleteTitle')}
+                        confirmLabel={t('subscribers.deleteConfirm')}
                         onConfirm={() => remove(subscriber.id)}
                       >
-                        <p>This browser will get no more notifications from this app until it subscribes again.</p>
+                        <p>{t('subscribers.deleteBody')}</p>
                       </ConfirmButton>
                     </td>
                   </tr>
@@ -189,7 +200,7 @@ export function SubscribersPage() {
             </table>
           </div>
           <Pager
-            label="Subscriber"
+            label={t('subscribers.pager')}
             pageNumber={pages.pageNumber}
             nextCursor={list.data.nextCursor}
             onNewer={pages.newer}

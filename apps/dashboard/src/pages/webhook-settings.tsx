@@ -5,16 +5,32 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
+import { type MessageKey, useI18n } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 
-export const WEBHOOK_EVENTS = [
-  { id: 'notification.completed', explain: 'A send finished and at least one push was delivered.' },
-  { id: 'notification.failed', explain: 'A send finished without delivering anything (or was over the limit).' },
-  { id: 'subscription.expired', explain: 'A push service said a subscription is gone (404/410).' },
-] as const;
-type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]['id'];
+/** The events; each has a `webhook.event.<id>` message. */
+export const WEBHOOK_EVENTS = ['notification.completed', 'notification.failed', 'subscription.expired'] as const;
+type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'medium' });
+/** IPv4/IPv6 literals and names that can never be a public receiver. */
+const PRIVATE_HOST =
+  /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|169\.254\.\d+\.\d+|0\.0\.0\.0|\[(::1?|f[cd][0-9a-f:]*|fe[89ab][0-9a-f:]*|::ffff:[0-9a-f.:]*)\])$/i;
+
+/**
+ * Which rule a URL the API refused with INVALID_URL broke (the API answers one code for all of them):
+ * not a URL, not https, a private address, or a host that does not resolve to a public one.
+ */
+export function webhookUrlRule(url: string): { key: MessageKey; host?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return { key: 'webhook.rule.parse' };
+  }
+  if (parsed.protocol !== 'https:') return { key: 'webhook.rule.https' };
+  if (PRIVATE_HOST.test(parsed.hostname)) return { key: 'webhook.rule.private', host: parsed.hostname };
+  return { key: 'webhook.rule.resolve', host: parsed.hostname };
+}
 
 const webhookQuery = (appId: string) => ({
   queryKey: ['webhook', appId],
@@ -41,20 +57,20 @@ const deliveriesQuery = (appId: string) => ({
 });
 
 function NewWebhookSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
+  const { t, rich } = useI18n();
   return (
     <div className="secret-panel webhook-secret-panel">
       <p className="warning" role="alert">
-        Copy the signing secret now: it will not be shown again. Your receiver checks each request’s{' '}
-        <code>webhook-signature</code> with it.
+        {rich('webhook.copyNow', { header: <code>webhook-signature</code> })}
       </p>
       <div className="key-row">
         <code className="break-all" data-testid="webhook-secret">
           {secret}
         </code>
-        <CopyButton text={secret} label="Copy signing secret" />
+        <CopyButton text={secret} label={t('webhook.copySecret')} />
       </div>
       <button type="button" className="button" onClick={onDone}>
-        I have copied it
+        {t('webhook.copied')}
       </button>
     </div>
   );
@@ -69,8 +85,9 @@ function WebhookForm({
 }) {
   const app = useCurrentApp();
   const queryClient = useQueryClient();
+  const { t, rich } = useI18n();
   const [url, setUrl] = useState(current?.url ?? '');
-  const [events, setEvents] = useState<WebhookEvent[]>(current?.events ?? WEBHOOK_EVENTS.map((event) => event.id));
+  const [events, setEvents] = useState<WebhookEvent[]>(current?.events ?? [...WEBHOOK_EVENTS]);
   const save = useMutation({
     mutationFn: () =>
       call(
@@ -91,10 +108,11 @@ function WebhookForm({
     event.preventDefault();
     save.mutate();
   };
+  const rule = save.error instanceof ApiError && save.error.code === 'INVALID_URL' ? webhookUrlRule(url) : null;
   return (
     <form onSubmit={onSubmit}>
       <div className="field">
-        <label htmlFor="webhook-url">Endpoint URL</label>
+        <label htmlFor="webhook-url">{t('webhook.url')}</label>
         <input
           id="webhook-url"
           name="webhook-url"
@@ -103,40 +121,49 @@ function WebhookForm({
           maxLength={2048}
           placeholder="https://example.com/webhooks/push"
           value={url}
-          onChange={(event) => setUrl(event.target.value)}
+          onChange={(event) => {
+            if (save.isError) save.reset();
+            setUrl(event.target.value);
+          }}
           aria-invalid={save.error ? true : undefined}
           aria-describedby="webhook-url-hint webhook-url-error"
         />
         <p className="hint" id="webhook-url-hint">
-          <code>https://</code> on a public address: private, loopback and link-local addresses are refused.
+          {rich('webhook.urlHint', { https: <code>https://</code> })}
         </p>
-        <ErrorMessage error={save.error} id="webhook-url-error" />
+        {rule ? (
+          <p className="error-message" role="alert" id="webhook-url-error" data-code="INVALID_URL">
+            {t(rule.key, { host: rule.host ?? '' })}
+          </p>
+        ) : (
+          <ErrorMessage error={save.error} id="webhook-url-error" />
+        )}
       </div>
       <fieldset className="scopes">
-        <legend>Events</legend>
+        <legend>{t('webhook.events')}</legend>
         {WEBHOOK_EVENTS.map((option) => (
-          <label key={option.id} className="scope-option">
+          <label key={option} className="scope-option">
             <input
               type="checkbox"
               name="webhook-events"
-              value={option.id}
-              checked={events.includes(option.id)}
-              onChange={(event) => toggle(option.id, event.target.checked)}
+              value={option}
+              checked={events.includes(option)}
+              onChange={(event) => toggle(option, event.target.checked)}
             />
             <span>
-              <code>{option.id}</code>
-              <span className="hint">{option.explain}</span>
+              <code>{option}</code>
+              <span className="hint">{t(`webhook.event.${option}`)}</span>
             </span>
           </label>
         ))}
       </fieldset>
       {save.isSuccess && (
         <p className="success" role="status">
-          Webhook saved.
+          {t('webhook.saved')}
         </p>
       )}
       <button type="submit" className="button button-primary" disabled={save.isPending || events.length === 0}>
-        {save.isPending ? 'Saving…' : current ? 'Save webhook' : 'Create webhook'}
+        {save.isPending ? t('common.saving') : current ? t('webhook.save') : t('webhook.create')}
       </button>
     </form>
   );
@@ -147,6 +174,8 @@ function Deliveries() {
   const queryClient = useQueryClient();
   const deliveries = useQuery(deliveriesQuery(app.id));
   const [sent, setSent] = useState<string | null>(null);
+  const { t, rich, language } = useI18n();
+  const dateFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' });
   const resend = useMutation({
     mutationFn: (deliveryId: string) =>
       call(
@@ -161,25 +190,25 @@ function Deliveries() {
   });
   return (
     <>
-      <h3>Recent deliveries</h3>
+      <h3>{t('webhook.recent')}</h3>
       {deliveries.isPending ? (
         <Skeleton lines={3} />
       ) : deliveries.isError ? (
         <ErrorPanel error={deliveries.error} onRetry={() => void deliveries.refetch()} />
       ) : deliveries.data.deliveries.length === 0 ? (
-        <p className="empty">No deliveries yet. Events appear here once something happens.</p>
+        <p className="empty">{t('webhook.noDeliveries')}</p>
       ) : (
         <div className="table-wrap">
-          <table aria-label="Recent webhook deliveries">
+          <table aria-label={t('webhook.recent')}>
             <thead>
               <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Answer</th>
-                <th scope="col">Time</th>
+                <th scope="col">{t('webhook.colEvent')}</th>
+                <th scope="col">{t('webhook.colStatus')}</th>
+                <th scope="col">{t('webhook.colDuration')}</th>
+                <th scope="col">{t('webhook.colAnswer')}</th>
+                <th scope="col">{t('webhook.colTime')}</th>
                 <th scope="col">
-                  <span className="visually-hidden">Actions</span>
+                  <span className="visually-hidden">{t('webhook.colActions')}</span>
                 </th>
               </tr>
             </thead>
@@ -190,11 +219,11 @@ function Deliveries() {
                   <tr key={attempt.id} data-testid="webhook-delivery">
                     <td>
                       <code>{attempt.type}</code>
-                      {attempt.messageStatus === 'pending' && <span className="hint"> retrying</span>}
+                      {attempt.messageStatus === 'pending' && <span className="hint"> {t('webhook.retrying')}</span>}
                     </td>
                     <td>
                       <span className={`status ${ok ? 'status-completed' : 'status-failed'}`}>
-                        {attempt.status ?? 'no answer'}
+                        {attempt.status ?? t('webhook.noAnswer')}
                       </span>
                     </td>
                     <td>{attempt.durationMs} ms</td>
@@ -206,11 +235,11 @@ function Deliveries() {
                       <button
                         type="button"
                         className="button button-small"
-                        aria-label={`Send again ${attempt.type}`}
+                        aria-label={t('webhook.sendAgainLabel', { type: attempt.type })}
                         disabled={resend.isPending}
                         onClick={() => resend.mutate(attempt.id)}
                       >
-                        Send again
+                        {t('webhook.sendAgain')}
                       </button>
                     </td>
                   </tr>
@@ -223,7 +252,7 @@ function Deliveries() {
       <ErrorMessage error={resend.error} />
       {sent && !resend.error && (
         <p className="success" role="status">
-          Queued again with the same <code>webhook-id</code> {sent}.
+          {rich('webhook.queuedAgain', { header: <code>webhook-id</code>, id: sent })}
         </p>
       )}
     </>
@@ -236,6 +265,7 @@ export function WebhookSettings() {
   const queryClient = useQueryClient();
   const webhook = useQuery(webhookQuery(app.id));
   const [secret, setSecret] = useState<string | null>(null);
+  const { t, rich } = useI18n();
   const rotate = async () => {
     const answer = await call(
       api.POST('/api/v1/apps/{appId}/webhook/rotate-secret', { params: { path: { appId: app.id } } }),
@@ -249,11 +279,8 @@ export function WebhookSettings() {
   };
   return (
     <section className="panel" aria-labelledby="webhook-title">
-      <h2 id="webhook-title">Webhook</h2>
-      <p className="muted">
-        We <code>POST</code> a signed JSON event (Standard Webhooks) to your endpoint when a send finishes or a
-        subscription expires, and retry with backoff for more than 24 hours until it answers 2xx.
-      </p>
+      <h2 id="webhook-title">{t('webhook.title')}</h2>
+      <p className="muted">{rich('webhook.lead', { post: <code>POST</code> })}</p>
       {webhook.isPending ? (
         <Skeleton lines={3} />
       ) : webhook.isError ? (
@@ -270,23 +297,20 @@ export function WebhookSettings() {
             <>
               <div className="button-row">
                 <ConfirmButton
-                  label="Rotate signing secret"
-                  title="Rotate the signing secret?"
-                  confirmLabel="Rotate secret"
+                  label={t('webhook.rotate')}
+                  title={t('webhook.rotateTitle')}
+                  confirmLabel={t('webhook.rotateConfirm')}
                   onConfirm={rotate}
                 >
-                  <p>
-                    The old secret stops signing at once: your receiver must check signatures with the new one, shown
-                    after this step.
-                  </p>
+                  <p>{t('webhook.rotateBody')}</p>
                 </ConfirmButton>
                 <ConfirmButton
-                  label="Delete webhook"
-                  title="Delete this webhook?"
-                  confirmLabel="Delete webhook"
+                  label={t('webhook.delete')}
+                  title={t('webhook.deleteTitle')}
+                  confirmLabel={t('webhook.deleteConfirm')}
                   onConfirm={remove}
                 >
-                  <p>No more events are sent, and those not yet delivered are dropped.</p>
+                  <p>{t('webhook.deleteBody')}</p>
                 </ConfirmButton>
               </div>
               <Deliveries />

@@ -55,10 +55,20 @@ export interface WatchedPage {
 export async function openDashboard(
   t: Test,
   browser: Browser,
-  options: { width?: number; height?: number; initScript?: string; grantOrigin?: string } = {},
+  options: {
+    width?: number;
+    height?: number;
+    initScript?: string;
+    grantOrigin?: string;
+    /** The browser's language (Accept-Language and navigator.languages); default en-US. */
+    locale?: string;
+    javaScriptEnabled?: boolean;
+  } = {},
 ): Promise<WatchedPage> {
   const context = await browser.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
+    locale: options.locale ?? 'en-US',
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   t.teardown(() => context.close());
   if (options.grantOrigin) await context.grantPermissions(['notifications'], { origin: options.grantOrigin });

@@ -13,10 +13,15 @@ export const isUniqueViolation = (error: unknown): boolean =>
   (error as { code: unknown }).code === UNIQUE_VIOLATION;
 
 /** Returns null when the e-mail is already registered. */
-export async function createUser(db: Database, input: { email: string; passwordHash: string }): Promise<User | null> {
+export type AccountLanguage = User['language'];
+
+export async function createUser(
+  db: Database,
+  input: { email: string; passwordHash: string; language?: AccountLanguage },
+): Promise<User | null> {
   const [user] = await db
     .insert(users)
-    .values({ email: input.email, passwordHash: input.passwordHash })
+    .values({ email: input.email, passwordHash: input.passwordHash, language: input.language })
     .onConflictDoNothing({ target: users.email })
     .returning();
   return user ?? null;
@@ -45,7 +50,7 @@ export type GithubSignInRefusal = 'linked_to_other' | 'unverified';
  */
 export async function signInGithubUser(
   db: Database,
-  input: { githubId: number; email: string },
+  input: { githubId: number; email: string; language?: AccountLanguage },
 ): Promise<User | GithubSignInRefusal> {
   return db.transaction(async (tx) => {
     const [linked] = await tx.select().from(users).where(eq(users.githubId, input.githubId)).limit(1);
@@ -65,7 +70,13 @@ export async function signInGithubUser(
     }
     const [created] = await tx
       .insert(users)
-      .values({ email: input.email, githubId: input.githubId, passwordHash: null, emailVerified: true })
+      .values({
+        email: input.email,
+        githubId: input.githubId,
+        passwordHash: null,
+        emailVerified: true,
+        language: input.language,
+      })
       .returning();
     if (!created) throw new Error('inserting the GitHub user returned no row');
     return created;
@@ -74,5 +85,11 @@ export async function signInGithubUser(
 
 export async function setUserPlan(db: Database, email: string, plan: string): Promise<User | null> {
   const [user] = await db.update(users).set({ plan }).where(eq(users.email, email)).returning();
+  return user ?? null;
+}
+
+/** The language of the account's e-mails (and of its dashboard). */
+export async function setUserLanguage(db: Database, userId: string, language: AccountLanguage): Promise<User | null> {
+  const [user] = await db.update(users).set({ language }).where(eq(users.id, userId)).returning();
   return user ?? null;
 }

@@ -9,6 +9,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** The same message as HTML (sent as multipart/alternative beside `text`). */
+  html?: string;
 }
 
 /** A message, or the work that builds it (e.g. stores a token first); null: nothing to send. */

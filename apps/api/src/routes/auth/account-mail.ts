@@ -1,6 +1,8 @@
 import { createAccountToken, findUserByEmail } from '@webpush/db';
 import { generateToken } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
+import type { Language } from '../../languages.js';
+import { passwordResetMail, verificationMail } from './mail-templates.js';
 
 /** A verification link may sit in an inbox for a while; a reset link must not (CONTRACT: within an hour). */
 export const VERIFY_EMAIL_TTL_MS = 24 * 60 * 60 * 1000;
@@ -28,30 +30,22 @@ async function issueToken(
   return token;
 }
 
-/** After the account is committed: a verification link, in the background. */
-export function sendVerificationEmail(app: FastifyInstance, user: { id: string; email: string }): void {
+/** After the account is committed: a verification link, in the background, in the account's language. */
+export function sendVerificationEmail(
+  app: FastifyInstance,
+  user: { id: string; email: string; language: Language },
+): void {
   app.mailer.sendLater(async () => {
     // Per address as well as per IP: many addresses must not flood one inbox.
     if (!(await app.mayMailAddress('verify_email', user.email))) return null;
     const token = await issueToken(app, user.id, 'verify_email');
     const link = `${app.config.publicUrl}/verify-email?token=${encodeURIComponent(token)}`;
-    return {
-      to: user.email,
-      subject: 'Confirm your e-mail address / メールアドレスの確認',
-      text: [
-        'Confirm that this address is yours by opening this link (valid for 24 hours):',
-        'このリンクを開いてメールアドレスを確認してください（24 時間有効）:',
-        '',
-        link,
-        '',
-        'If you did not create an account, ignore this message.',
-      ].join('\n'),
-    };
+    return verificationMail(user.email, user.language, link);
   });
 }
 
 /**
- * A reset link to `email` if an account has it. The lookup happens in the background too, so the
+ * A reset link to `email` if an account has it, in the account's language. The lookup happens in the background too, so the
  * answer takes the same time whether the address is known or not.
  */
 export function sendPasswordResetEmail(app: FastifyInstance, email: string): void {
@@ -63,17 +57,6 @@ export function sendPasswordResetEmail(app: FastifyInstance, email: string): voi
     if (!(await app.mayMailAddress('reset_password', user.email))) return null;
     const token = await issueToken(app, user.id, 'reset_password');
     const link = `${app.config.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-    return {
-      to: user.email,
-      subject: 'Reset your password / パスワードの再設定',
-      text: [
-        'Someone asked to reset the password of your account. Open this link within one hour to choose a new one:',
-        'パスワードの再設定が要求されました。1 時間以内に次のリンクを開いて新しいパスワードを設定してください:',
-        '',
-        link,
-        '',
-        'Setting a new password signs you out everywhere. If you did not ask for this, ignore this message.',
-      ].join('\n'),
-    };
+    return passwordResetMail(user.email, user.language, link);
   });
 }

@@ -6,6 +6,7 @@ import { AppError } from '@webpush/errors';
 import { safeEqual } from '@webpush/secrets';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { requestLanguage } from '../../languages.js';
 import { errorResponses } from '../../schemas/common.js';
 import { normaliseEmail } from './index.js';
 import { startSession } from './session-cookie.js';
@@ -189,7 +190,7 @@ export default async function githubRoutes(fastify: FastifyInstance) {
         throw new AppError('GITHUB_AUTH_FAILED', { cause: error });
       }
 
-      const user = await signInGithubUser(app.db, { githubId, email });
+      const user = await signInGithubUser(app.db, { githubId, email, language: requestLanguage(request) });
       if (user === 'linked_to_other') {
         request.log.warn({ githubId }, 'GitHub e-mail belongs to an account linked to another GitHub user');
         throw new AppError('GITHUB_AUTH_FAILED');

@@ -1,8 +1,16 @@
-import { createUser, deleteSession, findUserByEmail } from '@webpush/db';
+import { createUser, deleteSession, findUserByEmail, setUserLanguage } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
+import { type Language, requestLanguage } from '../../languages.js';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { CredentialsBody, MeResponse, ProvidersResponse, SessionResponse } from '../../schemas/auth.js';
+import {
+  CredentialsBody,
+  MeResponse,
+  ProvidersResponse,
+  RegisterBody,
+  SessionResponse,
+  UpdateMeBody,
+} from '../../schemas/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { sendVerificationEmail } from './account-mail.js';
 import { validPassword } from './password-rules.js';
@@ -29,7 +37,9 @@ export default async function authRoutes(app: FastifyInstance) {
       schema: {
         tags: ['auth'],
         summary: 'Register with e-mail and password; sends a verification e-mail',
-        body: CredentialsBody,
+        description:
+          'The account’s language (its e-mails, starting with the verification e-mail) is `language` when given, else the dashboard’s `wp_lang` cookie, else the browser’s Accept-Language: Japanese when it prefers `ja`, English otherwise.',
+        body: RegisterBody,
         response: {
           201: SessionResponse,
           ...errorResponses(
@@ -44,11 +54,13 @@ export default async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const { email: rawEmail, password: rawPassword } = request.body as { email: string; password: string };
+      const body = request.body as { email: string; password: string; language?: Language };
+      const { email: rawEmail, password: rawPassword } = body;
       const email = validEmail(rawEmail);
       const password = validPassword(rawPassword, { refuseCommon: app.config.passwordRefuseCommon });
       app.secrets.hash(''); // fail with CONFIG_ERROR before creating a user who could not get a session
-      const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password) });
+      const language = body.language ?? requestLanguage(request);
+      const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password), language });
       if (!user) throw new AppError('EMAIL_IN_USE');
       const token = await startSession(app, request, reply, user);
       request.log.info({ userId: user.id }, 'user registered');
@@ -116,6 +128,29 @@ export default async function authRoutes(app: FastifyInstance) {
       },
     },
     async (request) => ({ user: publicUser(sessionUser(request)) }),
+  );
+
+  app.patch(
+    '/me',
+    {
+      onRequest: [app.authenticate({ session: true })],
+      schema: {
+        tags: ['auth'],
+        summary: 'Change the signed-in user’s language (of the dashboard and the e-mails)',
+        security: [{ session: [] }, { sessionCookie: [] }],
+        body: UpdateMeBody,
+        response: {
+          200: MeResponse,
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION'),
+        },
+      },
+    },
+    async (request) => {
+      const { language } = request.body as { language: Language };
+      const user = await setUserLanguage(app.db, sessionUser(request).id, language);
+      if (!user) throw new AppError('INVALID_SESSION');
+      return { user: publicUser(user) };
+    },
   );
 
   app.get(

@@ -9,6 +9,7 @@ export const publicUser = (user: User) => ({
   email: user.email,
   plan: user.plan,
   emailVerified: user.emailVerified,
+  language: user.language,
 });
 
 /** Opens a session: stores only its keyed hash, sets the HttpOnly cookie, returns the token. */

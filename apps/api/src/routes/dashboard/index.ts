@@ -4,6 +4,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Language, requestLanguage } from '../../languages.js';
 import { CONTENT_SECURITY_POLICY, isBrowserNavigation } from './navigation.js';
 
 /** Vite in middleware mode, as `@webpush/dashboard/dev-server` builds it for `pnpm dev`. */
@@ -41,29 +42,49 @@ const CONTENT_TYPES: Record<string, string> = {
 /** URL prefixes Vite's dev server answers (modules, dependencies, HMR client). */
 const VITE_PREFIXES = ['/@vite/', '/@react-refresh', '/@id/', '/@fs/', '/src/', '/node_modules/'];
 
+type PageName = 'index' | 'pricing';
+
 interface BuiltDashboard {
-  index: Buffer;
-  pricing: Buffer;
+  /** Each page in each language (dist/index.html, dist/index.ja.html, …). */
+  pages: Record<PageName, Record<Language, Buffer>>;
   assets: Map<string, Buffer>;
+}
+
+/** `<html lang>` of a page as Vite's dev server gives it (one index.html for both languages). */
+const withLanguage = (html: string, language: Language) =>
+  html.replace(/<html lang="[^"]*">/, `<html lang="${language}">`);
+
+/** dist/<name>.ja.html, or the English page with its `<html lang>` changed (a dist built before it existed). */
+function readPage(distDir: string, name: PageName): Record<Language, Buffer> {
+  const en = readFileSync(join(distDir, `${name}.html`));
+  let ja: Buffer;
+  try {
+    ja = readFileSync(join(distDir, `${name}.ja.html`));
+  } catch {
+    ja = Buffer.from(withLanguage(en.toString('utf8'), 'ja'));
+  }
+  return { en, ja };
 }
 
 function readBuilt(distDir: string): BuiltDashboard | null {
   try {
     const assetsDir = join(distDir, 'assets');
     const assets = new Map(readdirSync(assetsDir).map((name) => [name, readFileSync(join(assetsDir, name))]));
-    return {
-      index: readFileSync(join(distDir, 'index.html')),
-      pricing: readFileSync(join(distDir, 'pricing.html')),
-      assets,
-    };
+    return { pages: { index: readPage(distDir, 'index'), pricing: readPage(distDir, 'pricing') }, assets };
   } catch {
     return null;
   }
 }
 
-const sendPage = (reply: FastifyReply, html: Buffer | string, csp: boolean) => {
+/**
+ * A page in `language`: chosen per request from the wp_lang cookie or Accept-Language, so caches
+ * are told the answer varies with the latter (and `no-cache` revalidates every time anyway).
+ */
+const sendPage = (reply: FastifyReply, html: Buffer | string, language: Language, csp: boolean) => {
   if (csp) reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
   return reply
+    .header('vary', 'Accept-Language')
+    .header('content-language', language)
     .header('cache-control', 'no-cache')
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')
@@ -78,7 +99,7 @@ const sendPage = (reply: FastifyReply, html: Buffer | string, csp: boolean) => {
  */
 export default async function dashboardRoutes(app: FastifyInstance, options: DashboardRoutesOptions) {
   const { devServer } = options;
-  let page: (request: FastifyRequest, reply: FastifyReply, name: 'index' | 'pricing') => Promise<FastifyReply>;
+  let page: (request: FastifyRequest, reply: FastifyReply, name: PageName) => Promise<FastifyReply>;
 
   if (devServer) {
     app.addHook('onClose', () => devServer.close());
@@ -94,7 +115,10 @@ export default async function dashboardRoutes(app: FastifyInstance, options: Das
       app.get(prefix.endsWith('/') ? `${prefix}*` : prefix, { schema: { hide: true } }, viaVite);
     }
     // No CSP in development: React's refresh preamble is an inline script.
-    page = async (request, reply) => sendPage(reply, await devServer.html(request.url), false);
+    page = async (request, reply) => {
+      const language = requestLanguage(request);
+      return sendPage(reply, withLanguage(await devServer.html(request.url), language), language, false);
+    };
   } else {
     const distDir = options.distDir ?? defaultDashboardDistDir();
     const built = readBuilt(distDir);
@@ -104,9 +128,10 @@ export default async function dashboardRoutes(app: FastifyInstance, options: Das
         'the dashboard is not built: / and /pricing answer 503 CONFIG_ERROR until `pnpm build` has run',
       );
     }
-    page = async (_request, reply, name) => {
+    page = async (request, reply, name) => {
       if (!built) throw new AppError('CONFIG_ERROR');
-      return sendPage(reply, built[name], true);
+      const language = requestLanguage(request);
+      return sendPage(reply, built.pages[name][language], language, true);
     };
 
     app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, (request, reply) => {

@@ -1,0 +1,48 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, call } from '../api/client.js';
+import { useMe } from '../api/session.js';
+import { LANGUAGE_NAMES, LANGUAGES, type Language, useI18n } from '../i18n/index.js';
+
+/**
+ * Switches the dashboard's language and remembers the pick (cookie). Signed in, the account's
+ * language (the one its e-mails are written in) follows.
+ */
+export function useChangeLanguage() {
+  const { setLanguage } = useI18n();
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const save = useMutation({
+    mutationFn: (language: Language) => call(api.PATCH('/api/v1/auth/me', { body: { language } })),
+    onSuccess: ({ user }) => queryClient.setQueryData(['me'], user),
+  });
+  return {
+    change: (language: Language) => {
+      setLanguage(language);
+      if (me.data && me.data.language !== language) save.mutate(language);
+    },
+    error: save.error,
+  };
+}
+
+/** The header's language switch: one link-like button per language, the current one marked. */
+export function LanguagePicker() {
+  const { language, t } = useI18n();
+  const { change } = useChangeLanguage();
+  return (
+    <fieldset className="language-picker">
+      <legend className="visually-hidden">{t('layout.language')}</legend>
+      {LANGUAGES.map((option) => (
+        <button
+          key={option}
+          type="button"
+          lang={option}
+          className="language-option"
+          aria-pressed={option === language}
+          onClick={() => change(option)}
+        >
+          {LANGUAGE_NAMES[option]}
+        </button>
+      ))}
+    </fieldset>
+  );
+}

@@ -1,0 +1,208 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import {
+  assertAccessible,
+  assertNoHorizontalScroll,
+  eventually,
+  launchChromium,
+  openDashboard,
+  PASSWORD,
+  screenshot,
+  startDashboard,
+  uniqueEmail,
+} from './harness.js';
+
+/*
+ * CONTRACT 1.2 "Languages" in real Chromium: a Japanese browser gets Japanese pages (and /pricing
+ * without JavaScript), the pick in the header wins and is remembered, axe passes in both languages;
+ * and the journeys a newcomer could not finish: no subscribers, the dashboard's own origin, the
+ * "Try it" timeout. Screenshots of the changed pages at 375 and 1440 px in both languages.
+ */
+
+const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'dashboard-i18n');
+const TRY_IT_KEY = 'Dashboard: try it in this browser';
+
+const browser = await launchChromium(t);
+if (browser) {
+  const { ctx, url } = await startDashboard(t);
+  const sql = ctx.database.sql;
+  // Opened before the first subtest: the root test must not end while a top-level await runs.
+  const noScript = {
+    ja: await openDashboard(t, browser, { locale: 'ja-JP', javaScriptEnabled: false }),
+    en: await openDashboard(t, browser, { locale: 'en-US', javaScriptEnabled: false }),
+  };
+  const email = uniqueEmail('ja');
+  const { page, context, problems } = await openDashboard(t, browser, { locale: 'ja-JP', grantOrigin: url });
+  let appId = '';
+
+  await t.test('/pricing without JavaScript: Japanese for a Japanese browser, English otherwise', async (t) => {
+    for (const [lang, heading] of [
+      ['ja', 'プラン'],
+      ['en', 'Plans'],
+    ] as const) {
+      const { page } = noScript[lang];
+      const answer = await page.goto(`${url}/pricing`);
+      t.equal(answer?.headers().vary, 'Accept-Language');
+      t.equal(await page.locator('html').getAttribute('lang'), lang);
+      await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
+      t.pass(`${lang}: ${heading}`);
+    }
+  });
+
+  await t.test('a Japanese browser signs up in Japanese; the account is Japanese', async (t) => {
+    await page.goto(`${url}/sign-up`);
+    t.equal(await page.locator('html').getAttribute('lang'), 'ja');
+    await page.getByRole('heading', { name: 'アカウントを作成' }).waitFor();
+    await page.getByText('8〜128 文字。').waitFor();
+    await assertAccessible(t, page, 'sign-up (ja)');
+    await page.getByLabel('メールアドレス').fill(email);
+    await page.getByLabel('パスワード').fill('short');
+    await page.getByRole('button', { name: 'アカウントを作成' }).click();
+    t.match(await page.locator('#password-error').textContent(), '8 文字以上にしてください。');
+    await page.getByLabel('パスワード').fill(PASSWORD);
+    await page.getByRole('button', { name: 'アカウントを作成' }).click();
+    await page.getByRole('heading', { name: 'アプリ一覧' }).waitFor();
+    const [user] = await sql`select language from users where email = ${email}`;
+    t.equal(user?.language, 'ja', 'the account language comes from Accept-Language');
+    t.equal(await page.title(), 'アプリ · Web Push');
+  });
+
+  await t.test('an app with no subscribers says so where it matters', async (t) => {
+    await page.getByLabel('名前').fill('ブログ');
+    await page.getByRole('button', { name: 'アプリを作成' }).click();
+    await page.getByRole('heading', { name: 'ブログ' }).waitFor();
+    appId = /\/apps\/([0-9a-f-]{36})$/.exec(page.url())?.[1] ?? '';
+    await page.getByTestId('chart-empty').waitFor();
+
+    await page.getByRole('link', { name: '購読者', exact: true }).click();
+    t.match(await page.getByTestId('subscribers-empty').textContent(), '購読者はまだいません。');
+
+    await page.getByRole('link', { name: '送信', exact: true }).click();
+    await page.getByTestId('no-subscribers').waitFor();
+    await page.getByLabel('タイトル').fill('こんにちは');
+    await page.getByLabel('本文').fill('はじめての通知です');
+    await page.getByRole('button', { name: '通知を送信' }).click();
+    const warning = page.getByTestId('no-targets');
+    await warning.waitFor();
+    t.match(await warning.textContent(), '誰にも届いていません');
+    await warning.getByRole('link', { name: '試す' }).waitFor();
+  });
+
+  await t.test('a stale INVALID_URL goes when the field changes, and stands under its field', async (t) => {
+    await page.goto(`${url}/apps/${appId}/send`);
+    await page.getByLabel('タイトル').fill('t');
+    await page.getByLabel('本文').fill('b');
+    await page.getByLabel('アイコン（任意）').fill('http://example.com/icon.png');
+    await page.getByRole('button', { name: '通知を送信' }).click();
+    const error = page.locator('#icon-error');
+    await error.waitFor();
+    t.match(await error.textContent(), 'URL は https:// で始めてください。');
+    await page.getByLabel('アイコン（任意）').fill('https://example.com/icon.png');
+    await error.waitFor({ state: 'detached' });
+    t.equal(await page.locator('.error-message').count(), 0, 'no error left anywhere');
+  });
+
+  await t.test('allowed origins warn that the dashboard’s own origin must be listed', async (t) => {
+    await page.goto(`${url}/apps/${appId}/settings`);
+    const origins = page.getByLabel('オリジン（1 行に 1 つ）');
+    await origins.fill('https://www.example.com');
+    const warning = page.getByTestId('dashboard-origin-warning');
+    await warning.waitFor();
+    t.match(await warning.textContent(), url);
+    await origins.fill(`https://www.example.com\n${url}`);
+    await warning.waitFor({ state: 'detached' });
+    t.pass('listing the dashboard origin removes the warning');
+  });
+
+  await t.test(
+    'Try it: a push service that never answers ends in a message, and one key serves every try',
+    async (t) => {
+      // The real subscribe() never settles when no push service is reachable (TOOLCHAIN.md).
+      await page.addInitScript(() => {
+        PushManager.prototype.subscribe = () => new Promise(() => {});
+      });
+      await page.goto(`${url}/apps/${appId}/try`);
+      const button = page.getByRole('button', { name: 'このブラウザーを購読させる' });
+      await button.click();
+      const alert = page.getByRole('alert').filter({ hasText: '20 秒以内に応答がありませんでした' });
+      await alert.waitFor({ timeout: 40_000 });
+      await button.click();
+      await page.getByText('応答を待っています').waitFor();
+      const keys = await eventually(
+        async () => sql`select 1 from api_keys where app_id = ${appId} and name = ${TRY_IT_KEY}`,
+        (rows) => rows.length > 0,
+      );
+      t.equal(keys.length, 1, 'the second try reused the first key');
+    },
+  );
+
+  await t.test('the header picks English, remembers it, and the account follows', async (t) => {
+    await page.goto(`${url}/`);
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    t.equal(await page.locator('html').getAttribute('lang'), 'en');
+    const cookies = await context.cookies(url);
+    t.equal(cookies.find((cookie) => cookie.name === 'wp_lang')?.value, 'en');
+    const language = await eventually(
+      async () => (await sql`select language from users where email = ${email}`)[0]?.language,
+      (value) => value === 'en',
+    );
+    t.equal(language, 'en', 'the account (and its e-mails) follow the pick');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+    t.equal(await page.locator('html').getAttribute('lang'), 'en', 'the pick outlives a reload');
+    await page.goto(`${url}/account`);
+    await page.getByLabel('日本語').check();
+    await page.getByRole('heading', { name: 'アカウント', exact: true }).waitFor();
+    t.equal(await page.locator('html').getAttribute('lang'), 'ja');
+  });
+
+  await t.test('screenshots at 375 and 1440 px in both languages; axe and no sideways scroll', async (t) => {
+    await page.goto(`${url}/apps/${appId}/keys`);
+    await page.getByRole('button', { name: 'キーを作成' }).click();
+    await page.getByRole('button', { name: 'コピーしました' }).click();
+    const pages = [
+      { name: 'pricing', path: '/pricing' },
+      { name: 'apps', path: '/' },
+      { name: 'overview', path: `/apps/${appId}` },
+      { name: 'send', path: `/apps/${appId}/send` },
+      { name: 'keys', path: `/apps/${appId}/keys` },
+      { name: 'try', path: `/apps/${appId}/try` },
+      { name: 'settings', path: `/apps/${appId}/settings` },
+      { name: 'account', path: '/account' },
+      { name: 'missing-app', path: '/apps/00000000-0000-4000-8000-000000000000' },
+    ];
+    for (const language of ['ja', 'en'] as const) {
+      await context.addCookies([{ name: 'wp_lang', value: language, url }]);
+      for (const width of [375, 1440]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const { name, path } of pages) {
+          await page.goto(`${url}${path}`);
+          await page.locator('main h1, main h2').first().waitFor();
+          await page.waitForLoadState('networkidle');
+          t.equal(await page.locator('html').getAttribute('lang'), language);
+          await screenshot(page, join(SHOTS, `${name}-${language}-${width}.png`));
+          if (width === 375) {
+            await assertAccessible(t, page, `${name} (${language})`);
+            await assertNoHorizontalScroll(t, page, `${name} (${language}, 375 px)`);
+          }
+        }
+        // The revoke dialog, open: its whole sentence inside the box.
+        await page.goto(`${url}/apps/${appId}/keys`);
+        await page.locator('.actions button').first().click();
+        const dialog = page.getByRole('dialog');
+        await dialog.waitFor();
+        const fits = await dialog.evaluate((element) => element.scrollWidth <= element.clientWidth + 1);
+        t.ok(fits, `revoke dialog (${language}, ${width} px): nothing runs out of the box`);
+        await screenshot(page, join(SHOTS, `revoke-dialog-${language}-${width}.png`));
+        await page.keyboard.press('Escape');
+      }
+    }
+    t.pass(`screenshots in ${SHOTS}`);
+  });
+
+  t.test('no Content-Security-Policy violation and no page error', async (t) => {
+    t.same(problems, []);
+  });
+}
