@@ -90,7 +90,11 @@ t.test('subscribe: the happy path, in order', async (t) => {
   t.equal(call?.applicationServerKey.length, 65);
 
   const subscription = pushManager?.subscription;
-  t.same(stored?.body, subscription?.toJSON(), 'the API receives PushSubscription.toJSON()');
+  t.same(
+    stored?.body,
+    { ...subscription?.toJSON(), applicationServerKey: VAPID_KEY },
+    'the API receives PushSubscription.toJSON() and the key it was made with',
+  );
   t.same(result, { subscriberId: 'sub_42', created: true, subscription: subscription?.toJSON() });
 });
 
@@ -100,7 +104,7 @@ t.test('subscribe: uid, uidSignature and tags go to POST /subscribe with the sub
   await subscribe(browser.env, { ...options, ...audience });
   const stored = browser.api.calls.find((call) => call.method === 'POST');
   const subscription = browser.container.registrations[0]?.pushManager?.subscription;
-  t.same(stored?.body, { ...subscription?.toJSON(), ...audience });
+  t.same(stored?.body, { ...subscription?.toJSON(), applicationServerKey: VAPID_KEY, ...audience });
 
   const plain = fakeBrowser();
   await subscribe(plain.env, options);

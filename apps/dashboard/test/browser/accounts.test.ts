@@ -23,7 +23,6 @@ import {
  * axe-core and 375 px on each new page.
  */
 
-const JAPANESE = /[\u3040-\u30ff\u4e00-\u9fff]/;
 const SHOTS = join(tmpdir(), 'dashboard-more');
 
 const browser = await launchChromium(t);
@@ -57,7 +56,7 @@ if (browser) {
   let appId = '';
 
   await t.test(
-    'an unverified owner sees the banner; the e-mail link verifies; a bad link says so in Japanese',
+    'an unverified owner sees the banner; the e-mail link verifies; a bad link says so in the page language',
     async (t) => {
       await signUp(page, url, email);
       const banner = page.getByRole('region', { name: 'E-mail verification' });
@@ -70,7 +69,8 @@ if (browser) {
       await page.goto(`${url}/verify-email?token=wpv_not-a-real-token`);
       const error = page.getByRole('alert');
       await error.waitFor();
-      t.match(await error.textContent(), JAPANESE);
+      // The browser prefers English: the dashboard's own message for the code, and the code beside it.
+      t.match(await error.textContent(), 'This link is invalid, already used or expired.');
       t.match(await error.textContent(), 'INVALID_TOKEN');
       t.ok(
         await page.getByRole('button', { name: 'Resend verification e-mail' }).first().isVisible(),
@@ -216,7 +216,7 @@ if (browser) {
     await visitor.page.getByRole('button', { name: 'Set the new password' }).click();
     const error = visitor.page.getByRole('alert');
     await error.waitFor();
-    t.match(await error.textContent(), JAPANESE);
+    t.match(await error.textContent(), 'This link is invalid, already used or expired.');
     t.match(await error.textContent(), 'INVALID_TOKEN');
     await checkPage(t, visitor.page, 'reset-password-invalid');
 
