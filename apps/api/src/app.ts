@@ -9,6 +9,7 @@ import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugi
 import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
 import newSubscriptionCapPlugin from './plugins/app/new-subscription-cap.js';
+import opsListenerPlugin from './plugins/app/ops-listener.js';
 import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
@@ -22,6 +23,7 @@ import cookiePlugin from './plugins/external/cookie.js';
 import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
+import tracingPlugin from './plugins/external/tracing.js';
 import appNotificationRoutes from './routes/app-notifications/index.js';
 import appRoutes from './routes/apps/index.js';
 import emailVerificationRoutes from './routes/auth/email-verification.js';
@@ -104,6 +106,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
 
+  await app.register(tracingPlugin);
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
   await app.register(storableInputPlugin);
@@ -124,6 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(authPlugin);
   await app.register(swaggerPlugin);
   await app.register(bullBoardPlugin);
+  await app.register(opsListenerPlugin);
 
   await app.register(healthRoutes);
   await app.register(metricsRoutes);

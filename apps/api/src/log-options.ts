@@ -4,10 +4,10 @@ type LoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined
 
 /**
  * Bearer secrets the service hands out, by prefix: API keys, session tokens, e-mail link tokens
- * (verification, password reset) and webhook signing secrets. Base64url after the `wp*_` prefixes,
- * base64 after `whsec_`.
+ * (verification, password reset), identity secrets and webhook signing secrets. Base64url after the
+ * `wp*_` and `wis_` prefixes, base64 after `whsec_`.
  */
-const PREFIXED_SECRET = /\b(wpk|wps|wpv|wpr)_[A-Za-z0-9_-]+|\bwhsec_[A-Za-z0-9+/=]+/g;
+const PREFIXED_SECRET = /\b(wpk|wps|wpv|wpr|wis)_[A-Za-z0-9_-]+|\bwhsec_[A-Za-z0-9+/=]+/g;
 /** A query parameter that carries a credential, whatever its value looks like (OAuth `code`, `state`). */
 const SECRET_PARAMETER = /([?&](?:[A-Za-z_]*token|code|state|secret|key|signature)=)[^&\s"\\]*/gi;
 export const REDACTED = '[redacted]';

@@ -1,7 +1,10 @@
 import { loadConfig } from '@webpush/config';
+import { startTracing } from '@webpush/tracing';
 import { buildApp } from './app.js';
 
 const config = loadConfig();
+// Before the app is built, so its request hooks and queues see it (docs/tracing.md).
+const tracing = startTracing({ serviceName: 'webpush-api', enabled: config.tracing.enabled });
 const app = await buildApp(config);
 
 let closing = false;
@@ -15,6 +18,7 @@ async function shutdown(signal: string) {
   }, 10_000);
   timer.unref();
   await app.close();
+  await tracing.shutdown();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -22,6 +26,7 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 try {
   await app.listen({ port: config.port, host: config.host });
+  if (app.opsServer && config.opsListener) await app.opsServer.listen(config.opsListener);
 } catch (error) {
   app.log.fatal({ err: error }, 'could not start the API');
   process.exit(1);

@@ -109,6 +109,21 @@ t.test('a whole account journey leaves no secret in the log', async (t) => {
   });
   t.equal(webhook.statusCode, 200, 'a webhook with its signing secret');
   keep(webhook.json().webhook.secret as string);
+  const identity = await app.inject({
+    method: 'POST',
+    url: `/api/v1/apps/${created.id}/identity-secret`,
+    headers: bearer(session),
+  });
+  t.equal(identity.statusCode, 201, 'an identity secret');
+  const identitySecret = keep(identity.json().secret as string);
+  // A client that puts a secret where it does not belong: the error is logged, the secret is not.
+  const misplaced = await app.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: `{"endpoint": ${identitySecret}}`,
+  });
+  t.equal(misplaced.statusCode, 400);
 
   // Secrets where they do not belong: in the URL of unknown routes, in a bad header, a bad URL.
   const inUrl = await app.inject({ method: 'GET', url: `/api/v1/nowhere?token=${reset}&api_key=${key}` });

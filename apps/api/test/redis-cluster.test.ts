@@ -166,8 +166,17 @@ t.test('Bull Board, /metrics and the failed-ops-login counter work on the cluste
     });
     assertError(t, wrong, 'UNAUTHORIZED');
   }
-  const locked = await one.inject({ method: 'GET', url: '/metrics', headers: ops, remoteAddress });
+  // The failures were counted together across both instances: the next wrong attempt, on either,
+  // is refused unchecked; the right credentials still pass (they are never locked out).
+  const locked = await one.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Basic ${Buffer.from('ops:wrong').toString('base64')}` },
+    remoteAddress,
+  });
   assertError(t, locked, 'RATE_LIMITED');
+  const right = await two.inject({ method: 'GET', url: '/metrics', headers: ops, remoteAddress });
+  t.equal(right.statusCode, 200, 'the operator is not locked out');
 });
 
 t.test('with REDIS_CLUSTER_NODES set, nothing is written to REDIS_URL', async (t) => {

@@ -110,12 +110,14 @@ export async function createBenchApp(
   );
   if (app === 'limit') throw new Error('the bench user hit an app limit');
   const secret = generateToken(API_KEY_PREFIX);
-  const key = await createApiKey(db, userId, app.id, {
-    name: 'bench',
-    scope: 'notify',
-    keyHash: keyedHash(secrets.apiKeyPepper, secret),
-  });
-  if (!key) throw new Error('could not create the bench API key');
+  const key = await createApiKey(
+    db,
+    userId,
+    app.id,
+    { name: 'bench', scope: 'notify', keyHash: keyedHash(secrets.apiKeyPepper, secret) },
+    1,
+  );
+  if (!key || key === 'limit') throw new Error('could not create the bench API key');
   return { id: app.id, secret, vapid };
 }
 

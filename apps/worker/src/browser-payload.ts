@@ -21,7 +21,7 @@ export interface BrowserPayload {
   readonly template: Buffer;
   /** The plaintext one subscription receives (for the sender's own encryption). */
   textFor(subscriptionId: string): string;
-  /** Each target's click tokens for the encryption pool; undefined when every target gets `template`. */
+  /** What the encryption pool needs to sign each target's click tokens; undefined when every target gets `template`. */
   linksFor(subscriptionIds: readonly string[]): TemplateLinks | undefined;
 }
 
@@ -49,15 +49,13 @@ export function browserPayload(
       'utf8',
     ),
     textFor: (subscriptionId) => fillTemplate(shape, tokenOf(subscriptionId)),
-    linksFor(subscriptionIds) {
-      const bytes = Buffer.allocUnsafe(subscriptionIds.length * slots.length * CLICK_TOKEN_LENGTH);
-      let at = 0;
-      for (const subscriptionId of subscriptionIds) {
-        for (const link of shape.links) {
-          at += bytes.write(tokenOf(subscriptionId)(link), at, 'ascii');
-        }
-      }
-      return { slots, length: CLICK_TOKEN_LENGTH, bytes };
-    },
+    // The threads sign the tokens: the event loop only hands over the ids.
+    linksFor: (subscriptionIds) => ({
+      key: clickTokens.key,
+      notificationId: notification.id,
+      subscriptionIds,
+      slots,
+      links: shape.links,
+    }),
   };
 }

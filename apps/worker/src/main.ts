@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { loadConfig } from '@webpush/config';
+import { startTracing } from '@webpush/tracing';
 import { pino } from 'pino';
 import { startHealthServer } from './health-server.js';
 import { type RunningWorker, startWorker } from './worker.js';
@@ -11,6 +12,8 @@ import { type RunningWorker, startWorker } from './worker.js';
 const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'worker' } });
 for (const problem of config.problems) log.error(`CONFIGURATION PROBLEM: ${problem}`);
+// Before the worker is built, so its queues and BullMQ workers carry the trace context (docs/tracing.md).
+const tracing = startTracing({ serviceName: 'webpush-worker', enabled: config.tracing.enabled });
 
 let worker: RunningWorker;
 let server: Server;
@@ -43,6 +46,7 @@ async function shutdown(signal: string) {
   timer.unref();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await worker.close();
+  await tracing.shutdown();
   log.info('worker stopped');
   process.exit(0);
 }

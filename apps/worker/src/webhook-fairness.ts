@@ -39,6 +39,8 @@ interface Endpoint {
 
 interface AppLoad {
   inFlight: number;
+  /** When each attempt in flight started. */
+  started: Set<number>;
   /** Smoothed duration of the app's attempts: how long a busy app's slot typically takes to free. */
   typicalMs: number;
 }
@@ -63,10 +65,19 @@ export function createWebhookFairness(options: WebhookFairnessOptions) {
       const waitMs = endpoint.probing ? options.attemptTimeoutMs : endpoint.pausedUntil - now();
       return { ok: false, retryAt: jittered(waitMs), reason: 'endpoint_paused' };
     }
-    const load = apps.get(appId) ?? { inFlight: 0, typicalMs: options.attemptTimeoutMs / 10 };
+    const load = apps.get(appId) ?? { inFlight: 0, started: new Set(), typicalMs: options.attemptTimeoutMs / 10 };
     if (load.inFlight >= options.perAppConcurrency) {
-      return { ok: false, retryAt: jittered(Math.min(load.typicalMs, options.attemptTimeoutMs)), reason: 'app_busy' };
+      // A slot frees after about the app's usual attempt, or later when the attempts in flight have
+      // already run longer than that (a receiver that hangs): wait about as long as they have.
+      const oldest = Math.min(...load.started);
+      const waitMs = Math.max(load.typicalMs, now() - oldest);
+      return { ok: false, retryAt: jittered(Math.min(waitMs, options.attemptTimeoutMs)), reason: 'app_busy' };
     }
+    const startedAt = now();
+    // Two attempts may start in the same millisecond: keep each start distinct.
+    let startKey = startedAt;
+    while (load.started.has(startKey)) startKey += 0.001;
+    load.started.add(startKey);
     load.inFlight++;
     apps.set(appId, load);
     const probe = endpoint !== undefined && endpoint.pauses > 0;
@@ -79,6 +90,7 @@ export function createWebhookFairness(options: WebhookFairnessOptions) {
         if (released) return;
         released = true;
         load.inFlight--;
+        load.started.delete(startKey);
         if (outcome === undefined) {
           if (probe) endpoint.probing = false;
           return;

@@ -1,5 +1,5 @@
 import type { Config } from '@webpush/config';
-import { createDatabase } from '@webpush/db';
+import { createDatabase, type RetentionRemoved } from '@webpush/db';
 import {
   ClickTokens,
   createEncryptionPool,
@@ -9,6 +9,7 @@ import {
 } from '@webpush/push';
 import {
   bullPrefix,
+  closeRedisConnection,
   createQueues,
   createRedisConnection,
   type DeliveryChunkJob,
@@ -16,19 +17,23 @@ import {
   queueNames,
   type RedisConnection,
 } from '@webpush/queue';
-import { type Job, Worker, type WorkerOptions } from 'bullmq';
+import { bullmqTelemetry } from '@webpush/tracing';
+import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
 import { DependenciesDownError, type Dependency } from './health-server.js';
 import { createWorkerMetrics } from './metrics.js';
+import type { PeriodicTask } from './periodic-task.js';
 import { deliverChunk } from './processors/deliver-chunk.js';
 import { fanOut } from './processors/fan-out.js';
 import { ProgressRecorder } from './progress-recorder.js';
 import { type Reconciler, startReconciler } from './reconciler.js';
+import { startRetention } from './retention.js';
 import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
 import { type Scheduler, startScheduler } from './scheduler.js';
+import { guardWorker } from './stuck-worker-guard.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
 import { VapidKeyring } from './vapid-keyring.js';
 import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
@@ -51,6 +56,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
+  /** Deletes data older than the retention policy keeps. */
+  readonly retention: PeriodicTask<RetentionRemoved>;
   /** Deletes retired VAPID keys no active subscription uses any more. */
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
   /** Webhook deliveries and the outbox relay. */
@@ -82,13 +89,15 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const redis = createRedisConnection(config, 'worker');
   redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
   const prefix = bullPrefix(config.redisKeyPrefix);
-  const queues = createQueues(redis, prefix);
+  const telemetry = bullmqTelemetry();
+  const queues = createQueues(redis, prefix, { telemetry });
   const sender =
     deps.sender ??
     createPushSender({
       allowlist: config.pushServiceHosts,
       maxSocketsPerOrigin: config.delivery.pushConcurrency,
       http2: config.delivery.http2,
+      proxy: config.outboundProxy,
     });
   const encryption =
     deps.encryption !== undefined
@@ -109,7 +118,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     encryption,
     progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
-    clickTokens: config.encryptionKey ? new ClickTokens(config.encryptionKey) : null,
+    clickTokens: config.encryptionKey ? ClickTokens.fromEncryptionKey(config.encryptionKey) : null,
     metrics,
     log,
   };
@@ -138,31 +147,44 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     // A job whose worker died is retried a few times before it counts as failed; the reconciler
     // covers even that, since the record of what is left lives in PostgreSQL.
     maxStalledCount: 3,
+    // bullmq-otel when tracing is on: each job's span continues the trace of the request that queued it.
+    ...(telemetry ? { telemetry } : {}),
   };
-  const workers = [
-    new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
-      ...common,
-      concurrency: config.delivery.fanOutConcurrency,
-    }),
-    new Worker<DeliveryChunkJob>(
-      queueNames.deliveries,
-      (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
-      {
-        ...common,
-        concurrency: config.delivery.chunkConcurrency,
-      },
-    ),
-  ];
-  for (const worker of workers) {
+  const onWorker = (worker: Worker) => {
     worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
     worker.on('failed', (job, error) =>
       log.warn({ err: error, queue: worker.name, jobId: job?.id, attempts: job?.attemptsMade }, 'job failed'),
     );
-  }
+  };
+  // Each queue's worker under a guard that replaces it should it stop taking jobs (seen after a
+  // Redis Cluster failover; see stuck-worker-guard.ts).
+  const guard = { checkMs: 2_000, stuckMs: 15_000, log, onWorker };
+  const workers = [
+    guardWorker(
+      () =>
+        new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
+          ...common,
+          concurrency: config.delivery.fanOutConcurrency,
+        }) as Worker,
+      queues.fanOut as Queue,
+      guard,
+    ),
+    guardWorker(
+      () =>
+        new Worker<DeliveryChunkJob>(
+          queueNames.deliveries,
+          (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
+          { ...common, concurrency: config.delivery.chunkConcurrency },
+        ) as Worker,
+      queues.deliveries as Queue,
+      guard,
+    ),
+  ];
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const authCleanup = startAuthCleanup(context);
+  const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
   const subscriberCountCheck = startSubscriberCountCheck(context);
   const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
@@ -171,17 +193,26 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await reconciler.stop();
     await scheduler.stop();
     await authCleanup.stop();
+    await retention.stop();
     await retiredVapidKeyCleanup.stop();
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
     const force = redis.status !== 'ready';
-    await Promise.all([...workers.map((worker) => worker.close(force)), webhooks.close(force)]);
-    await queues.close();
+    // Each queue worker's close is bounded (stuck-worker-guard.ts); so are the rest, since a close
+    // that waits on a Redis command that never settles (seen after a cluster failover) never ends.
+    const bounded = (what: string, closing: Promise<unknown>) =>
+      withTimeout(closing, 15_000, `${what} did not close within 15 s`).catch((error: unknown) =>
+        log.warn({ err: error }, 'closing went on without it'),
+      );
+    await Promise.all([
+      ...workers.map((worker) => worker.close(force)),
+      bounded('webhook delivery', webhooks.close(force)),
+    ]);
+    await bounded('queues', queues.close());
     if (!deps.sender) await sender.close();
     if (deps.encryption === undefined) await encryption?.close();
     // QUIT waits for a connection that may never come back; only a live one is closed politely.
-    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-    else redis.disconnect();
+    await closeRedisConnection(redis);
     await database.close();
   }
 
@@ -190,6 +221,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     reconciler,
     scheduler,
     authCleanup,
+    retention,
     retiredVapidKeyCleanup,
     webhooks,
     subscriberCountCheck,

@@ -67,3 +67,17 @@ t.test('an error before the attempt frees the slot and records nothing', async (
   t.equal(fairness.inFlight('a'), 0);
   t.equal(fairness.endpoint('a', URL_A), null);
 });
+
+t.test('a busy app waits about as long as its attempts in flight have been running', async (t) => {
+  const { fairness, advance, now } = setup();
+  t.ok(fairness.acquire('a', URL_A).ok && fairness.acquire('a', URL_A).ok);
+  const early = fairness.acquire('a', URL_A);
+  t.match(early, { ok: false, reason: 'app_busy' });
+  if (!early.ok) t.equal(early.retryAt, now() + 1_000, 'at first, a tenth of the attempt timeout');
+  advance(6_000);
+  const late = fairness.acquire('a', URL_A);
+  if (!late.ok) t.equal(late.retryAt, now() + 6_000, 'attempts hanging for 6 s: wait 6 s');
+  advance(20_000);
+  const capped = fairness.acquire('a', URL_A);
+  if (!capped.ok) t.equal(capped.retryAt, now() + 10_000, 'never longer than one attempt can take');
+});

@@ -940,8 +940,12 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
-                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
                         uidSignature?: string;
+                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
+                        tagsSignature?: string;
+                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
+                        signatureExpires?: number;
                         /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
                         applicationServerKey?: string;
                     };

@@ -16,6 +16,8 @@ export interface Config {
   readonly host: string;
   /** Listening address of the worker's health server (`/healthz`, `/readyz`, `/metrics`). */
   readonly workerHost: string;
+  /** The ops surfaces' own listener (OPS_HOST, OPS_PORT); null: they share the API's port. */
+  readonly opsListener: { readonly host: string; readonly port: number } | null;
   readonly logLevel: string;
   readonly publicUrl: string;
   readonly secureCookies: boolean;
@@ -42,6 +44,8 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
+  /** Proxy for pushes (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: push services are reached directly. */
+  readonly outboundProxy: OutboundProxy | null;
   /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
   readonly passwordRefuseCommon: boolean;
   /** Fastify's `trustProxy`: false, true, a hop count, or a comma-separated list of addresses/CIDRs. */
@@ -56,10 +60,14 @@ export interface Config {
     readonly mailPerAddressMax: number;
     readonly mailPerAddressWindowSeconds: number;
     readonly sessionWriteMax: number;
+    /** "Send again" of webhook deliveries per app per window. */
+    readonly webhookResendMax: number;
     /** New subscriptions one app may gain per window (all instances together). */
     /** 0: no per-app cap on new subscriptions (the default). */
     readonly subscribePerAppMax: number;
   };
+  /** API keys one app may have at once. */
+  readonly apiKeysPerAppMax: number;
   readonly mail: {
     /** `smtp://…` / `smtps://…`; null: messages are written to the log instead (development). */
     readonly smtpUrl: string | null;
@@ -67,6 +75,8 @@ export interface Config {
   };
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
+  /** What the clean-up pass deletes, by age (see docs/operations.md "Retention"). */
+  readonly retention: { readonly notificationDays: number; readonly webhookDays: number; readonly batchSize: number };
   /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
   readonly subscriberCountCheckIntervalMs: number;
   readonly sessionTtlDays: number;
@@ -130,6 +140,8 @@ export interface Config {
     /** A queued event is checked against Redis again after this long. */
     readonly relayStaleMs: number;
   };
+  /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER (not `none`) is set. */
+  readonly tracing: { readonly enabled: boolean };
   /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
   readonly problems: readonly string[];
 }
@@ -163,6 +175,13 @@ export const unrecordedBound = ({
   const lanes = chunkConcurrency * pushConcurrency;
   return lanes + 2 * (progressBatch + lanes - 1);
 };
+
+export interface OutboundProxy {
+  readonly httpsProxy: string | null;
+  readonly httpProxy: string | null;
+  /** Comma-separated hosts (`example.com`, `.example.com`, `host:port`, `*`) reached without the proxy. */
+  readonly noProxy: string;
+}
 
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
@@ -316,6 +335,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: env.PORT,
     host: env.HOST,
     workerHost: env.WORKER_HOST,
+    opsListener: env.OPS_PORT === undefined ? null : { host: env.OPS_HOST, port: env.OPS_PORT },
     logLevel: env.LOG_LEVEL,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),
@@ -334,6 +354,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     pushServiceHosts: parsePushHosts(env.PUSH_SERVICE_HOSTS),
     vapidSubject,
+    outboundProxy:
+      env.HTTPS_PROXY === undefined && env.HTTP_PROXY === undefined
+        ? null
+        : { httpsProxy: env.HTTPS_PROXY ?? null, httpProxy: env.HTTP_PROXY ?? null, noProxy: env.NO_PROXY ?? '' },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimit: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
@@ -344,13 +368,26 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
       mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
       sessionWriteMax: env.RATE_LIMIT_SESSION_WRITE_MAX,
+      webhookResendMax: env.WEBHOOK_RESEND_MAX,
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
+    apiKeysPerAppMax: env.API_KEYS_PER_APP_MAX,
     mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
+    retention: {
+      notificationDays: env.RETENTION_DAYS,
+      webhookDays: env.WEBHOOK_RETENTION_DAYS,
+      batchSize: env.RETENTION_BATCH,
+    },
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,
     sessionTtlDays: env.SESSION_TTL_DAYS,
     dashboardDevServer: env.DASHBOARD_DEV_SERVER,
+    tracing: {
+      enabled:
+        env.OTEL_TRACES_EXPORTER !== undefined
+          ? env.OTEL_TRACES_EXPORTER !== 'none'
+          : env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
+    },
     passwordRefuseCommon: env.PASSWORD_REFUSE_COMMON,
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     delivery: {

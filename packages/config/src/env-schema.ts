@@ -27,8 +27,18 @@ export const EnvSchema = Type.Object({
   PUSH_SERVICE_HOSTS: Type.String({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
+  /**
+   * Outbound proxy for pushes (`http://[user:pass@]host:port`): HTTPS_PROXY for https push services,
+   * HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY lists hosts reached directly.
+   */
+  HTTPS_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
+  HTTP_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
+  NO_PROXY: Type.Optional(Type.String()),
   /** The worker's health server address: loopback by default, so its /metrics is not on the network. */
   WORKER_HOST: Type.String({ default: '127.0.0.1' }),
+  /** When set, /metrics and /admin/queues are served on this port of their own (OPS_HOST), not on PORT. */
+  OPS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  OPS_HOST: Type.String({ default: '127.0.0.1' }),
   /** Fastify `trustProxy`: empty/false, true (any proxy: not recommended), a hop count, or addresses/CIDRs. */
   TRUST_PROXY: Type.String({ default: '' }),
   RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 60 }),
@@ -40,6 +50,10 @@ export const EnvSchema = Type.Object({
   /** Verification or reset e-mails one address receives per RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS. */
   RATE_LIMIT_MAIL_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, default: 5 }),
   RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 3600 }),
+  /** API keys one app may have at once. */
+  API_KEYS_PER_APP_MAX: Type.Integer({ minimum: 1, default: 50 }),
+  /** "Send again" of webhook deliveries, per app per RATE_LIMIT_WINDOW_SECONDS. */
+  WEBHOOK_RESEND_MAX: Type.Integer({ minimum: 1, default: 10 }),
   /** Writes (POST/PUT/PATCH/DELETE) one signed-in user may make per window. */
   RATE_LIMIT_SESSION_WRITE_MAX: Type.Integer({ minimum: 1, default: 300 }),
   /**
@@ -82,6 +96,12 @@ export const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
+  /** Days finished notifications are kept, with their events, chunks and progress (at least 32: this month's sends are summed from them). */
+  RETENTION_DAYS: Type.Integer({ minimum: 32, default: 90 }),
+  /** Days webhook events and their delivery attempts are kept. */
+  WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  /** Rows one retention statement deletes at most. */
+  RETENTION_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 5_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */
   SUBSCRIBER_COUNT_CHECK_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   // Webhooks: the API checks URLs at PUT, the worker delivers (docs/webhooks.md).
@@ -112,6 +132,11 @@ export const EnvSchema = Type.Object({
   // Development: the dashboard from source through Vite (hot reload) and /sdk/* re-read on every request.
   // `pnpm dev` sets it; never in production (Vite is a development dependency).
   DASHBOARD_DEV_SERVER: Type.Boolean({ default: false }),
+  // Traces (docs/tracing.md): OpenTelemetry starts only when one of these is set; the SDK reads the
+  // other standard OTEL_* variables (headers, protocol, sampler) itself.
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String()),
+  /** `otlp` (the default once tracing is on), `console`, or `none` (off). */
+  OTEL_TRACES_EXPORTER: Type.Optional(Type.String()),
   /**
    * Refuse the 10,000 most common passwords at registration and reset. Off by default: the contract
    * accepts any password of 8 to 128 characters, and clients rely on it.

@@ -4,6 +4,7 @@ export {
   defaultCryptoThreads,
   defaultProgressBatch,
   loadConfig,
+  type OutboundProxy,
   parseRedisClusterNodes,
   type RedisNode,
   unrecordedBound,

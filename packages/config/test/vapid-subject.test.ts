@@ -57,3 +57,18 @@ t.test('a subject Apple refuses (403 BadJwtToken): refused in production, a prob
   t.equal(local.vapidSubject, 'mailto:admin@localhost');
   t.ok(local.problems.some((problem) => problem.includes('VAPID_SUBJECT=')));
 });
+
+t.test('HTTPS_PROXY, HTTP_PROXY, NO_PROXY: the outbound proxy for pushes', async (t) => {
+  t.equal(loadConfig({}).outboundProxy, null, 'none by default');
+  t.strictSame(loadConfig({ HTTPS_PROXY: 'http://proxy.corp:3128', NO_PROXY: 'localhost,.corp' }).outboundProxy, {
+    httpsProxy: 'http://proxy.corp:3128',
+    httpProxy: null,
+    noProxy: 'localhost,.corp',
+  });
+  t.strictSame(loadConfig({ HTTP_PROXY: 'http://user:secret@proxy.corp:3128' }).outboundProxy, {
+    httpsProxy: null,
+    httpProxy: 'http://user:secret@proxy.corp:3128',
+    noProxy: '',
+  });
+  t.throws(() => loadConfig({ HTTPS_PROXY: 'proxy.corp:3128' }), { name: 'ConfigValidationError' }, 'a URL');
+});

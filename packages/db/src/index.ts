@@ -9,6 +9,7 @@ export * from './repositories/deliveries.js';
 export * from './repositories/events.js';
 export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
+export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
 export * from './repositories/sessions.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';

@@ -114,6 +114,10 @@ export const apps = pgTable(
      * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
      */
     identitySecretSealed: text('identity_secret_sealed'),
+    /** Tags set with a subscribe_only key must carry `tagsSignature` (like uids, `uidSignature`). */
+    requireSignedTags: boolean('require_signed_tags').notNull().default(false),
+    /** uid and tags signatures must carry `signatureExpires` (and be made over it); unexpired only. */
+    signaturesExpire: boolean('signatures_expire').notNull().default(false),
     /** What the browsers receive: the SDK's JSON (`legacy`) or a W3C declarative push message. */
     pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
     /** The page a click opens when a notification has no `url` (required for `declarative`). */
@@ -352,6 +356,10 @@ export const notifications = pgTable(
     index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
     // The scheduler's claim of due sends: a range scan over the (few) scheduled rows.
     index('notifications_scheduled_idx').on(table.sendAt).where(sql`${table.status} = 'scheduled'`),
+    // Retention: the oldest finished notifications, a batch at a time (migration 0019).
+    index('notifications_finished_created_idx')
+      .on(table.createdAt)
+      .where(sql`${table.status} in ('completed', 'failed', 'canceled')`),
   ],
 );
 
@@ -518,6 +526,8 @@ export const webhookMessages = pgTable(
   (table) => [
     uniqueIndex('webhook_messages_dedupe_key').on(table.dedupeKey),
     index('webhook_messages_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
+    // Retention: the oldest events, a batch at a time (migration 0019).
+    index('webhook_messages_created_idx').on(table.createdAt),
   ],
 );
 

@@ -86,6 +86,14 @@ export const errorDetails = {
     message:
       '現在リクエスト数を確認できないため受け付けられません。Retry-After ヘッダーの秒数だけ待ってから再試行してください',
   },
+  TAGS_SIGNATURE_INVALID: {
+    code: 'INVALID_UID_SIGNATURE',
+    message: 'tags の署名 (tagsSignature) がないか、正しくありません',
+  },
+  SIGNATURE_EXPIRED: {
+    code: 'INVALID_UID_SIGNATURE',
+    message: '署名の有効期限 (signatureExpires) がないか、過ぎています',
+  },
   TOO_MANY_API_KEYS: {
     code: 'INVALID_INPUT',
     message: 'このアプリの API キーは上限の数に達しています。使っていないキーを削除してください',

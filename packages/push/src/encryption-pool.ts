@@ -1,18 +1,22 @@
 import { Worker } from 'node:worker_threads';
 import { AUTH_SECRET_LENGTH, P256_POINT_LENGTH, type SubscriptionKeys } from './encryption.js';
 import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './encryption-protocol.js';
+import { uuidToBytes } from './payload.js';
 
 /** A body, or why the subscription's keys cannot be encrypted to (not a point on P-256). */
 export type EncryptedBody = Buffer | RangeError;
 
-/** Per-subscription bytes written into a template payload (see `EncryptionPool.encrypt`). */
+/** The click links of a template payload, signed per subscription on the threads (see `EncryptionPool.encrypt`). */
 export interface TemplateLinks {
-  /** Byte offsets in the payload, ascending. */
+  /** The click-link HMAC key (`ClickTokens.key`). */
+  key: Buffer;
+  notificationId: string;
+  /** One a subscription, in the order of `keys`. */
+  subscriptionIds: readonly string[];
+  /** Byte offsets of the holes in the payload, ascending, each `CLICK_TOKEN_LENGTH` bytes. */
   slots: readonly number[];
-  /** Bytes of each slot. */
-  length: number;
-  /** `slots.length × length` bytes a subscription, in the order of `keys`. */
-  bytes: Uint8Array;
+  /** The link each hole holds (0: the notification; i: its i-th button). */
+  links: readonly number[];
 }
 
 export interface EncryptionPool {
@@ -23,9 +27,9 @@ export interface EncryptionPool {
    * them. Rejects when the thread stops before answering, or the threads could not start (the
    * caller can still encrypt on its own thread).
    *
-   * With `links`, `payload` is a template: subscription i's plaintext is it with the bytes at each
-   * of `links.slots` replaced by that subscription's next `links.length` bytes of `links.bytes`
-   * (its click tokens, CONTRACT 1.2 "Declarative Web Push"). One batch still crosses threads once.
+   * With `links`, `payload` is a template: subscription i's plaintext is it with each hole at
+   * `links.slots` filled by that subscription's click token for the hole's link, signed on the
+   * thread (CONTRACT 1.2 "Declarative Web Push"). One batch still crosses threads once.
    */
   encrypt(payload: Buffer, keys: readonly SubscriptionKeys[], links?: TemplateLinks): Promise<EncryptedBody[]>;
   /** Stops the threads; encryptions under way reject. */
@@ -173,9 +177,18 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       const request: EncryptionRequest = { id, payload: new Uint8Array(payload), keys: packed };
       const transfer: ArrayBuffer[] = [packed.buffer];
       if (links) {
-        const bytes = new Uint8Array(links.bytes); // a copy of its own, transferred
-        request.links = { slots: Int32Array.from(links.slots), length: links.length, bytes };
-        transfer.push(bytes.buffer);
+        const subscriptionIds = new Uint8Array(links.subscriptionIds.length * 16);
+        links.subscriptionIds.forEach((subscriptionId, i) => {
+          subscriptionIds.set(uuidToBytes(subscriptionId), i * 16);
+        });
+        request.links = {
+          key: new Uint8Array(links.key),
+          notificationId: new Uint8Array(uuidToBytes(links.notificationId)),
+          subscriptionIds,
+          slots: Int32Array.from(links.slots),
+          links: Int32Array.from(links.links),
+        };
+        transfer.push(subscriptionIds.buffer);
       }
       return new Promise<EncryptedBody[]>((resolve, reject) => {
         if (thread.pending.size === 0) thread.worker.ref();

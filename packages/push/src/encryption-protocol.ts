@@ -11,8 +11,21 @@ export interface EncryptionRequest {
   payload: Uint8Array;
   /** `KEYS_LENGTH` bytes a subscription. */
   keys: Uint8Array;
-  /** When set, `payload` is a template: subscription i's bytes go into it at `slots` (EncryptionPool.encrypt). */
-  links?: { slots: Int32Array; length: number; bytes: Uint8Array };
+  /**
+   * When set, `payload` is a template: each subscription's click tokens are signed here and written
+   * into it at `slots` (EncryptionPool.encrypt).
+   */
+  links?: {
+    /** The click-link HMAC key (`ClickTokens.key`). */
+    key: Uint8Array;
+    /** 16 bytes. */
+    notificationId: Uint8Array;
+    /** 16 bytes a subscription, in the order of `keys`. */
+    subscriptionIds: Uint8Array;
+    /** Byte offset of each hole, and the link it holds. */
+    slots: Int32Array;
+    links: Int32Array;
+  };
 }
 
 export interface EncryptionAnswer {

@@ -3,14 +3,16 @@
 import { parentPort } from 'node:worker_threads';
 import { AUTH_SECRET_LENGTH, ENCRYPTION_OVERHEAD, encryptPayload, P256_POINT_LENGTH } from './encryption.js';
 import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './encryption-protocol.js';
+import { ClickTokens } from './payload.js';
 
 if (!parentPort) throw new Error('encryption-thread runs only as a worker thread of the EncryptionPool');
 const port = parentPort;
 
 port.on('message', ({ id, payload, keys, links }: EncryptionRequest) => {
-  // With links, the template is copied once and its holes rewritten for each subscription.
+  // With links, the template is copied once and its holes rewritten for each subscription, with
+  // tokens signed here: the event loop that sends the pushes does no HMAC for them.
   const plaintext = links ? Buffer.from(payload) : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  const perTarget = links ? links.slots.length * links.length : 0;
+  const tokens = links ? ClickTokens.withKey(Buffer.from(links.key)) : null;
   const count = keys.byteLength / KEYS_LENGTH;
   // Every body of one payload has the same length; a key that fails leaves its slot unused.
   const bodyLength = ENCRYPTION_OVERHEAD + plaintext.length;
@@ -21,10 +23,11 @@ port.on('message', ({ id, payload, keys, links }: EncryptionRequest) => {
     const start = keys.byteOffset + i * KEYS_LENGTH;
     const p256dh = Buffer.from(keys.buffer, start, P256_POINT_LENGTH);
     const auth = Buffer.from(keys.buffer, start + P256_POINT_LENGTH, AUTH_SECRET_LENGTH);
-    if (links) {
+    if (links && tokens) {
+      const subscriptionId = links.subscriptionIds.subarray(i * 16, i * 16 + 16);
       for (let slot = 0; slot < links.slots.length; slot++) {
-        const from = links.bytes.byteOffset + i * perTarget + slot * links.length;
-        plaintext.set(new Uint8Array(links.bytes.buffer, from, links.length), links.slots[slot] as number);
+        const token = tokens.signBytes(links.notificationId, subscriptionId, links.links[slot] as number);
+        plaintext.write(token, links.slots[slot] as number, 'ascii');
       }
     }
     try {

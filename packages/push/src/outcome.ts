@@ -14,12 +14,28 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Math.max(0, date - now);
 }
 
-/** CONTRACT "Delivery": what a push service's answer means for the message. */
-export function outcomeForStatus(status: number, retryAfter: string | undefined, detail: string): PushOutcome {
+/**
+ * WNS answers 406 Not Acceptable when the sending service exceeded its throttle limit: a reason to
+ * send again later, not a refusal of the message ("WNS HTTP response codes",
+ * https://learn.microsoft.com/windows/apps/windows-app-sdk/notifications/push-notifications/troubleshooting).
+ */
+const isThrottledByWns = (status: number, origin: string | undefined) =>
+  status === 406 && origin !== undefined && /\.notify\.windows\.com(:\d+)?$/.test(origin);
+
+/**
+ * CONTRACT "Delivery": what a push service's answer means for the message. `origin` (the endpoint's)
+ * lets a push service's own meaning of a status count (WNS's 406).
+ */
+export function outcomeForStatus(
+  status: number,
+  retryAfter: string | undefined,
+  detail: string,
+  origin?: string,
+): PushOutcome {
   if (status >= 200 && status < 300) return { kind: 'sent', status };
   if (status === 404 || status === 410) return { kind: 'expired', status };
   const reason = detail === '' ? `push service answered ${status}` : `push service answered ${status}: ${detail}`;
-  if (status === 429 || status >= 500) {
+  if (status === 429 || status >= 500 || isThrottledByWns(status, origin)) {
     const retryAfterMs = parseRetryAfter(retryAfter);
     return retryAfterMs === undefined
       ? { kind: 'retry', status, reason }

@@ -87,26 +87,49 @@ const uuidText = (bytes: Buffer) => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
+/** The 16 bytes of a UUID's text. */
+export function uuidToBytes(id: string): Buffer {
+  const bytes = Buffer.alloc(ID_BYTES);
+  uuidBytes(id, bytes, 0);
+  return bytes;
+}
+
 /** Signs and checks click tokens with a key derived from the service's ENCRYPTION_KEY. */
 export class ClickTokens {
-  readonly #key: Buffer;
+  /** The HMAC key itself: what the encryption threads sign with (`ClickTokens.withKey`). */
+  readonly key: Buffer;
 
-  constructor(encryptionKey: Buffer) {
-    this.#key = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'webpush:click-links', 32));
+  private constructor(key: Buffer) {
+    this.key = key;
+  }
+
+  /** The tokens of the service whose ENCRYPTION_KEY this is. */
+  static fromEncryptionKey(encryptionKey: Buffer): ClickTokens {
+    return new ClickTokens(Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'webpush:click-links', 32)));
+  }
+
+  /** Tokens under an HMAC key already derived (`tokens.key`), as an encryption thread receives it. */
+  static withKey(key: Buffer): ClickTokens {
+    return new ClickTokens(key);
   }
 
   #mac(message: Buffer): Buffer {
-    return createHmac('sha256', this.#key).update(message).digest().subarray(0, MAC_BYTES);
+    return createHmac('sha256', this.key).update(message).digest().subarray(0, MAC_BYTES);
   }
 
-  /** The token of one link, as ASCII bytes (what a declarative payload carries). */
-  sign({ notificationId, subscriptionId, link }: ClickTarget): string {
+  /** The token of one link from the ids' 16 bytes each. */
+  signBytes(notificationId: Uint8Array, subscriptionId: Uint8Array, link: number): string {
     const bytes = Buffer.alloc(TOKEN_BYTES);
-    uuidBytes(notificationId, bytes, 0);
-    uuidBytes(subscriptionId, bytes, ID_BYTES);
+    bytes.set(notificationId, 0);
+    bytes.set(subscriptionId, ID_BYTES);
     bytes[ID_BYTES * 2] = link;
     this.#mac(bytes.subarray(0, ID_BYTES * 2 + 1)).copy(bytes, ID_BYTES * 2 + 1);
     return bytes.toString('base64url');
+  }
+
+  /** The token of one link. */
+  sign({ notificationId, subscriptionId, link }: ClickTarget): string {
+    return this.signBytes(uuidToBytes(notificationId), uuidToBytes(subscriptionId), link);
   }
 
   /** What a token stands for, or null when it does not verify. */

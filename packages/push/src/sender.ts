@@ -1,6 +1,6 @@
 import type { ClientHttp2Session } from 'node:http2';
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, type ProxyAgent } from 'undici';
 import { Http2Origins } from './h2-origins.js';
 import { outcomeForStatus } from './outcome.js';
 import { buildPushRequest, type PushRequest } from './push-request.js';
@@ -44,6 +44,29 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 }
 
 /**
+ * An HTTP/1.1 pool whose connections go through the proxy (undici's EnvHttpProxyAgent: CONNECT
+ * tunnels for https, NO_PROXY honoured), with the settings given rather than process.env's. The
+ * pool's keep-alive works as without a proxy: one tunnel per pooled connection, reused.
+ */
+function proxiedAgent(
+  proxy: NonNullable<PushSenderOptions['proxy']>,
+  pool: Agent.Options,
+  tls: { timeout: number; ca: readonly (string | Buffer)[] | undefined },
+): Dispatcher {
+  // undici hands these options on to its ProxyAgent, which takes `requestTls` (its types omit it).
+  const settings: EnvHttpProxyAgent.Options & Pick<ProxyAgent.Options, 'requestTls'> = {
+    ...pool,
+    // '' rather than absent: undici would read process.env instead.
+    httpProxy: proxy.httpProxy ?? '',
+    httpsProxy: proxy.httpsProxy ?? '',
+    noProxy: proxy.noProxy,
+    // The push service's TLS inside the tunnel.
+    requestTls: { timeout: tls.timeout, ...(tls.ca ? { ca: [...tls.ca] } : {}) },
+  };
+  return new EnvHttpProxyAgent(settings);
+}
+
+/**
  * The web push sender. One undici Agent keeps a pool of keep-alive connections per push-service
  * origin, so a fan-out of thousands of messages to FCM reuses a few TLS connections instead of
  * paying a handshake each. undici rather than node:https because it measured faster here: ~40 µs
@@ -69,9 +92,16 @@ export function createPushSender(options: PushSenderOptions): PushSender {
     connect: { timeout: timeoutMs + BACKSTOP_MS, ...(ca ? { ca } : {}) },
   };
   // HTTP/1.1: one request per connection at a time (undici never pipelines a POST anyway).
-  const h1 = new Agent({ ...common, connections: maxSockets, pipelining: 1 });
+  const h1 = options.proxy
+    ? proxiedAgent(
+        options.proxy,
+        { ...common, connections: maxSockets, pipelining: 1 },
+        { timeout: timeoutMs + BACKSTOP_MS, ca },
+      )
+    : new Agent({ ...common, connections: maxSockets, pipelining: 1 });
+  // Behind a proxy every push takes the HTTP/1.1 pool through its CONNECT tunnels.
   const h2 =
-    options.http2 !== true
+    options.http2 !== true || options.proxy
       ? null
       : new Http2Origins({ ca, connectTimeoutMs: timeoutMs + BACKSTOP_MS, idleTimeoutMs: KEEP_ALIVE_MS });
   const signer = new VapidSigner();
@@ -82,7 +112,7 @@ export function createPushSender(options: PushSenderOptions): PushSender {
     if (!h2) throw new Error('unreachable');
     try {
       const { status, retryAfter, detail } = await h2.request(session, prepared, timeoutMs);
-      return outcomeForStatus(status, retryAfter, detail);
+      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('no answer within')) {
         return { kind: 'retry', reason: error.message };
@@ -122,7 +152,8 @@ export function createPushSender(options: PushSenderOptions): PushSender {
         await new Promise((resolve) => setImmediate(resolve));
         return outcomeForStatus(status, retryAfter, '');
       }
-      return outcomeForStatus(status, retryAfter, await detailOf(response.body).catch(() => ''));
+      const detail = await detailOf(response.body).catch(() => '');
+      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
     } catch (error) {
       if (deadline.signal.aborted) return { kind: 'retry', reason: `no answer within ${timeoutMs} ms` };
       return { kind: 'retry', reason: networkReason(error) };

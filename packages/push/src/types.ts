@@ -69,6 +69,11 @@ export interface PushSenderOptions {
    */
   http2?: boolean;
   /**
+   * Send through an HTTP proxy (CONNECT tunnels): `httpsProxy` for https push services, `httpProxy`
+   * for the others and as the fallback, except hosts in `noProxy`. HTTP/2 is not used behind a proxy.
+   */
+  proxy?: { httpsProxy: string | null; httpProxy: string | null; noProxy: string } | null;
+  /**
    * Test-only: extra CA certificates to trust on top of Node's root store, for a local stand-in
    * push service inside the test process. Processes use `NODE_EXTRA_CA_CERTS` instead.
    */

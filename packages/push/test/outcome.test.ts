@@ -44,3 +44,15 @@ t.test('failureKey: the status and the push service’s reason, a small set of k
   t.equal(failureKey({ kind: 'retry', reason: 'network error: ECONNREFUSED' }), 'network error: ECONNREFUSED');
   t.equal(failureKey({ kind: 'failed', reason: 'VAPID key unavailable' }), 'VAPID key unavailable');
 });
+
+t.test('WNS: 406 is its throttle limit, sent again later (honouring Retry-After); elsewhere a refusal', async (t) => {
+  t.same(outcomeForStatus(406, '30', '', 'https://wns2-par02p.notify.windows.com'), {
+    kind: 'retry',
+    status: 406,
+    retryAfterMs: 30_000,
+    reason: 'push service answered 406',
+  });
+  t.equal(outcomeForStatus(406, undefined, '', 'https://fcm.googleapis.com').kind, 'failed');
+  t.equal(outcomeForStatus(406, undefined, '').kind, 'failed');
+  t.equal(outcomeForStatus(410, undefined, '', 'https://db5p.notify.windows.com').kind, 'expired', 'channel expired');
+});

@@ -28,13 +28,13 @@ const content = {
 
 t.test('click tokens: fixed length, verify only unaltered and under the same key', async (t) => {
   const key = randomBytes(32);
-  const tokens = new ClickTokens(key);
+  const tokens = ClickTokens.fromEncryptionKey(key);
   const target = { notificationId: randomUUID(), subscriptionId: randomUUID(), link: 2 };
   const token = tokens.sign(target);
   t.equal(token.length, CLICK_TOKEN_LENGTH);
   t.match(token, /^[A-Za-z0-9_-]+$/);
   t.strictSame(tokens.verify(token), target);
-  t.equal(new ClickTokens(randomBytes(32)).verify(token), null, 'another key');
+  t.equal(ClickTokens.fromEncryptionKey(randomBytes(32)).verify(token), null, 'another key');
   for (let at = 0; at < token.length; at++) {
     const altered = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
     if (tokens.verify(altered) !== null) t.fail(`a token altered at ${at} verified`);
@@ -48,7 +48,7 @@ t.test('click tokens: fixed length, verify only unaltered and under the same key
 t.test('the declarative template measures exactly what is delivered', async (t) => {
   const id = randomUUID();
   const template = declarativeTemplate(content, id, 'https://push.example/c/');
-  const tokens = new ClickTokens(randomBytes(32));
+  const tokens = ClickTokens.fromEncryptionKey(randomBytes(32));
   const subscriptionId = randomUUID();
   const filled = fillTemplate(template, (link) => tokens.sign({ notificationId: id, subscriptionId, link }));
   t.equal(Buffer.byteLength(filled), templateBytes(template));
@@ -78,13 +78,13 @@ t.test('the declarative template measures exactly what is delivered', async (t) 
   );
 });
 
-t.test('the pool fills each target’s tokens into the template on its threads', async (t) => {
+t.test('the pool signs each target’s tokens into the template on its threads', async (t) => {
   const pool = createEncryptionPool({ threads: 2 });
   t.teardown(() => pool.close());
   const id = randomUUID();
   const template = declarativeTemplate(content, id, 'https://push.example/c/');
   const slots = templateSlots(template);
-  const tokens = new ClickTokens(randomBytes(32));
+  const tokens = ClickTokens.fromEncryptionKey(randomBytes(32));
   const subscribers = Array.from({ length: 9 }, () => {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
@@ -96,17 +96,17 @@ t.test('the pool fills each target’s tokens into the template on its threads',
   const expected = subscribers.map((s) =>
     fillTemplate(template, (link) => tokens.sign({ notificationId: id, subscriptionId: s.id, link })),
   );
-  const linkBytes = Buffer.from(
-    subscribers
-      .flatMap((s) => template.links.map((link) => tokens.sign({ notificationId: id, subscriptionId: s.id, link })))
-      .join(''),
-    'ascii',
-  );
   const placeholder = Buffer.from(fillTemplate(template, () => '-'.repeat(CLICK_TOKEN_LENGTH)));
   const bodies = await pool.encrypt(
     placeholder,
     subscribers.map((s) => s.subscription),
-    { slots, length: CLICK_TOKEN_LENGTH, bytes: linkBytes },
+    {
+      key: tokens.key,
+      notificationId: id,
+      subscriptionIds: subscribers.map((s) => s.id),
+      slots,
+      links: template.links,
+    },
   );
   bodies.forEach((body, i) => {
     if (!Buffer.isBuffer(body)) throw new Error(`body ${i} is ${String(body)}`);

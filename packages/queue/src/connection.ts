@@ -61,6 +61,30 @@ export function createRedisConnection(target: RedisTarget, role: RedisRole): Red
   );
 }
 
+/**
+ * Closes a connection politely (QUIT) when it is up, but never waits longer than `timeoutMs`: a
+ * QUIT to a cluster node that died, or to a Redis that is down, may never be answered.
+ */
+export async function closeRedisConnection(connection: RedisConnection, timeoutMs = 2_000): Promise<void> {
+  if (connection.status !== 'ready') {
+    connection.disconnect();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([
+    connection.quit().then(
+      () => undefined,
+      () => undefined,
+    ),
+    timeout,
+  ]);
+  clearTimeout(timer);
+  connection.disconnect();
+}
+
 /** Whether `connection` is a Redis Cluster client. */
 export const isCluster = (connection: RedisConnection): connection is Cluster => connection instanceof Cluster;
 

@@ -1,5 +1,6 @@
 export {
   bullPrefix,
+  closeRedisConnection,
   createRedisConnection,
   isCluster,
   masterConnections,

@@ -1,4 +1,4 @@
-import { type DefaultJobOptions, Queue } from 'bullmq';
+import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
 import type { RedisConnection } from './connection.js';
 
 /** Queue names, shared by the producer (API) and the consumer (worker). */
@@ -135,11 +135,22 @@ export interface Queues {
  * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
  * `bullPrefix(config.redisKeyPrefix)` on both sides.
  */
-export function createQueues(connection: RedisConnection, prefix: string): Queues {
-  const fanOut = new Queue<FanOutJob>(queueNames.fanOut, { connection, prefix, defaultJobOptions });
-  const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, { connection, prefix, defaultJobOptions });
+export function createQueues(
+  connection: RedisConnection,
+  prefix: string,
+  options: { telemetry?: Telemetry } = {},
+): Queues {
+  // `telemetry` (bullmq-otel, when tracing is on) carries the trace context of each add into the job.
+  const common = {
+    connection,
+    prefix,
+    defaultJobOptions,
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
+  };
+  const fanOut = new Queue<FanOutJob>(queueNames.fanOut, common);
+  const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, common);
   // Retry options are set per job (they come from the configuration).
-  const webhooks = new Queue<WebhookJob>(queueNames.webhooks, { connection, prefix, defaultJobOptions });
+  const webhooks = new Queue<WebhookJob>(queueNames.webhooks, common);
   return {
     fanOut,
     deliveries,

@@ -141,7 +141,15 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   const taken = new Set<number>();
   const dead = new Set<number>();
 
+  // Should the test process end without its teardown (a time-out), take the nodes with it.
+  const killAll = () => {
+    for (const child of processes.values())
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+
   const close = async () => {
+    process.off('exit', killAll);
     for (const client of clients) client.disconnect();
     await Promise.all(
       [...processes.values()].map(

@@ -75,6 +75,10 @@ export interface SubscribeOptions extends WorkerOptions, ApiTarget {
   uidSignature?: string;
   /** Your tags for this browser (at most 20 string pairs); they replace its tags. */
   tags?: Record<string, string>;
+  /** HMAC-SHA-256 of the tags (JSON, keys sorted) by your server; needed when the app requires signed tags. */
+  tagsSignature?: string;
+  /** Unix seconds after which the signatures above stop counting; then they are made over it too. */
+  signatureExpires?: number;
   /**
    * Default true: the service worker reports `shown` and `clicked` for each notification
    * (`POST /events`). False: it reports nothing.
@@ -200,8 +204,9 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
   const { subscription, fresh, replaced } = await pushSubscription(registration.pushManager, applicationServerKey);
   const json = subscription.toJSON();
   try {
-    const { uid, uidSignature, tags } = options;
-    const body = { ...subscribeBody(subscription), uid, uidSignature, tags };
+    const { uid, uidSignature, tags, tagsSignature, signatureExpires } = options;
+    const audience = { uid, uidSignature, tags, tagsSignature, signatureExpires };
+    const body = { ...subscribeBody(subscription), ...audience };
     const answer = await callApi(env.fetch, target, 'POST', '/subscribe', body);
     // The endpoint given up is dead: removing it frees its subscriber slot now, not at the next send.
     if (replaced && replaced !== subscription.endpoint)

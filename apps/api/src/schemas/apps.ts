@@ -17,6 +17,14 @@ export const AppSchema = Type.Object({
     description:
       'Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin',
   }),
+  requireSignedTags: Type.Boolean({
+    description:
+      'When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE',
+  }),
+  signaturesExpire: Type.Boolean({
+    description:
+      'When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed',
+  }),
   pushFormat: PushFormat,
   defaultUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'The page a click opens when a notification has no `url`',
@@ -47,6 +55,12 @@ export const UpdateAppBody = Type.Object({
           'At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again.',
       },
     ),
+  ),
+  requireSignedTags: Type.Optional(
+    Type.Boolean({ description: 'Require tagsSignature for tags set with subscribe_only keys' }),
+  ),
+  signaturesExpire: Type.Optional(
+    Type.Boolean({ description: 'Require an unexpired signatureExpires in every uid and tags signature' }),
   ),
   pushFormat: Type.Optional(PushFormat),
   defaultUrl: Type.Optional(

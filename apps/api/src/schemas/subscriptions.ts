@@ -70,7 +70,22 @@ export const SubscribeBody = Type.Object({
     Type.String({
       maxLength: 128,
       description:
-        'Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret',
+        'Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal)',
+    }),
+  ),
+  tagsSignature: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description:
+        'Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal)',
+    }),
+  ),
+  signatureExpires: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 99_999_999_999,
+      description:
+        'Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire`',
     }),
   ),
   applicationServerKey: Type.Optional(

@@ -40,6 +40,8 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
     'id',
     'name',
     'pushFormat',
+    'requireSignedTags',
+    'signaturesExpire',
     'vapidPublicKey',
   ]);
   t.match(body.app, { pushFormat: 'legacy', defaultUrl: null }, 'new apps are legacy');

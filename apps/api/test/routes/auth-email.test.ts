@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import { errorDetails } from '@webpush/errors';
 import {
   createIsolatedResources,
   type MailServer,
@@ -242,8 +243,12 @@ t.test('password reset confirm: the password rules of register apply', async (t)
   await post('/auth/password-reset', { email: user.email });
   const token = await nthLink(user.email, '/reset-password', 1);
   const confirm = (payload: unknown) => post('/auth/password-reset/confirm', payload);
-  assertError(t, await confirm({ token, password: 'short' }), 'INVALID_INPUT');
-  assertError(t, await confirm({ token, password: 'x'.repeat(129) }), 'INVALID_INPUT');
+  assertError(t, await confirm({ token, password: 'short' }), 'INVALID_INPUT', {
+    message: errorDetails.PASSWORD_TOO_SHORT.message,
+  });
+  assertError(t, await confirm({ token, password: 'x'.repeat(129) }), 'INVALID_INPUT', {
+    message: errorDetails.PASSWORD_TOO_LONG.message,
+  });
   assertError(t, await confirm({ token }), 'MISSING_FIELDS');
   assertError(t, await confirm({ password: 'long enough password' }), 'MISSING_FIELDS');
   assertError(t, await confirm({ token, password: 12345678 }), 'INVALID_INPUT');

@@ -166,6 +166,7 @@ t.test('button clicks: actionClicks once per subscription and action; clicked on
     { endpoint: subscriber.endpoint, action: 'later' },
     { endpoint: subscriber.endpoint },
     { endpoint: second.endpoint, action: 'buy' },
+    { endpoint: second.endpoint, action: 'not-a-button' },
   ];
   for (const click of clicks) {
     const response = await report({ notificationId: id, type: 'clicked', ...click });
@@ -180,7 +181,7 @@ t.test('button clicks: actionClicks once per subscription and action; clicked on
   const counted = await notification(id);
   t.equal(counted.clicked, 2, 'each subscription clicked once');
   t.equal(counted.shown, 1);
-  t.strictSame(counted.actionClicks, { buy: 2, later: 2 });
+  t.strictSame(counted.actionClicks, { buy: 2, later: 2 }, 'an action the notification does not have counts nothing');
 
   assertError(
     t,

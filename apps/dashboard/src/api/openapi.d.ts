@@ -1684,6 +1684,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                                 /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
@@ -1770,6 +1774,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                                 /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
@@ -1913,6 +1921,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                                 /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
@@ -2074,7 +2086,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename an app, set the origins its subscribe_only keys work from, its push format and default url
+         * Rename an app, set the origins its subscribe_only keys work from, its push format and default url, and what signatures its audiences need
          * @description `pushFormat: "declarative"` needs a `defaultUrl` (given now or before): without one, 400 MISSING_FIELDS and nothing changes.
          */
         patch: {
@@ -2094,6 +2106,10 @@ export interface paths {
                         name?: string;
                         /** @description At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again. */
                         allowedOrigins?: string[];
+                        /** @description Require tagsSignature for tags set with subscribe_only keys */
+                        requireSignedTags?: boolean;
+                        /** @description Require an unexpired signatureExpires in every uid and tags signature */
+                        signaturesExpire?: boolean;
                         /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                         pushFormat?: "legacy" | "declarative";
                         /**
@@ -2121,6 +2137,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                                 /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
@@ -2388,6 +2408,10 @@ export interface paths {
                                 createdAt: string;
                                 /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
                                 allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
                                 /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
@@ -2575,7 +2599,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; its secret is shown only in this response */
+        /** Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT */
         post: {
             parameters: {
                 query?: never;
@@ -2882,8 +2906,12 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
-                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret */
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
                         uidSignature?: string;
+                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
+                        tagsSignature?: string;
+                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
+                        signatureExpires?: number;
                         /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
                         applicationServerKey?: string;
                     };
@@ -6198,6 +6226,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };

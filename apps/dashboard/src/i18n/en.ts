@@ -356,6 +356,12 @@ export const en = {
   'notifications.completed': 'Completed',
   'notifications.delivery': 'Delivery',
   'notifications.deliveryCounts': '{sent} sent, {failed} failed, {expired} expired of {targets}',
+  'notifications.failureReasons': 'Why pushes failed',
+  'notifications.failureHint.badJwt':
+    'Apple refuses the VAPID subject: set VAPID_SUBJECT to a mailto: address or https: URL on a real domain you own (not localhost or example.com).',
+  'notifications.failureHint.keyMismatch':
+    'the subscription was made with another VAPID key than the one it was pushed with.',
+  'notifications.failureHint.tooLarge': 'the payload is too large for this push service.',
   'notifications.engagement': 'Engagement',
   'notifications.engagementCounts': '{shown} shown, {clicked} clicked, click-through rate {ctr}',
   'notifications.engagementNote': '(clicked ÷ shown)',

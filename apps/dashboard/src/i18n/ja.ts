@@ -358,6 +358,11 @@ export const ja: Record<keyof typeof en, string> = {
   'notifications.completed': '完了日時',
   'notifications.delivery': '配信',
   'notifications.deliveryCounts': '{targets} 件中、送信 {sent} 件、失敗 {failed} 件、期限切れ {expired} 件',
+  'notifications.failureReasons': '配信に失敗した理由',
+  'notifications.failureHint.badJwt':
+    'Apple が VAPID の subject を受け付けません。VAPID_SUBJECT を、自分が所有する実在のドメインの mailto: アドレスか https: の URL にしてください（localhost や example.com は不可）。',
+  'notifications.failureHint.keyMismatch': 'この購読は、送信に使われたものとは別の VAPID キーで作成されています。',
+  'notifications.failureHint.tooLarge': 'このプッシュサービスにはペイロードが大きすぎます。',
   'notifications.engagement': '反応',
   'notifications.engagementCounts': '表示 {shown} 件、クリック {clicked} 件、クリック率 {ctr}',
   'notifications.engagementNote': '（クリック数 ÷ 表示数）',

@@ -62,6 +62,14 @@ export function CancelSend({ appId, id, onCanceled }: { appId: string; id: strin
   );
 }
 
+/** What to do about the push services' answers people meet most. */
+export function failureHint(reason: string, t: (key: MessageKey) => string): string | null {
+  if (reason === '403 BadJwtToken') return t('notifications.failureHint.badJwt');
+  if (reason === '400 VapidPkHashMismatch') return t('notifications.failureHint.keyMismatch');
+  if (reason.startsWith('413')) return t('notifications.failureHint.tooLarge');
+  return null;
+}
+
 function Details({ notification }: { notification: Notification }) {
   const { t, language } = useI18n();
   const richText = useRichText();
@@ -109,6 +117,21 @@ function Details({ notification }: { notification: Notification }) {
           targets: notification.targets,
         })}
       </dd>
+      {notification.failureReasons && (
+        <>
+          <dt>{t('notifications.failureReasons')}</dt>
+          <dd data-testid="failure-reasons">
+            <ul>
+              {Object.entries(notification.failureReasons).map(([reason, count]) => (
+                <li key={reason}>
+                  <code>{reason}</code>: {count}
+                  {failureHint(reason, t) && <span className="hint"> — {failureHint(reason, t)}</span>}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
       <dt>{t('notifications.engagement')}</dt>
       <dd data-testid="engagement">
         {t('notifications.engagementCounts', {

@@ -1,6 +1,7 @@
 import { type AnswerKind, type DeliverableSubscription, recordChunkOutcome, startChunk } from '@webpush/db';
 import { failureKey, type PushOptions, type PushOutcome } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
+import { inSpan, openSpan, type Span, SpanStatusCode, tracingActive } from '@webpush/tracing';
 import { browserPayload } from '../browser-payload.js';
 import { ChunkBodies } from '../chunk-bodies.js';
 import { queueChunks } from '../chunk-jobs.js';
@@ -34,8 +35,34 @@ export function retryDelayMs(
  * or not yet written at the crash (`unrecordedBound` of @webpush/config, per process).
  * The chunk's counts reach the notification once, in the transaction that completes the chunk.
  */
-export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
+export function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
+  return inSpan(
+    'notification.chunk',
+    {
+      'webpush.notification_id': job.notificationId,
+      'webpush.chunk.attempt': job.attempt,
+      'webpush.chunk.size': job.subscriptionIds.length,
+    },
+    () => sendChunk(context, job),
+  );
+}
+
+/** One push's span (tracing on only): the push service's origin, then its answer. */
+function pushSpan(endpoint: string) {
+  return openSpan('push.send', { 'server.address': URL.canParse(endpoint) ? new URL(endpoint).origin : '' });
+}
+
+function endPushSpan(span: Span, outcome: PushOutcome) {
+  span.setAttribute('webpush.push.outcome', outcome.kind);
+  if ('status' in outcome && outcome.status !== undefined)
+    span.setAttribute('http.response.status_code', outcome.status);
+  if (outcome.kind === 'failed' || outcome.kind === 'retry') span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
   const { db, config, log, metrics } = context;
+  const tracing = tracingActive();
   const key = {
     notificationId: job.notificationId,
     firstSubscriptionId: job.firstSubscriptionId,
@@ -94,11 +121,13 @@ export async function deliverChunk(context: WorkerContext, job: DeliveryChunkJob
       else {
         const body = bodies ? await bodies.body(index) : undefined;
         const started = performance.now();
+        const span = tracing ? pushSpan(subscription.endpoint) : null;
         try {
           outcome = await context.sender.send(subscription, payload.textFor(subscription.id), vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }
+        if (span) endPushSpan(span, outcome);
         metrics.observePush(outcome.kind, performance.now() - started);
       }
       if (answer(subscription, outcome)) await progress.settle();

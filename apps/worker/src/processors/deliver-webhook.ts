@@ -59,6 +59,15 @@ async function messageBody(context: WorkerContext, message: WebhookMessage): Pro
   return fixWebhookBody(context.db, message.id, body);
 }
 
+async function drop(context: WorkerContext, message: WebhookMessage): Promise<WebhookResult> {
+  await dropWebhookMessage(context.db, message.id);
+  context.log.info(
+    { messageId: message.id, appId: message.appId },
+    'webhook event dropped: no webhook or subject any more',
+  );
+  return 'dropped';
+}
+
 /**
  * Sends one outbox event and records the attempt. Throws on a failed attempt so BullMQ retries it
  * (with the same `webhook-id`, the event's id); the last attempt marks the event `failed`.
@@ -75,17 +84,17 @@ export async function deliverWebhook(
   if (!delivery) return 'skipped';
   const { message, webhook } = delivery;
   if (message.status !== 'pending') return 'skipped';
-  const body = webhook ? await messageBody(context, message) : null;
-  if (!webhook || body === null) {
-    await dropWebhookMessage(db, message.id);
-    log.info({ messageId: message.id, appId: message.appId }, 'webhook event dropped: no webhook or subject any more');
-    return 'dropped';
-  }
-
+  if (!webhook) return drop(context, message);
+  // The slot first: a deferred delivery costs this one look-up, not the body's too.
   const slot = fairness.acquire(message.appId, webhook.url);
   if (!slot.ok) throw new WebhookDeferred(slot.retryAt, slot.reason);
   let result: WebhookAttemptResult;
   try {
+    const body = await messageBody(context, message);
+    if (body === null) {
+      slot.release();
+      return drop(context, message);
+    }
     if (!config.encryptionKey) {
       result = { ok: false, status: null, durationMs: 0, response: null, error: 'signing secret unavailable' };
     } else {

@@ -1,5 +1,6 @@
 import { beginFanOut, loadChunks, pendingChunkKeys, planDeliveryChunks } from '@webpush/db';
 import type { FanOutJob } from '@webpush/queue';
+import { inSpan } from '@webpush/tracing';
 import { queueChunks, requeueChunks } from '../chunk-jobs.js';
 import type { WorkerContext } from '../context.js';
 
@@ -17,7 +18,15 @@ const FIRST_PLAN_CHUNKS = 1;
  * notification (a stalled job, the reconciler): it re-queues what was planned and is neither
  * counted nor in flight, then continues the plan where it stopped.
  */
-export async function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ queued: number }> {
+export function fanOut(context: WorkerContext, job: FanOutJob): Promise<{ queued: number }> {
+  return inSpan('notification.fan_out', { 'webpush.notification_id': job.notificationId }, async (span) => {
+    const result = await planAndQueue(context, job);
+    span?.setAttribute('webpush.chunks_queued', result.queued);
+    return result;
+  });
+}
+
+async function planAndQueue(context: WorkerContext, job: FanOutJob): Promise<{ queued: number }> {
   const { db, queues, config, log } = context;
   const notification = await beginFanOut(db, job.notificationId);
   if (!notification) return { queued: 0 };

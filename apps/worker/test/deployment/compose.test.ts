@@ -92,6 +92,9 @@ t.test('Dockerfile: Node 24 LTS, a build stage and a production-only runtime sta
   t.match(healthCheckTarget(healthcheck), { port: '3000', path: '/healthz' }, 'HEALTHCHECK on /healthz of PORT');
   const cmd = JSON.parse(runtime.find((i) => i.keyword === 'CMD')?.args ?? '[]') as string[];
   t.match(builtByPnpmBuild(entryFile(cmd)), { source: true, built: true }, `CMD ${cmd.join(' ')}`);
+  const ignored = readRepoFile('.dockerignore').split('\n');
+  for (const path of ['**/node_modules', '**/dist', '.env', 'deploy/kubernetes/secrets.env'])
+    t.ok(ignored.includes(path), `.dockerignore keeps ${path} out of the build context`);
   const entrypoint = copies.find((copy) => copy.includes('entrypoint.sh'));
   t.ok(entrypoint, 'the entrypoint that loads the generated secrets is in the image');
 });

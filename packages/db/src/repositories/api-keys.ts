@@ -12,8 +12,14 @@ export interface ApiKeyPrincipal {
   userId: string;
   plan: string;
   vapidPublicKey: string;
+  /** The version of the app's current VAPID key (`vapidPublicKey`). */
+  vapidKeyVersion: number;
   /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
   allowedOrigins: string[];
+  /** Tags from `subscribe_only` keys must be signed. */
+  requireSignedTags: boolean;
+  /** uid and tags signatures must carry an unexpired `signatureExpires`. */
+  signaturesExpire: boolean;
   /** What the app's browsers receive; decides the size check of a send. */
   pushFormat: PushFormat;
   defaultUrl: string | null;
@@ -25,21 +31,38 @@ const ownedApp = (db: Database, userId: string, appId: string) =>
     .from(apps)
     .where(and(eq(apps.id, appId), eq(apps.userId, userId)));
 
-/** Creates a key for an app of `userId`; null when the app is not theirs (or does not exist). */
+/**
+ * Creates a key for an app of `userId`; null when the app is not theirs (or does not exist),
+ * `'limit'` when the app already has `maxKeys`. The app row is locked while counting, so concurrent
+ * creations cannot pass the cap together.
+ */
 export async function createApiKey(
   db: Database,
   userId: string,
   appId: string,
   input: { name: string; scope: ApiKeyScope; keyHash: string },
-): Promise<ApiKey | null> {
+  maxKeys: number,
+): Promise<ApiKey | 'limit' | null> {
   if (!isUuid(userId, appId)) return null;
-  const [owned] = await ownedApp(db, userId, appId).limit(1);
-  if (!owned) return null;
-  const [key] = await db
-    .insert(apiKeys)
-    .values({ appId, ...input })
-    .returning();
-  return key ?? null;
+  return db.transaction(async (tx) => {
+    const [owned] = await tx
+      .select({ id: apps.id })
+      .from(apps)
+      .where(and(eq(apps.id, appId), eq(apps.userId, userId)))
+      .limit(1)
+      .for('update');
+    if (!owned) return null;
+    const [existing] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(apiKeys)
+      .where(eq(apiKeys.appId, appId));
+    if ((existing?.count ?? 0) >= maxKeys) return 'limit';
+    const [key] = await tx
+      .insert(apiKeys)
+      .values({ appId, ...input })
+      .returning();
+    return key ?? null;
+  });
 }
 
 export async function listApiKeys(db: Database, userId: string, appId: string): Promise<ApiKey[]> {
@@ -67,7 +90,10 @@ const principalQuery = (db: Database) =>
       userId: apps.userId,
       plan: users.plan,
       vapidPublicKey: apps.vapidPublicKey,
+      vapidKeyVersion: apps.vapidKeyVersion,
       allowedOrigins: apps.allowedOrigins,
+      requireSignedTags: apps.requireSignedTags,
+      signaturesExpire: apps.signaturesExpire,
       pushFormat: apps.pushFormat,
       defaultUrl: apps.defaultUrl,
     })
@@ -101,7 +127,10 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     userId: row.userId,
     plan: row.plan,
     vapidPublicKey: row.vapidPublicKey,
+    vapidKeyVersion: row.vapidKeyVersion,
     allowedOrigins: row.allowedOrigins,
+    requireSignedTags: row.requireSignedTags,
+    signaturesExpire: row.signaturesExpire,
     pushFormat: row.pushFormat,
     defaultUrl: row.defaultUrl,
   };

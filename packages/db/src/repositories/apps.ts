@@ -67,6 +67,8 @@ export interface AppChanges {
   pushFormat?: PushFormat;
   /** Null clears it. */
   defaultUrl?: string | null;
+  requireSignedTags?: boolean;
+  signaturesExpire?: boolean;
 }
 
 /**

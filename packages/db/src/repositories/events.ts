@@ -71,6 +71,11 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
           and c.attempt = 1 and c.last_subscription_id >= i.subscription_id
           and i.subscription_id = any(c.subscription_ids)
       )
+        -- A button click counts only for a button the notification has.
+        and (i.type not like 'action:%' or exists (
+          select 1 from jsonb_array_elements(coalesce(n.payload -> 'actions', '[]'::jsonb)) b
+          where b ->> 'action' = substr(i.type, 8)
+        ))
       on conflict do nothing
       returning notification_id, type
     ),

@@ -58,10 +58,20 @@ export async function upsertSubscription(
   // Two rounds at most in practice: a concurrent insert or delete of the same endpoint sends the
   // statement of the other kind round again.
   let admissionAsked = false;
+  // Without an admission check (the per-app cap is off by default), a subscribe tries the insert
+  // straight away: a new endpoint, the common case, costs one statement; for a known one the same
+  // statement returns its id, and the update follows (two, as with a look-up first).
+  let known: { id: string } | undefined;
   for (let round = 0; ; round++) {
     if (round > 5) throw new Error('subscribe kept racing with concurrent changes of the same endpoint');
-    const [existing] = await sql<{ id: string }[]>`
+    const [existing] =
+      round === 0 && !options.admitNew
+        ? []
+        : known
+          ? [known]
+          : await sql<{ id: string }[]>`
       select id from subscriptions where app_id = ${appId} and endpoint = ${keys.endpoint}`;
+    known = undefined;
     try {
       if (!existing) {
         if (!admissionAsked && options.admitNew) {
@@ -71,7 +81,7 @@ export async function upsertSubscription(
         // Locks in the order every writer takes them (app, subscription, counter), so this cannot
         // deadlock with deleteApp, which locks the app first; the foreign-key check alone would take
         // the app's lock only at the end of the statement, after the counter's.
-        const [inserted] = await sql<SubscribeRow[]>`
+        const [inserted] = await sql<(SubscribeRow & { created: boolean })[]>`
           with app as (
             select id, vapid_key_version from apps where id = ${appId} for key share
           ), inserted as (
@@ -82,13 +92,24 @@ export async function upsertSubscription(
             on conflict (app_id, endpoint) do nothing
             returning id
           ), reserved as (${reserveSlot(sql, ownerId, maxActive, sql`inserted`)})
-          select i.id, case when not exists (select 1 from reserved) then subscriber_limit_exceeded() end
-          from inserted i`;
-        if (inserted) return { id: inserted.id, created: true };
-        // Nothing inserted: the app is gone (deleted meanwhile), or a concurrent subscribe of this
-        // endpoint won, so re-subscribe.
-        const [app] = await sql`select 1 from apps where id = ${appId}`;
-        if (!app) return 'app_gone';
+          select i.id, true as created,
+            case when not exists (select 1 from reserved) then subscriber_limit_exceeded() end as over_limit
+          from inserted i
+          union all
+          select s.id, false, null::integer from subscriptions s
+          where s.app_id = ${appId} and s.endpoint = ${keys.endpoint} and not exists (select 1 from inserted)`;
+        if (inserted?.created) return { id: inserted.id, created: true };
+        if (inserted) {
+          // Already stored: re-subscribe it.
+          known = { id: inserted.id };
+          continue;
+        }
+        // Nothing inserted and nothing found: the app is gone (deleted meanwhile), or a concurrent
+        // subscribe of this endpoint won after this statement's snapshot, so look again.
+        if (round > 0 || options.admitNew) {
+          const [app] = await sql`select 1 from apps where id = ${appId}`;
+          if (!app) return 'app_gone';
+        }
         continue;
       }
       // `previous` locks the row and reads its status as it is now (READ COMMITTED re-reads a row

@@ -30,12 +30,12 @@ if (browser) {
    * A real notification of the app, its delivery planned (no worker runs here: it is never sent,
    * but engagement counts only for the subscriptions it was planned for, which is all we need).
    */
-  const newNotification = async () => {
+  const newNotification = async (payload: object = { title: 'Sale', body: 'Now' }) => {
     const response = await api.ctx.app.inject({
       method: 'POST',
       url: '/api/v1/notify',
       headers: { authorization: `Bearer ${notifyKey.secret}` },
-      payload: { title: 'Sale', body: 'Now' },
+      payload,
     });
     if (response.statusCode !== 202) throw new Error(`notify: ${response.statusCode} ${response.body}`);
     const { id } = response.json<{ notification: { id: string } }>().notification;
@@ -248,7 +248,15 @@ if (browser) {
       const context = await browser.newContext();
       t.teardown(() => context.close());
       const visitor = await subscribedSite(context, {});
-      const id = await newNotification();
+      // The notification as sent has these buttons: a click counts only for a button it has.
+      const id = await newNotification({
+        title: 'Rich',
+        body: 'With buttons',
+        actions: [
+          { action: 'buy', title: 'Buy now' },
+          { action: 'later', title: 'Later' },
+        ],
+      });
       const payload = {
         title: 'Rich',
         body: 'With buttons',

@@ -10,6 +10,8 @@ export interface CapDecision {
 declare module 'fastify' {
   interface FastifyInstance {
     newSubscriptionCap: {
+      /** False when the cap is off (the default): a subscribe then asks nothing of Redis. */
+      readonly enabled: boolean;
       /** Counts one new subscription for `appId` in the current window; false once the window's cap is reached. */
       admit(appId: string): Promise<CapDecision>;
     };
@@ -53,7 +55,7 @@ export default fp(
       }
     };
 
-    app.decorate('newSubscriptionCap', { admit });
+    app.decorate('newSubscriptionCap', { enabled: rateLimit.subscribePerAppMax > 0, admit });
   },
   { name: 'new-subscription-cap', dependencies: ['config', 'redis'] },
 );

@@ -21,6 +21,7 @@ export default fp(
   async (app: FastifyInstance, options: PushSenderPluginOptions) => {
     const sender = createPushSender({
       allowlist: app.config.pushServiceHosts,
+      proxy: app.config.outboundProxy,
       ...(options.extraCa === undefined ? {} : { ca: options.extraCa }),
     });
     app.decorate('pushSender', sender);

@@ -1,4 +1,5 @@
 import { bullPrefix, createQueues, type Queues } from '@webpush/queue';
+import { bullmqTelemetry } from '@webpush/tracing';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -11,7 +12,7 @@ declare module 'fastify' {
 
 export default fp(
   async (app: FastifyInstance) => {
-    const queues = createQueues(app.redis, bullPrefix(app.config.redisKeyPrefix));
+    const queues = createQueues(app.redis, bullPrefix(app.config.redisKeyPrefix), { telemetry: bullmqTelemetry() });
     for (const queue of queues.all()) queue.on('error', (error) => app.log.warn({ err: error }, 'queue error'));
     app.decorate('queues', queues);
     app.addHook('onClose', async () => queues.close());

@@ -1,4 +1,4 @@
-import { createRedisConnection, type RedisConnection } from '@webpush/queue';
+import { closeRedisConnection, createRedisConnection, type RedisConnection } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -21,7 +21,7 @@ export default fp(
     });
     app.decorate<RedisConnection>('redis', redis);
     app.addHook('onClose', async () => {
-      await redis.quit().catch(() => redis.disconnect());
+      await closeRedisConnection(redis);
     });
   },
   { name: 'redis', dependencies: ['config'] },

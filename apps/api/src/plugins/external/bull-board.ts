@@ -7,18 +7,25 @@ import { opsBasicAuth } from '../app/ops-auth.js';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
-/** Bull Board for operators, behind basic auth; not mounted at all unless OPS_USERNAME and OPS_PASSWORD are set. */
+/** Mounts Bull Board for `app`'s queues on `target`: the API itself, or the ops listener (OPS_PORT). */
+export async function mountBullBoard(target: FastifyInstance, app: FastifyInstance): Promise<void> {
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({ queues: app.queues.all().map((queue) => new BullMQAdapter(queue)), serverAdapter });
+  await target.register(async (board) => {
+    board.addHook('onRequest', opsBasicAuth(app));
+    await board.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
+  });
+}
+
+/**
+ * Bull Board for operators, behind basic auth; not mounted at all unless OPS_USERNAME and
+ * OPS_PASSWORD are set, and not on the public port when OPS_PORT gives it a listener of its own.
+ */
 export default fp(
   async (app: FastifyInstance) => {
-    const { ops } = app.config;
-    if (!ops) return;
-    const serverAdapter = new FastifyAdapter();
-    serverAdapter.setBasePath(BULL_BOARD_PATH);
-    createBullBoard({ queues: app.queues.all().map((queue) => new BullMQAdapter(queue)), serverAdapter });
-    await app.register(async (board) => {
-      board.addHook('onRequest', opsBasicAuth(app));
-      await board.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
-    });
+    if (!app.config.ops || app.config.opsListener) return;
+    await mountBullBoard(app, app);
   },
   { name: 'bull-board', dependencies: ['config', 'queues', 'redis'] },
 );

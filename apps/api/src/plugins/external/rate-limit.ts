@@ -27,6 +27,11 @@ declare module 'fastify' {
      * window), counting this one. False also when Redis cannot count: mail fails closed.
      */
     mayMailAddress(purpose: string, address: string): Promise<boolean>;
+    /**
+     * Counts one use of the budget `name` (at most `max` per `windowMs`, all instances together):
+     * true within it, false over it, null when Redis cannot count (the caller decides which way to fail).
+     */
+    withinBudget(name: string, max: number, windowMs: number): Promise<boolean | null>;
   }
 }
 
@@ -117,18 +122,24 @@ export default fp(
       }
     });
 
+    const withinBudget = async (name: string, max: number, windowMs: number): Promise<boolean | null> => {
+      const key = `${redisKeyPrefix}:budget:${name}`;
+      try {
+        const replies = await app.redis.multi().set(key, 0, 'PX', windowMs, 'NX').incr(key).exec();
+        const count = Number(replies?.[1]?.[1]);
+        return Number.isFinite(count) ? count <= max : null;
+      } catch (error) {
+        app.log.error({ err: error, budget: name.split(':', 1)[0] }, 'a budget cannot be counted');
+        return null;
+      }
+    };
+    app.decorate('withinBudget', withinBudget);
+
     const mailWindowMs = limits.mailPerAddressWindowSeconds * 1000;
     app.decorate('mayMailAddress', async (purpose: string, address: string) => {
-      // The address as a keyed hash: Redis holds no e-mail addresses.
-      const key = `${redisKeyPrefix}:mail-to:${purpose}:${app.secrets.hash(address.toLowerCase())}`;
-      try {
-        const replies = await app.redis.multi().set(key, 0, 'PX', mailWindowMs, 'NX').incr(key).exec();
-        const count = Number(replies?.[1]?.[1]);
-        return Number.isFinite(count) && count <= limits.mailPerAddressMax;
-      } catch (error) {
-        app.log.error({ err: error }, 'mail per address cannot be counted: not sending');
-        return false;
-      }
+      // The address as a keyed hash: Redis holds no e-mail addresses. Uncountable: not sent.
+      const name = `mail-to:${purpose}:${app.secrets.hash(address.toLowerCase())}`;
+      return (await withinBudget(name, limits.mailPerAddressMax, mailWindowMs)) === true;
     });
 
     app.decorate('limiters', {

@@ -36,6 +36,8 @@ export const publicApp = (app: App) => ({
   vapidPublicKey: app.vapidPublicKey,
   createdAt: app.createdAt.toISOString(),
   allowedOrigins: app.allowedOrigins,
+  requireSignedTags: app.requireSignedTags,
+  signaturesExpire: app.signaturesExpire,
   pushFormat: app.pushFormat,
   defaultUrl: app.defaultUrl,
 });
@@ -120,7 +122,8 @@ export default async function appRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'Rename an app, set the origins its subscribe_only keys work from, its push format and default url',
+        summary:
+          'Rename an app, set the origins its subscribe_only keys work from, its push format and default url, and what signatures its audiences need',
         description:
           '`pushFormat: "declarative"` needs a `defaultUrl` (given now or before): without one, 400 MISSING_FIELDS and nothing changes.',
         security: sessionSecurity,
@@ -134,10 +137,12 @@ export default async function appRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = sessionUser(request);
-      const { name, allowedOrigins, pushFormat, defaultUrl } = request.body;
+      const { name, allowedOrigins, requireSignedTags, signaturesExpire, pushFormat, defaultUrl } = request.body;
       const changes = {
         ...(name === undefined ? {} : { name: name.trim() || name }),
         ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
+        ...(requireSignedTags === undefined ? {} : { requireSignedTags }),
+        ...(signaturesExpire === undefined ? {} : { signaturesExpire }),
         ...(pushFormat === undefined ? {} : { pushFormat }),
         ...(defaultUrl === undefined ? {} : { defaultUrl }),
       };

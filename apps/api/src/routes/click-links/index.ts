@@ -17,7 +17,7 @@ const ClickLinkParams = Type.Object({ token: Type.String({ description: 'The tok
  */
 export default async function clickLinkRoutes(app: FastifyInstance) {
   const { encryptionKey } = app.config;
-  const tokens = encryptionKey ? new ClickTokens(encryptionKey) : null;
+  const tokens = encryptionKey ? ClickTokens.fromEncryptionKey(encryptionKey) : null;
 
   app.get<{ Params: { token: string } }>(
     '/:token',

@@ -37,7 +37,8 @@ export default async function keyRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['api keys'],
-        summary: 'Create an API key; its secret is shown only in this response',
+        summary:
+          'Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT',
         security: sessionSecurity,
         params: AppIdParams,
         body: CreateKeyBody,
@@ -61,11 +62,14 @@ export default async function keyRoutes(fastify: FastifyInstance) {
       if (!isScope(scope)) throw new AppError('INVALID_SCOPE');
       if (!(await findApp(app.db, user.id, appId))) throw new AppError('NOT_FOUND');
       const secret = generateToken(API_KEY_PREFIX);
-      const key = await createApiKey(app.db, user.id, appId, {
-        name: name?.trim() ?? '',
-        scope,
-        keyHash: app.secrets.hash(secret),
-      });
+      const key = await createApiKey(
+        app.db,
+        user.id,
+        appId,
+        { name: name?.trim() ?? '', scope, keyHash: app.secrets.hash(secret) },
+        app.config.apiKeysPerAppMax,
+      );
+      if (key === 'limit') throw new AppError('INVALID_INPUT', { detail: 'TOO_MANY_API_KEYS' });
       if (!key) throw new AppError('NOT_FOUND'); // deleted between the two statements
       request.log.info({ userId: user.id, appId, keyId: key.id, scope }, 'api key created');
       return reply.code(201).send({ key: publicKey(key), secret });

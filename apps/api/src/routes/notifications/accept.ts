@@ -17,6 +17,7 @@ import {
   templateBytes,
 } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
+import { inSpan } from '@webpush/tracing';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../plugins/app/error-handler.js';
 import {
@@ -200,21 +201,23 @@ export function notificationAcceptor(app: FastifyInstance) {
     respond: (accepted: { id: string; targets: number }) => R,
     sendAt: Date | null = null,
   ) {
-    const result = await acceptNotification(
-      app.db,
-      sender.userId,
-      sender.appId,
-      {
-        payload: payloadOf(body),
-        ttl: body.ttl ?? DEFAULT_TTL_SECONDS,
-        urgency: body.urgency ?? 'normal',
-        topic: body.topic ?? null,
-        target,
-        idempotencyKey: idempotencyKeyOf(request),
-        sendAt,
-      },
-      limitsFor(sender.plan).sendsPerMonth,
-      respond,
+    const result = await inSpan('notification.accept', { 'webpush.app_id': sender.appId }, () =>
+      acceptNotification(
+        app.db,
+        sender.userId,
+        sender.appId,
+        {
+          payload: payloadOf(body),
+          ttl: body.ttl ?? DEFAULT_TTL_SECONDS,
+          urgency: body.urgency ?? 'normal',
+          topic: body.topic ?? null,
+          target,
+          idempotencyKey: idempotencyKeyOf(request),
+          sendAt,
+        },
+        limitsFor(sender.plan).sendsPerMonth,
+        respond,
+      ),
     );
     if (result.kind === 'limit') throw new AppError('MONTHLY_LIMIT_EXCEEDED');
     if (result.kind === 'replay') return sendReplay(reply, result.response);

@@ -6,7 +6,7 @@ import {
   updateSubscriptionAudience,
   upsertSubscription,
 } from '@webpush/db';
-import { AppError } from '@webpush/errors';
+import { AppError, type ErrorDetail } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import { isValidSubscriptionKeys } from '@webpush/push';
 import { identitySecretContext } from '@webpush/secrets';
@@ -21,7 +21,15 @@ import {
   UpdateSubscriptionBody,
   VapidKeyResponse,
 } from '../../schemas/subscriptions.js';
-import { isValidUidSignature } from '../apps/identity-secret.js';
+import { isValidTagsSignature, isValidUidSignature } from '../apps/identity-secret.js';
+
+interface SignedAudience {
+  uid?: string;
+  tags?: Record<string, string>;
+  uidSignature?: string;
+  tagsSignature?: string;
+  signatureExpires?: number;
+}
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RATE_LIMITED'] as const;
@@ -41,20 +49,36 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
 
   /**
    * A `subscribe_only` key lives in a web page, so anyone can use it: a uid it sets must carry the
-   * signature only the customer's server can make, or a visitor could claim someone else's uid.
-   * `notify` and `full` keys are server-side secrets and need none.
+   * signature only the customer's server can make, or a visitor could claim someone else's uid; so
+   * must its tags when the app says so (`requireSignedTags`), or a visitor could put themself in
+   * any segment. A signature may be made over an expiry (`signatureExpires`), and must be when the
+   * app has `signaturesExpire`. `notify` and `full` keys are server-side secrets and need none.
    */
-  async function assertUidSigned(request: FastifyRequest, uid: string | undefined, signature: string | undefined) {
+  async function assertAudienceSigned(request: FastifyRequest, body: SignedAudience) {
     const principal = apiKeyPrincipal(request);
-    if (uid === undefined || principal.key.scope !== 'subscribe_only') return;
-    const sealed = signature === undefined ? null : await findIdentitySecretSealed(app.db, principal.appId);
-    if (
-      sealed === null ||
-      signature === undefined ||
-      !isValidUidSignature(app.secrets.open(sealed, identitySecretContext(principal.appId)), uid, signature)
-    ) {
-      request.log.warn({ appId: principal.appId }, 'subscribe with a missing or wrong uidSignature');
-      throw new AppError('INVALID_UID_SIGNATURE');
+    if (principal.key.scope !== 'subscribe_only') return;
+    const { uid, tags, uidSignature, tagsSignature, signatureExpires: expires } = body;
+    const tagsNeedSignature = tags !== undefined && principal.requireSignedTags;
+    if (uid === undefined && !tagsNeedSignature) return;
+    const refuse = (reason: string, detail?: ErrorDetail) => {
+      request.log.warn({ appId: principal.appId, reason }, 'subscribe with an audience signature refused');
+      return new AppError('INVALID_UID_SIGNATURE', detail ? { detail } : {});
+    };
+    if (expires === undefined ? principal.signaturesExpire : expires * 1000 <= Date.now()) {
+      throw refuse('signature expiry missing or past', 'SIGNATURE_EXPIRED');
+    }
+    if (uid !== undefined && uidSignature === undefined) throw refuse('uidSignature missing');
+    if (tagsNeedSignature && tagsSignature === undefined)
+      throw refuse('tagsSignature missing', 'TAGS_SIGNATURE_INVALID');
+    const sealed = await findIdentitySecretSealed(app.db, principal.appId);
+    if (sealed === null)
+      throw refuse('no identity secret', tagsNeedSignature && uid === undefined ? 'TAGS_SIGNATURE_INVALID' : undefined);
+    const secret = app.secrets.open(sealed, identitySecretContext(principal.appId));
+    if (uid !== undefined && !isValidUidSignature(secret, uid, uidSignature ?? '', expires)) {
+      throw refuse('uidSignature wrong');
+    }
+    if (tagsNeedSignature && !isValidTagsSignature(secret, tags, tagsSignature ?? '', expires)) {
+      throw refuse('tagsSignature wrong', 'TAGS_SIGNATURE_INVALID');
     }
   }
 
@@ -93,11 +117,17 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
       const { applicationServerKey } = request.body;
       let vapidKeyVersion: number | undefined;
       if (applicationServerKey !== undefined) {
-        const version = await findVapidKeyVersion(app.db, principal.appId, base64url(applicationServerKey));
+        const key = base64url(applicationServerKey);
+        // The current key (what the SDK sends but just after a rotation) needs no query: the key's
+        // lookup read it with the app.
+        const version =
+          key === principal.vapidPublicKey
+            ? principal.vapidKeyVersion
+            : await findVapidKeyVersion(app.db, principal.appId, key);
         if (version === null) throw new AppError('INVALID_INPUT');
         vapidKeyVersion = version;
       }
-      await assertUidSigned(request, uid, request.body.uidSignature);
+      await assertAudienceSigned(request, request.body);
       let retryAfterSeconds = 0;
       const result = await upsertSubscription(
         app.db,
@@ -106,11 +136,15 @@ export default async function subscriptionRoutes(fastify: FastifyInstance) {
         { endpoint, p256dh, auth },
         limitsFor(principal.plan).activeSubscribers,
         {
-          admitNew: async () => {
-            const decision = await app.newSubscriptionCap.admit(principal.appId);
-            retryAfterSeconds = decision.retryAfterSeconds;
-            return decision.admitted;
-          },
+          ...(app.newSubscriptionCap.enabled
+            ? {
+                admitNew: async () => {
+                  const decision = await app.newSubscriptionCap.admit(principal.appId);
+                  retryAfterSeconds = decision.retryAfterSeconds;
+                  return decision.admitted;
+                },
+              }
+            : {}),
           audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
           ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
         },

@@ -184,12 +184,16 @@ export default async function webhookRoutes(fastify: FastifyInstance) {
           'Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries',
         security: sessionSecurity,
         params: WebhookDeliveryParams,
-        response: { 202: ResendResponse, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: { 202: ResendResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'RATE_LIMITED') },
       },
     },
     async (request, reply) => {
       const user = sessionUser(request);
       const owned = await ownedApp(app.db, user.id, request.params.appId);
+      // Each one sends a request to the customer's receiver: bounded per app (fails open with Redis).
+      const { windowSeconds, webhookResendMax } = app.config.rateLimit;
+      const budget = await app.withinBudget(`webhook-resend:${owned.id}`, webhookResendMax, windowSeconds * 1000);
+      if (budget === false) throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(windowSeconds) } });
       const { deliveryId } = request.params;
       const messageId = isUuid(deliveryId) ? await resendWebhookAttempt(app.db, owned.id, deliveryId) : null;
       if (messageId === null) throw new AppError('NOT_FOUND');
