@@ -5,7 +5,7 @@ export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/audiences.js';
-export * from './repositories/deliveries.js';
+export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
 export * from './repositories/notifications.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';

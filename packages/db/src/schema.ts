@@ -229,7 +229,7 @@ export const subscriptions = pgTable(
  * owner's subscribes do not commit in single file behind one row's lock (migration 0014 explains the
  * shares that keep it exact, and holds the functions `take_subscriber_slot`, `release_subscriber_slots`
  * and `set_subscriber_count`). Moved in the same statement as every change of a subscription into or
- * out of `active` (repositories/subscriptions.ts, deliveries.ts, apps.ts); the worker's drift check
+ * out of `active` (repositories/subscriptions.ts, deliveries/, apps.ts); the worker's drift check
  * compares the sum with a real count. The stripes appear with the owner's first subscription.
  * Migration 0010 also creates the function `subscriber_limit_exceeded()` that the subscribe
  * statement raises with.

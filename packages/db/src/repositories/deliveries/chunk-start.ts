@@ -1,0 +1,124 @@
+import type { Database } from '../../client.js';
+import type { PushFormat } from '../../schema.js';
+import type { Notification } from '../notifications.js';
+import type { ChunkKey } from './shared.js';
+
+export interface DeliveryContext {
+  notification: Pick<Notification, 'id' | 'appId' | 'payload' | 'ttl' | 'urgency' | 'topic'>;
+  app: {
+    id: string;
+    vapidPublicKey: string;
+    vapidPrivateKeySealed: string;
+    /** The app's current key version; subscriptions made with an earlier one name their `vapidKeyVersion`. */
+    vapidKeyVersion: number;
+    /** What the app's browsers receive (CONTRACT 1.2). */
+    pushFormat: PushFormat;
+    defaultUrl: string | null;
+  };
+}
+
+export interface DeliverableSubscription {
+  id: string;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+  /** The version of the app's VAPID key the subscription was made with: its pushes are signed with it. */
+  vapidKeyVersion: number;
+}
+
+/** What a delivery chunk needs before its first push, read in two queries that run side by side. */
+export type ChunkStart =
+  /** The notification is gone (its app was deleted). */
+  | { state: 'gone' }
+  /** The chunk's outcome is already counted (or the chunk no longer exists). */
+  | { state: 'settled' }
+  | {
+      state: 'open';
+      delivery: DeliveryContext;
+      /** Active targets not yet answered, by an earlier run included. */
+      subscriptions: DeliverableSubscription[];
+      /** Targets not yet answered; those not among `subscriptions` expired or were removed since the plan. */
+      unanswered: number;
+    };
+
+interface ChunkStartRow {
+  chunk_found: boolean;
+  completed: boolean;
+  answered: number;
+  app_id: string;
+  payload: Notification['payload'];
+  ttl: number;
+  urgency: Notification['urgency'];
+  topic: string | null;
+  vapid_public_key: string;
+  vapid_private_key_sealed: string;
+  push_format: PushFormat;
+  default_url: string | null;
+  vapid_key_version: number;
+}
+
+/**
+ * Loads a chunk for sending: the notification with its app's VAPID keys, whether the chunk is
+ * already counted, and its still-active targets minus those a crashed earlier run recorded as
+ * answered (rows of `notification_chunk_answers`, or the chunk's own array, written by a version
+ * that merged progress into it). Raw postgres.js rather than drizzle here: this runs per chunk on
+ * the hot path, and drizzle's row mapping of 500 subscriptions showed in the worker's CPU profile.
+ */
+export async function startChunk(
+  db: Database,
+  chunk: ChunkKey & { appId: string },
+  ids: readonly string[],
+): Promise<ChunkStart> {
+  const sql = db.$client;
+  const [[row], subscriptionRows] = await Promise.all([
+    sql<ChunkStartRow[]>`
+      select c.notification_id is not null as chunk_found, c.completed_at is not null as completed,
+        (select count(*) from (select unnest(c.answered_subscription_ids) union select unnest(p.subscription_ids)
+          from notification_chunk_answers p where p.notification_id = n.id
+            and p.first_subscription_id = ${chunk.firstSubscriptionId} and p.attempt = ${chunk.attempt}) answered)::int
+          as answered,
+        n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed,
+        a.push_format, a.default_url, a.vapid_key_version
+      from notifications n
+      join apps a on a.id = n.app_id
+      left join notification_chunks c on c.notification_id = n.id
+        and c.first_subscription_id = ${chunk.firstSubscriptionId} and c.attempt = ${chunk.attempt}
+      where n.id = ${chunk.notificationId}`,
+    ids.length === 0
+      ? Promise.resolve([])
+      : sql<DeliverableSubscription[]>`
+      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion" from subscriptions s
+      where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
+        and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c
+          where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
+            and c.attempt = ${chunk.attempt}), '{}'::uuid[]))
+        and s.id not in (select unnest(p.subscription_ids) from notification_chunk_answers p
+          where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}
+            and p.attempt = ${chunk.attempt})`,
+  ]);
+  if (!row) return { state: 'gone' };
+  if (!row.chunk_found || row.completed) return { state: 'settled' };
+  return {
+    state: 'open',
+    delivery: {
+      notification: {
+        id: chunk.notificationId,
+        appId: row.app_id,
+        payload: row.payload,
+        ttl: row.ttl,
+        urgency: row.urgency,
+        topic: row.topic,
+      },
+      app: {
+        id: row.app_id,
+        vapidPublicKey: row.vapid_public_key,
+        vapidPrivateKeySealed: row.vapid_private_key_sealed,
+        pushFormat: row.push_format,
+        defaultUrl: row.default_url,
+        vapidKeyVersion: row.vapid_key_version,
+      },
+    },
+    subscriptions: [...subscriptionRows],
+    unanswered: ids.length - row.answered,
+  };
+}

@@ -1,0 +1,68 @@
+import type { Database } from '../../client.js';
+import { type AnsweredBatch, completeChunk, expireSubscriptions } from './answers.js';
+import {
+  addFailureReasons,
+  addToCounters,
+  type ChunkCounts,
+  type ChunkKey,
+  type DeliveryChunk,
+  inTransaction,
+} from './shared.js';
+
+/**
+ * Records a chunk's outcome exactly once, in one transaction: merges the last answers and claims
+ * the chunk (a re-run that finds it already counted changes nothing), expires the gone
+ * subscriptions, plans the retry chunk from every retry answer recorded for the chunk, and adds
+ * the chunk's counts to the notification in one UPDATE that also completes it. `vanished` targets
+ * (expired or removed before they were sent to) count as expired. A retried push is neither sent
+ * nor failed yet: the retry chunk counts it when it completes.
+ */
+export async function recordChunkOutcome(
+  db: Database,
+  chunk: ChunkKey & { appId: string },
+  last: AnsweredBatch,
+  vanished: number,
+  retryNotBefore: (retryAfterMs: number) => Date,
+  /**
+   * This run's failed pushes per reason (`403 BadJwtToken`), added to the notification's
+   * `failure_reasons`. Failures an earlier, crashed run of the chunk answered count in `failed` only.
+   */
+  failureReasons: Readonly<Record<string, number>> = {},
+): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
+  return db.$client.begin(async (transaction) => {
+    const sql = inTransaction(transaction);
+    const [claimed] = await completeChunk(sql, chunk, last);
+    if (!claimed) return { recorded: false, counts: null, retryChunk: null };
+    await expireSubscriptions(sql, chunk.appId, last);
+    const counts: ChunkCounts = { sent: claimed.sent, failed: claimed.failed, expired: claimed.expired + vanished };
+    if (vanished > 0) {
+      await sql`update notification_chunks set expired = ${counts.expired}
+        where notification_id = ${chunk.notificationId} and first_subscription_id = ${chunk.firstSubscriptionId}
+          and attempt = ${chunk.attempt}`;
+    }
+
+    let retryChunk: DeliveryChunk | null = null;
+    const retryIds = [...claimed.retryIds].sort();
+    const first = retryIds[0];
+    const lastId = retryIds[retryIds.length - 1];
+    if (first !== undefined && lastId !== undefined) {
+      retryChunk = {
+        notificationId: chunk.notificationId,
+        appId: chunk.appId,
+        firstSubscriptionId: first,
+        attempt: chunk.attempt + 1,
+        subscriptionIds: retryIds,
+        notBefore: retryNotBefore(claimed.retryAfterMs),
+      };
+      await sql`insert into notification_chunks
+          (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before)
+        values (${chunk.notificationId}, ${first}, ${retryChunk.attempt}, ${retryIds}::uuid[], ${lastId},
+          ${retryChunk.notBefore.toISOString()}::timestamptz)
+        on conflict do nothing`;
+    }
+
+    const reasons = Object.keys(failureReasons).length === 0 ? sql`` : addFailureReasons(sql, failureReasons);
+    await addToCounters(sql, chunk.notificationId, counts, reasons);
+    return { recorded: true, counts, retryChunk };
+  }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
+}
