@@ -7,7 +7,7 @@ export * from './repositories/apps.js';
 export * from './repositories/audiences.js';
 export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
-export * from './repositories/notifications.js';
+export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';

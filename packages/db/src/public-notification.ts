@@ -1,4 +1,4 @@
-import type { NotificationSummary } from './repositories/notifications.js';
+import type { NotificationSummary } from './repositories/notifications/index.js';
 
 /**
  * A notification as the API shows it, the same on every route and in webhooks: progress and engagement counts

@@ -2,7 +2,7 @@ import { and, asc, count, eq, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, type PushFormat, subscriptions, users } from '../schema.js';
-import { appSendsThisMonth } from './notifications.js';
+import { appSendsThisMonth } from './notifications/index.js';
 import { releaseSlots } from './subscriber-counters.js';
 
 export type App = typeof apps.$inferSelect;

@@ -1,7 +1,7 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { apps, notifications, users } from '../schema.js';
-import { countTargets } from './notifications.js';
+import { countTargets } from './notifications/index.js';
 import { reserveMonthlySends } from './usage.js';
 import { recordNotificationFinished } from './webhook-outbox.js';
 

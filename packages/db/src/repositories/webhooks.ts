@@ -8,7 +8,7 @@ import {
   webhookMessages,
   webhooks,
 } from '../schema.js';
-import type { Notification } from './notifications.js';
+import type { Notification } from './notifications/index.js';
 
 export type Webhook = typeof webhooks.$inferSelect;
 export type WebhookMessage = typeof webhookMessages.$inferSelect;

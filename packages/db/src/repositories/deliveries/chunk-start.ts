@@ -1,6 +1,6 @@
 import type { Database } from '../../client.js';
 import type { PushFormat } from '../../schema.js';
-import type { Notification } from '../notifications.js';
+import type { Notification } from '../notifications/index.js';
 import type { ChunkKey } from './shared.js';
 
 export interface DeliveryContext {

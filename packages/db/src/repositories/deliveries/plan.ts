@@ -1,7 +1,7 @@
 import type { Database } from '../../client.js';
 import type { NotificationTargetKind, SubscriptionTags } from '../../schema.js';
 import { audienceFilter } from '../audiences.js';
-import type { Notification } from '../notifications.js';
+import type { Notification } from '../notifications/index.js';
 import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction } from './shared.js';
 
 /** What the fan-out needs of a notification it starts. */
