@@ -24,6 +24,12 @@ if (browser) {
     response.on('finish', () => answered.push({ origin: String(request.headers.origin), status: response.statusCode }));
   });
   const eventsFrom = (origin: string) => answered.filter((event) => event.origin === origin);
+  // Marker requests a worker sends after the moment under test: anything it was going to send
+  // before is on its way by then.
+  const markers: string[] = [];
+  api.ctx.app.server.on('request', (request: IncomingMessage) => {
+    if (request.url?.startsWith('/healthz?marker=')) markers.push(request.url.slice('/healthz?marker='.length));
+  });
 
   const notifyKey = await createKey(api.ctx.app, api.userToken, api.appId, 'notify');
   /**
@@ -236,8 +242,20 @@ if (browser) {
       [['open', `${visitor.site}/quiet`]],
       'the url opened',
     );
-    // The worker decides before any await; give a request that should not exist time to arrive anyway.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The worker decides before any await, so a POST /events would leave before a request the
+    // worker makes after the click: wait for that marker instead of a time.
+    await visitor.worker.evaluate(
+      `fetch(${JSON.stringify(`${api.url}/healthz?marker=${id}`)}, { mode: 'no-cors' }).catch(() => {})`,
+    );
+    t.ok(
+      (
+        await eventually(
+          async () => markers,
+          (list) => list.includes(id),
+        )
+      ).includes(id),
+      'the marker arrived',
+    );
     t.same(eventsFrom(visitor.site), [], 'no POST /events');
     t.strictSame(await counts(id), { shown: 0, clicked: 0 }, 'nothing counted');
   });
