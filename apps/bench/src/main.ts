@@ -426,6 +426,10 @@ async function run(): Promise<BenchFigures> {
     encryptionKey: apiConfig.encryptionKey,
     apiKeyPepper: apiConfig.apiKeyPepper,
   });
+  if (options.pushFormat === 'declarative') {
+    await database.handle.db.$client`update apps set push_format = 'declarative',
+      default_url = 'https://bench.example/' where id = ${tenant.app.id}`;
+  }
   const seedStarted = performance.now();
   const pool = subscriberKeyPool(keySeed, options.keyPoolSize);
   await seedSubscriptions(database, tenant.app.id, N, standIn.origin, pool, (done) => {

@@ -39,6 +39,11 @@ export interface BenchOptions {
   verifyEvery: number;
   /** The stand-in answers each push after this many ms (BENCH_PUSH_DELAY_MS, default 0: CPU-bound). */
   pushDelayMs: number;
+  /**
+   * BENCH_PUSH_FORMAT: the measured app's `pushFormat` (`legacy`, the default, or `declarative`: every
+   * push a W3C declarative message with its own signed click links).
+   */
+  pushFormat: 'legacy' | 'declarative';
   /** Distinct subscriber key pairs shared round-robin by the subscriptions. */
   keyPoolSize: number;
   adminDatabaseUrl: string;
@@ -60,6 +65,12 @@ export interface BenchOptions {
   cpuProfileDir: string | null;
   /** Active subscriptions of the large owner in the POST /subscribe phase (BENCH_SUBSCRIBE_LARGE, default 100,000). */
   subscribeLarge: number;
+}
+
+function pushFormatOf(raw: string | undefined): 'legacy' | 'declarative' {
+  if (raw === undefined || raw === '' || raw === 'legacy') return 'legacy';
+  if (raw === 'declarative') return 'declarative';
+  throw new Error(`BENCH_PUSH_FORMAT must be legacy or declarative, got ${raw}`);
 }
 
 function integerAtLeast(minimum: number, env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -118,6 +129,7 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     httpRuns: positiveInteger(env, 'BENCH_HTTP_RUNS', 3),
     verifyEvery: positiveInteger(env, 'BENCH_VERIFY_EVERY', 100),
     pushDelayMs: nonNegativeInteger(env, 'BENCH_PUSH_DELAY_MS', 0),
+    pushFormat: pushFormatOf(env.BENCH_PUSH_FORMAT),
     keyPoolSize: positiveInteger(env, 'BENCH_KEY_POOL', 1_000),
     adminDatabaseUrl:
       env.BENCH_ADMIN_DATABASE_URL ?? env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
