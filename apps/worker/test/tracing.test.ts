@@ -42,9 +42,13 @@ t.test('one trace from POST /notify through the queue, the chunks and the pushes
   if (!request) throw new Error(`no request span in ${spans().map((span) => span.name)}`);
   const traceId = request.spanContext().traceId;
   const inTrace = () => spans().filter((span) => span.spanContext().traceId === traceId);
-  // The chunk spans end after the transaction that completes them: wait for them, not for a time.
+  // The chunk spans end after the transaction that completes them, and each job's span after its
+  // chunk: wait for all of them, not for a time.
   const deadline = Date.now() + 10_000;
-  while (inTrace().filter((span) => span.name === 'notification.chunk').length < 3) {
+  const settled = () =>
+    inTrace().filter((span) => span.name === 'notification.chunk').length >= 3 &&
+    inTrace().filter((span) => span.kind === SpanKind.CONSUMER).length >= 4;
+  while (!settled()) {
     if (Date.now() > deadline) throw new Error(`chunk spans: ${inTrace().map((span) => span.name)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
