@@ -105,6 +105,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     trustProxy: trustProxyOption(config.trustProxy),
+    // The route tree is one plugin (autoload) importing ~50 files; from the TypeScript sources on a
+    // loaded machine that took longer than Fastify's default 10 s to start.
+    pluginTimeout: 60_000,
     bodyLimit: config.bodyLimitBytes,
     // Errors Fastify answers outside the error handler get the contract's body too.
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
