@@ -1,7 +1,6 @@
 import { CLICK_TOKEN_LENGTH, createEncryptionPool, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
+import { assertError, bearer } from '@webpush/testing';
 import t, { type Test } from 'tap';
-import { assertError } from '../../api/test/assertions.js';
-import { bearer } from '../../api/test/helper.js';
 import { parseDeclarativePushMessage } from './declarative-message.js';
 import { deliveryHarness, type Owner } from './helper.js';
 
