@@ -65,6 +65,7 @@ export {
   type RedisClusterOptions,
   startRedisCluster,
 } from './redis-cluster.js';
+export { richNotificationFields } from './rich-notification.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
 export { subscriberCounted } from './subscriber-count.js';
 export {
