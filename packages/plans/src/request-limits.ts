@@ -1,6 +1,6 @@
 /**
  * The contract's limits on what one request may carry (CONTRACT "Sending", "Audiences", "Scheduled
- * sends", 1.2 "Rich notifications", "Allowed origins"). The API's schemas enforce them and the
+ * sends", 1.2 "Rich notifications", "Allowed origins", "Accounts"). The API's schemas enforce them and the
  * dashboard's forms check them before asking: both read them here, so a figure is written once.
  */
 
@@ -21,5 +21,12 @@ export const MAX_DATA_BYTES = 1_024;
 /** How far ahead `sendAt` may be. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 30;
 export const MAX_SCHEDULE_AHEAD_MS = MAX_SCHEDULE_AHEAD_DAYS * 24 * 60 * 60 * 1000;
+/** A password, in characters (Unicode code points). */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 128;
+/** The display name of an app or an API key, in characters. */
+export const MAX_NAME_LENGTH = 200;
+/** A webhook's URL, in characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2_048;
 /** Origins an app's `subscribe_only` keys may be used from. */
 export const MAX_ALLOWED_ORIGINS = 20;

@@ -1,4 +1,4 @@
-import { MAX_ALLOWED_ORIGINS } from '@webpush/plans';
+import { MAX_ALLOWED_ORIGINS, MAX_NAME_LENGTH } from '@webpush/plans';
 import { Type } from 'typebox';
 import { HttpsUrl, RequiredString } from './common.js';
 
@@ -39,10 +39,10 @@ export const AppStatsSchema = Type.Object({
 });
 
 export const CreateAppBody = Type.Object({
-  name: RequiredString('Display name', { maxLength: 200, examples: ['My blog'] }),
+  name: RequiredString('Display name', { maxLength: MAX_NAME_LENGTH, examples: ['My blog'] }),
 });
 export const UpdateAppBody = Type.Object({
-  name: Type.Optional(RequiredString('Display name', { maxLength: 200 })),
+  name: Type.Optional(RequiredString('Display name', { maxLength: MAX_NAME_LENGTH })),
   allowedOrigins: Type.Optional(
     Type.Array(
       Type.String({
