@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
-import { useI18n, usePageTitle } from '../i18n/index.js';
+import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 import {
   type Audience,
@@ -23,6 +23,18 @@ import { SendPreview } from './send-preview.js';
 import { ScheduledSend, SendProgress } from './send-progress.js';
 import { EMPTY_RICH, type RichDraft, RichFields, richPayloadOf } from './send-rich-fields.js';
 
+/** The URL fields of the notification, in the form's order. */
+const URL_FIELDS: { field: 'url' | 'icon' | 'badge'; label: MessageKey; placeholder: string; hint?: MessageKey }[] = [
+  { field: 'url', label: 'send.fieldUrl', placeholder: 'https://example.com/news', hint: 'send.fieldUrlHint' },
+  { field: 'icon', label: 'send.fieldIcon', placeholder: 'https://example.com/icon.png' },
+  {
+    field: 'badge',
+    label: 'send.fieldBadge',
+    placeholder: 'https://example.com/badge.png',
+    hint: 'send.fieldBadgeHint',
+  },
+];
+
 /** The send form: audience, the notification, when; the preview and the delivery beside and below it. */
 export function SendPage() {
   const app = useCurrentApp();
@@ -37,6 +49,11 @@ export function SendPage() {
   const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; problem: Problem } | null>(null);
   const { t, plural, rich: richText, number } = useI18n();
   usePageTitle(`${t('send.title')} · ${app.name}`);
+  const audiences: { value: Audience; label: MessageKey; hint: string }[] = [
+    { value: 'all', label: 'send.all', hint: plural('send.allHint.other', app.stats.activeSubscribers) },
+    { value: 'uids', label: 'send.uids', hint: t('send.uidsHint', { max: MAX_TARGET_UIDS }) },
+    { value: 'tags', label: 'send.tags', hint: t('send.tagsHint') },
+  ];
   const bytes = payloadBytes(draft);
   const tooLarge = bytes > MAX_PAYLOAD_BYTES;
 
@@ -116,45 +133,21 @@ export function SendPage() {
           <form onSubmit={onSubmit}>
             <fieldset className="scopes">
               <legend>{t('send.audience')}</legend>
-              <label className="scope-option">
-                <input
-                  type="radio"
-                  name="audience"
-                  value="all"
-                  checked={audience === 'all'}
-                  onChange={() => setAudience('all')}
-                />
-                <span>
-                  <strong>{t('send.all')}</strong>
-                  <span className="hint">{plural('send.allHint.other', app.stats.activeSubscribers)}</span>
-                </span>
-              </label>
-              <label className="scope-option">
-                <input
-                  type="radio"
-                  name="audience"
-                  value="uids"
-                  checked={audience === 'uids'}
-                  onChange={() => setAudience('uids')}
-                />
-                <span>
-                  <strong>{t('send.uids')}</strong>
-                  <span className="hint">{t('send.uidsHint', { max: MAX_TARGET_UIDS })}</span>
-                </span>
-              </label>
-              <label className="scope-option">
-                <input
-                  type="radio"
-                  name="audience"
-                  value="tags"
-                  checked={audience === 'tags'}
-                  onChange={() => setAudience('tags')}
-                />
-                <span>
-                  <strong>{t('send.tags')}</strong>
-                  <span className="hint">{t('send.tagsHint')}</span>
-                </span>
-              </label>
+              {audiences.map((option) => (
+                <label key={option.value} className="scope-option">
+                  <input
+                    type="radio"
+                    name="audience"
+                    value={option.value}
+                    checked={audience === option.value}
+                    onChange={() => setAudience(option.value)}
+                  />
+                  <span>
+                    <strong>{t(option.label)}</strong>
+                    <span className="hint">{option.hint}</span>
+                  </span>
+                </label>
+              ))}
             </fieldset>
             {audience === 'all' && app.stats.activeSubscribers === 0 && (
               <p className="hint warning" data-testid="no-subscribers">
@@ -203,35 +196,19 @@ export function SendPage() {
               <label htmlFor="body">{t('send.fieldBody')}</label>
               <textarea id="body" name="body" required rows={3} value={draft.body} onChange={set('body')} />
             </div>
-            <Field
-              id="url"
-              label={t('send.fieldUrl')}
-              type="url"
-              placeholder="https://example.com/news"
-              value={draft.url}
-              onChange={set('url')}
-              hint={t('send.fieldUrlHint')}
-              error={urlError('url')}
-            />
-            <Field
-              id="icon"
-              label={t('send.fieldIcon')}
-              type="url"
-              placeholder="https://example.com/icon.png"
-              value={draft.icon}
-              onChange={set('icon')}
-              error={urlError('icon')}
-            />
-            <Field
-              id="badge"
-              label={t('send.fieldBadge')}
-              type="url"
-              placeholder="https://example.com/badge.png"
-              value={draft.badge}
-              onChange={set('badge')}
-              hint={t('send.fieldBadgeHint')}
-              error={urlError('badge')}
-            />
+            {URL_FIELDS.map(({ field, label, placeholder, hint }) => (
+              <Field
+                key={field}
+                id={field}
+                label={t(label)}
+                type="url"
+                placeholder={placeholder}
+                value={draft[field]}
+                onChange={set(field)}
+                hint={hint ? t(hint) : undefined}
+                error={urlError(field)}
+              />
+            ))}
             <RichFields
               draft={rich}
               onChange={(next) => {
