@@ -1,23 +1,10 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource react */
 // (The pragmas: tsx runs this file for the build and does not apply tsconfig's `jsx` setting to it.)
-import { planDisplayNames, planNames, plans } from '@webpush/plans';
+import { publicPlanList } from '@webpush/plans';
 import { renderToString } from 'react-dom/server';
 import { format, I18nProvider, type Language, type MessageKey } from '../src/i18n/index.js';
-import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from '../src/pages/pricing-table.js';
-
-/** The plans as GET /api/v1/plans answers them (apps/api/src/routes/plans), from the plans package. */
-export function planList(): Plan[] {
-  return planNames.map((id) => ({
-    id,
-    name: planDisplayNames[id],
-    limits: {
-      apps: plans[id].apps,
-      subscribers: plans[id].activeSubscribers,
-      sendsPerMonth: plans[id].sendsPerMonth,
-    },
-  }));
-}
+import { PRERENDERED_PLANS_ID, PricingTable } from '../src/pages/pricing-table.js';
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) =>
@@ -46,7 +33,7 @@ export function localizeIndex(indexHtml: string, language: Language): string {
  * picks; the app then takes over and marks the signed-in user's plan.
  */
 export function prerenderPricing(indexHtml: string, language: Language): string {
-  const list = planList();
+  const list = publicPlanList();
   const t = (key: MessageKey) => escapeHtml(format(language, key));
   const header =
     '<header class="site-header"><div class="container header-row"><a class="brand" href="/">' +

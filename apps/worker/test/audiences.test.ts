@@ -1,7 +1,5 @@
-import { deleteRedisKeys, waitFor } from '@webpush/testing';
+import { assertError, bearer, deleteRedisKeys, waitFor } from '@webpush/testing';
 import t from 'tap';
-import { assertError } from '../../api/test/assertions.js';
-import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness, type Owner } from './helper.js';
 
 // Audiences and scheduled sends end to end: API → PostgreSQL → scheduler/BullMQ → worker →

@@ -1,7 +1,8 @@
+import { registerUser } from '@webpush/testing';
 import { pino } from 'pino';
 import t from 'tap';
-import { buildTestApp, registerUser } from '../../api/test/helper.js';
 import { startWorker } from '../src/worker.js';
+import { buildTestApp } from './helper.js';
 
 // The periodic removal of expired sessions and spent account tokens, run by the worker.
 const ctx = await buildTestApp(t, { RATE_LIMIT_REGISTER_MAX: '1000', CLEANUP_INTERVAL_MS: '1000' });

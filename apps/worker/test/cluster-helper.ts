@@ -1,7 +1,6 @@
 import { defaultProgressBatch, unrecordedBound } from '@webpush/config';
-import type { FakePushService, ReceivedPush, RedisCluster } from '@webpush/testing';
+import { createKey, type FakePushService, type ReceivedPush, type RedisCluster } from '@webpush/testing';
 import type { Test } from 'tap';
-import { createKey } from '../../api/test/helper.js';
 import { type DeliveryHarness, deliveryHarness, type Owner } from './helper.js';
 
 /** Settings and checks shared by the Redis Cluster tests of the worker. */

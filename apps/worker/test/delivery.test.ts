@@ -1,7 +1,6 @@
 import { legacyPayload } from '@webpush/push';
+import { assertError, bearer } from '@webpush/testing';
 import t from 'tap';
-import { assertError } from '../../api/test/assertions.js';
-import { bearer } from '../../api/test/helper.js';
 import type { RunningWorker } from '../src/worker.js';
 import { deliveryHarness, unknownToPushService } from './helper.js';
 

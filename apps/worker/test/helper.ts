@@ -1,167 +1,19 @@
-import { createECDH, randomBytes } from 'node:crypto';
-import type { Config } from '@webpush/config';
+import { type BuildOptions, buildApp } from '@webpush/api/app';
 import { createPushSender } from '@webpush/push';
-import {
-  type FakePushService,
-  type FakePushServiceOptions,
-  type FakeSubscription,
-  startFakePushService,
-} from '@webpush/testing';
-import { pino } from 'pino';
-import type { Test } from 'tap';
-import { bearer, buildTestApp, ownerWithKey, type TestContext } from '../../api/test/helper.js';
+import { deliveryHarnessFor, type DeliveryHarness as SharedDeliveryHarness, testAppBuilder } from '@webpush/testing';
 import { type RunningWorker, startWorker, type WorkerDeps } from '../src/worker.js';
 
-export type Owner = Awaited<ReturnType<typeof ownerWithKey>>;
+// The delivery harness is shared with other tests (@webpush/testing); this binds it to the API's
+// `buildApp` and this worker's `startWorker`.
+export { type NotificationStatus, type Owner, unknownToPushService } from '@webpush/testing';
 
-export interface NotificationStatus {
-  id: string;
-  status: 'queued' | 'sending' | 'completed' | 'failed';
-  targets: number;
-  sent: number;
-  failed: number;
-  expired: number;
-  createdAt: string;
-  completedAt: string | null;
-  failureReasons?: Record<string, number>;
-}
+export type DeliveryHarness = SharedDeliveryHarness<WorkerDeps, RunningWorker>;
 
-export interface DeliveryHarness extends TestContext {
-  push: FakePushService;
-  /**
-   * A worker in this process, sending through a sender that trusts the stand-in; closed after the
-   * test. `config` changes the harness's configuration for this worker only.
-   */
-  startInProcessWorker(options?: {
-    config?: Config;
-    deps?: Omit<WorkerDeps, 'sender' | 'log'>;
-  }): Promise<RunningWorker>;
-  /** A user (plan `enterprise`, so limits stay out of the way) with an app and a `notify` key. */
-  owner(): Promise<Owner>;
-  /** Subscribes `count` stand-in subscriptions through the API. */
-  subscribe(owner: Owner, count: number): Promise<(FakeSubscription & { subscriberId: string })[]>;
-  /** Stores `count` stand-in subscriptions directly in PostgreSQL (fast, past the plan's subscriber limit). */
-  insertSubscriptions(owner: Owner, count: number): Promise<FakeSubscription[]>;
-  notify(owner: Owner, payload: object, path?: string): Promise<{ id: string; targets: number }>;
-  status(owner: Owner, id: string): Promise<NotificationStatus>;
-  /** Polls GET /notifications/:id until the notification is completed or failed. */
-  finished(owner: Owner, id: string, timeoutMs?: number): Promise<NotificationStatus>;
-}
+export const deliveryHarness = deliveryHarnessFor<BuildOptions, WorkerDeps, RunningWorker>({
+  buildApp,
+  startWorker,
+  createPushSender,
+});
 
-/**
- * The API and the stand-in push service on one test's database and Redis prefix, ready to start
- * workers (`pushOptions`: the stand-in's, e.g. `{ service: 'apple' }`). Defaults make retries fast (`PUSH_RETRY_BASE_MS=50`) and limits generous; `env` overrides.
- */
-export async function deliveryHarness(
-  t: Test,
-  env: Record<string, string> = {},
-  pushOptions: FakePushServiceOptions = {},
-): Promise<DeliveryHarness> {
-  const push = await startFakePushService(pushOptions);
-  t.teardown(() => push.close()); // teardowns run last-in first-out: this one after the workers stop
-  const context = await buildTestApp(
-    t,
-    {
-      PUSH_SERVICE_HOSTS: push.hostRule,
-      RATE_LIMIT_API_KEY_MAX: '100000',
-      RATE_LIMIT_REGISTER_MAX: '1000',
-      PUSH_RETRY_BASE_MS: '50',
-      ...env,
-    },
-    { pushExtraCa: push.caPem }, // the API's own pushes (test notifications) reach the stand-in too
-  );
-  const { app, config, database } = context;
-  const workers: RunningWorker[] = [];
-  t.teardown(async () => {
-    for (const worker of workers) await worker.close();
-  });
-
-  const status = async (owner: Owner, id: string) => {
-    const response = await app.inject({
-      method: 'GET',
-      url: `/api/v1/notifications/${id}`,
-      headers: bearer(owner.secret),
-    });
-    if (response.statusCode !== 200)
-      throw new Error(`GET /notifications/${id}: ${response.statusCode} ${response.body}`);
-    return (response.json() as { notification: NotificationStatus }).notification;
-  };
-
-  return {
-    ...context,
-    push,
-    async startInProcessWorker(options = {}) {
-      const worker = await startWorker(options.config ?? config, {
-        ...options.deps,
-        sender: createPushSender({ allowlist: config.pushServiceHosts, ca: push.caPem, timeoutMs: 5_000 }),
-        log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-      });
-      workers.push(worker);
-      return worker;
-    },
-    async owner() {
-      const owner = await ownerWithKey(app, 'notify');
-      await database.sql`update users set plan = 'enterprise' where id = ${owner.user.user.id}`;
-      return owner;
-    },
-    async subscribe(owner, count) {
-      const subscribed = [];
-      for (let i = 0; i < count; i++) {
-        const subscription = push.subscribe();
-        const response = await app.inject({
-          method: 'POST',
-          url: '/api/v1/subscribe',
-          headers: bearer(owner.secret),
-          payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-        });
-        if (response.statusCode !== 201) throw new Error(`subscribe: ${response.statusCode} ${response.body}`);
-        subscribed.push({
-          ...subscription,
-          subscriberId: (response.json() as { subscriber: { id: string } }).subscriber.id,
-        });
-      }
-      return subscribed;
-    },
-    async insertSubscriptions(owner, count) {
-      const subscriptions = Array.from({ length: count }, () => push.subscribe());
-      const rows = subscriptions.map((s) => ({
-        app_id: owner.app.id,
-        endpoint: s.endpoint,
-        p256dh: s.p256dh,
-        auth: s.auth,
-      }));
-      for (let start = 0; start < rows.length; start += 1_000) {
-        const page = rows.slice(start, start + 1_000);
-        await database.sql`insert into subscriptions ${database.sql(page, 'app_id', 'endpoint', 'p256dh', 'auth')}`;
-      }
-      return subscriptions;
-    },
-    async notify(owner, payload, path = '/api/v1/notify') {
-      const response = await app.inject({ method: 'POST', url: path, headers: bearer(owner.secret), payload });
-      if (response.statusCode !== 202) throw new Error(`${path}: ${response.statusCode} ${response.body}`);
-      return (response.json() as { notification: { id: string; targets: number } }).notification;
-    },
-    status,
-    async finished(owner, id, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const current = await status(owner, id);
-        if (current.status === 'completed' || current.status === 'failed') return current;
-        if (Date.now() > deadline)
-          throw new Error(`notification ${id} still ${current.status}: ${JSON.stringify(current)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  };
-}
-
-/** A well-formed subscription on the stand-in's host that the stand-in does not know (it answers 404). */
-export function unknownToPushService(push: FakePushService) {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return {
-    endpoint: `${push.origin}/push/${randomBytes(12).toString('base64url')}`,
-    p256dh: ecdh.getPublicKey().toString('base64url'),
-    auth: randomBytes(16).toString('base64url'),
-  };
-}
+/** The API alone, for worker tests that need no push stand-in. */
+export const buildTestApp = testAppBuilder<BuildOptions>(buildApp);

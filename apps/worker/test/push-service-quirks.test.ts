@@ -1,5 +1,5 @@
+import { bearer } from '@webpush/testing';
 import t from 'tap';
-import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness } from './helper.js';
 
 // What Apple's push service (web.push.apple.com) answers, as its stand-in mode does, and how a send

@@ -1,7 +1,6 @@
 import { isCluster } from '@webpush/queue';
-import { startRedisCluster } from '@webpush/testing';
+import { bearer, startRedisCluster } from '@webpush/testing';
 import t from 'tap';
-import { bearer } from '../../api/test/helper.js';
 import { assertEveryoneOnce, browserKey, harnessOnCluster, startReadyWorker } from './cluster-helper.js';
 
 // The API and a worker on a real Redis Cluster (3 masters, 3 replicas, started here on free

@@ -1,7 +1,6 @@
 import { CLICK_TOKEN_LENGTH, createEncryptionPool, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
+import { assertError, bearer, richNotificationFields } from '@webpush/testing';
 import t, { type Test } from 'tap';
-import { assertError } from '../../api/test/assertions.js';
-import { bearer } from '../../api/test/helper.js';
 import { parseDeclarativePushMessage } from './declarative-message.js';
 import { deliveryHarness, type Owner } from './helper.js';
 
@@ -16,14 +15,7 @@ const rich = {
   body: 'Everything "half" price',
   image: 'https://shop.example/banner.png',
   icon: 'https://shop.example/icon.png',
-  actions: [
-    { action: 'buy', title: 'Buy now', url: 'https://shop.example/buy', icon: 'https://shop.example/cart.png' },
-    { action: 'later', title: 'Later' },
-  ],
-  requireInteraction: true,
-  silent: false,
-  renotify: true,
-  tag: 'sale-1',
+  ...richNotificationFields(),
   data: { campaign: 'autumn', nested: { n: 3 } },
 };
 

@@ -1,9 +1,8 @@
 import { Writable } from 'node:stream';
 import { createPushSender } from '@webpush/push';
-import { subscriberCounted } from '@webpush/testing';
+import { bearer, subscriberCounted } from '@webpush/testing';
 import { pino } from 'pino';
 import t from 'tap';
-import { bearer } from '../../api/test/helper.js';
 import { startWorker } from '../src/worker.js';
 import { deliveryHarness } from './helper.js';
 

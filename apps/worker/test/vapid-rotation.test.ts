@@ -1,6 +1,5 @@
+import { assertError, bearer } from '@webpush/testing';
 import t from 'tap';
-import { assertError } from '../../api/test/assertions.js';
-import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness, type Owner } from './helper.js';
 
 // VAPID key rotation end to end (CONTRACT 1.2 "VAPID key rotation"): the stand-in binds each

@@ -1,7 +1,6 @@
+import { bearer, startWebhookReceiver, type WebhookReceiver } from '@webpush/testing';
 import t from 'tap';
-import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness, type Owner } from './helper.js';
-import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 // One app's receiver that never answers must not delay another app's webhooks. Each app has its
 // own receiver (its own host:port, so its own connections), and the delivery settings are the

@@ -1,8 +1,6 @@
-import { waitFor } from '@webpush/testing';
+import { bearer, startWebhookReceiver, waitFor } from '@webpush/testing';
 import t from 'tap';
-import { bearer } from '../../api/test/helper.js';
 import { deliveryHarness, type Owner } from './helper.js';
-import { startWebhookReceiver } from './webhook-receiver.js';
 
 // Webhooks end to end: the API sets the endpoint, the worker changes state (a send completes, a
 // subscription expires), the outbox row written with that change becomes a job, and a local HTTPS

@@ -1,10 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import { bearer, createKey, startWebhookReceiver } from '@webpush/testing';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
-import { bearer, createKey } from '../../../apps/api/test/helper.js';
-import { deliveryHarness } from '../../../apps/worker/test/helper.js';
-import { startWebhookReceiver } from '../../../apps/worker/test/webhook-receiver.js';
 import { createWebPushClient, signUid, verifyWebhook, WebhookVerificationError, WebPushError } from '../src/index.js';
+import { deliveryHarness } from './delivery-harness.js';
 
 // The client against the real API (listening on a port) and a real worker, delivering to the
 // stand-in push service: every method, a retry that sends once, typed errors, and a webhook

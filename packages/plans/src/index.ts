@@ -24,9 +24,48 @@ export const planDisplayNames: Readonly<Record<PlanName, string>> = {
   enterprise: 'Enterprise',
 };
 
+/** A plan as the public plan list shows it: GET /api/v1/plans and the prerendered pricing page. */
+export interface PublicPlan {
+  id: PlanName;
+  name: string;
+  limits: { apps: number | null; subscribers: number | null; sendsPerMonth: number | null };
+}
+
+/** Every plan, in order, with its name and limits: the public plan list, built once for everyone who shows it. */
+export function publicPlanList(): PublicPlan[] {
+  return planNames.map((id) => ({
+    id,
+    name: planDisplayNames[id],
+    limits: {
+      apps: plans[id].apps,
+      subscribers: plans[id].activeSubscribers,
+      sendsPerMonth: plans[id].sendsPerMonth,
+    },
+  }));
+}
+
 export const isPlanName = (value: string): value is PlanName => (planNames as readonly string[]).includes(value);
 
 export function limitsFor(plan: string): PlanLimits {
   // An unknown plan in the database is treated as Free: the safe side for a limit.
   return isPlanName(plan) ? plans[plan] : plans.free;
 }
+
+export {
+  DEFAULT_TTL_SECONDS,
+  MAX_ACTION_TITLE_LENGTH,
+  MAX_ACTIONS,
+  MAX_ALLOWED_ORIGINS,
+  MAX_BATCH_ENDPOINTS,
+  MAX_DATA_BYTES,
+  MAX_NAME_LENGTH,
+  MAX_PASSWORD_LENGTH,
+  MAX_PAYLOAD_BYTES,
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MAX_SCHEDULE_AHEAD_MS,
+  MAX_TAG_LENGTH,
+  MAX_TARGET_UIDS,
+  MAX_TTL_SECONDS,
+  MAX_WEBHOOK_URL_LENGTH,
+  MIN_PASSWORD_LENGTH,
+} from './request-limits.js';

@@ -6,6 +6,24 @@ export {
   startDedicatedRedis,
 } from './dedicated-servers.js';
 export {
+  type DeliveryHarness,
+  deliveryHarnessFor,
+  type InProcessWorkerDeps,
+  type NotificationStatus,
+  type PushSenderFactory,
+  type StartDeliveryHarness,
+  unknownToPushService,
+  type WorkerStarter,
+} from './delivery-harness.js';
+export {
+  assertError,
+  type ErrorExpectation,
+  sessionCookie,
+  setCookies,
+  TEST_PUBLIC_URL,
+  UUID,
+} from './error-assertions.js';
+export {
   type FakeGithub,
   type FakeGithubEmail,
   type FakeGithubEnv,
@@ -47,6 +65,29 @@ export {
   type RedisClusterOptions,
   startRedisCluster,
 } from './redis-cluster.js';
+export { richNotificationFields } from './rich-notification.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
 export { subscriberCounted } from './subscriber-count.js';
+export {
+  type AppBuilder,
+  type AppBuilderOptions,
+  type BuildTestApp,
+  bearer,
+  createApp,
+  createKey,
+  fakeSubscription,
+  type Owner,
+  ownerWithKey,
+  planDelivery,
+  registerUser,
+  type TestContext,
+  testAppBuilder,
+  uniqueEmail,
+} from './test-app.js';
 export { waitFor } from './wait-for.js';
+export {
+  type ReceivedWebhook,
+  type ReceiverReply,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './webhook-receiver.js';

@@ -1,3 +1,4 @@
+import { MAX_ALLOWED_ORIGINS, MAX_NAME_LENGTH } from '@webpush/plans';
 import { Type } from 'typebox';
 import { HttpsUrl, RequiredString } from './common.js';
 
@@ -38,10 +39,10 @@ export const AppStatsSchema = Type.Object({
 });
 
 export const CreateAppBody = Type.Object({
-  name: RequiredString('Display name', { maxLength: 200, examples: ['My blog'] }),
+  name: RequiredString('Display name', { maxLength: MAX_NAME_LENGTH, examples: ['My blog'] }),
 });
 export const UpdateAppBody = Type.Object({
-  name: Type.Optional(RequiredString('Display name', { maxLength: 200 })),
+  name: Type.Optional(RequiredString('Display name', { maxLength: MAX_NAME_LENGTH })),
   allowedOrigins: Type.Optional(
     Type.Array(
       Type.String({
@@ -50,9 +51,8 @@ export const UpdateAppBody = Type.Object({
         examples: ['https://www.example.com'],
       }),
       {
-        maxItems: 20,
-        description:
-          'At most 20. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again.',
+        maxItems: MAX_ALLOWED_ORIGINS,
+        description: `At most ${MAX_ALLOWED_ORIGINS}. When not empty, subscribe_only keys of the app answer 403 ORIGIN_NOT_ALLOWED to requests from other origins or without an Origin header. [] allows any origin again.`,
       },
     ),
   ),

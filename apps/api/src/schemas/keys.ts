@@ -1,3 +1,4 @@
+import { MAX_NAME_LENGTH } from '@webpush/plans';
 import { Type } from 'typebox';
 
 export const ApiKeySchema = Type.Object({
@@ -14,7 +15,7 @@ export const CreateKeyBody = Type.Object({
       '`subscribe_only` (browsers: subscribe only), `notify` (send), or `full` (send and test); anything else is 400 INVALID_SCOPE',
     examples: ['notify'],
   }),
-  name: Type.Optional(Type.String({ maxLength: 200, description: 'Label for your own use' })),
+  name: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH, description: 'Label for your own use' })),
 });
 
 export const CreateKeyResponse = Type.Object({

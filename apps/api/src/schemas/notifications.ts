@@ -1,17 +1,28 @@
+import {
+  DEFAULT_TTL_SECONDS,
+  MAX_ACTION_TITLE_LENGTH,
+  MAX_ACTIONS,
+  MAX_BATCH_ENDPOINTS,
+  MAX_DATA_BYTES,
+  MAX_TAG_LENGTH,
+  MAX_TARGET_UIDS,
+  MAX_TTL_SECONDS,
+} from '@webpush/plans';
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
 import { SubscriberTags, Uid } from './subscriptions.js';
 
-export const MAX_PAYLOAD_BYTES = 3_072;
-export const MAX_BATCH_ENDPOINTS = 100;
-export const MAX_TTL_SECONDS = 2_419_200;
-export const DEFAULT_TTL_SECONDS = 86_400;
-export const MAX_TARGET_UIDS = 1_000;
-export const MAX_ACTIONS = 2;
-/** `data` as UTF-8 JSON (CONTRACT 1.2 "Rich notifications"). */
-export const MAX_DATA_BYTES = 1_024;
-/** How far ahead `sendAt` may be. */
-export const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 60 * 60 * 1000;
+// The figures live in @webpush/plans, which the dashboard's forms read too.
+export {
+  DEFAULT_TTL_SECONDS,
+  MAX_ACTIONS,
+  MAX_BATCH_ENDPOINTS,
+  MAX_DATA_BYTES,
+  MAX_PAYLOAD_BYTES,
+  MAX_SCHEDULE_AHEAD_MS,
+  MAX_TARGET_UIDS,
+  MAX_TTL_SECONDS,
+} from '@webpush/plans';
 
 /**
  * A URL of the payload: only `https://` (INVALID_URL). Unlike `HttpsUrl` it has no length cap of its
@@ -27,7 +38,11 @@ export const ActionName = (description: string) =>
 const NotificationAction = Type.Object(
   {
     action: ActionName('Names the button; unique within `actions`, reported with its clicks'),
-    title: Type.String({ minLength: 1, maxLength: 64, description: 'The button label (1–64 characters)' }),
+    title: Type.String({
+      minLength: 1,
+      maxLength: MAX_ACTION_TITLE_LENGTH,
+      description: `The button label (1–${MAX_ACTION_TITLE_LENGTH} characters)`,
+    }),
     url: Type.Optional(PayloadUrl("The page the button opens (default: the notification's `url`)")),
     icon: Type.Optional(PayloadUrl('Icon of the button')),
   },
@@ -50,7 +65,7 @@ const richFields = {
   tag: Type.Optional(
     Type.String({
       minLength: 1,
-      maxLength: 64,
+      maxLength: MAX_TAG_LENGTH,
       description: 'A later notification with the same tag replaces the earlier one on the device',
     }),
   ),

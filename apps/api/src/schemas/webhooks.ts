@@ -1,3 +1,4 @@
+import { MAX_WEBHOOK_URL_LENGTH } from '@webpush/plans';
 import { Type } from 'typebox';
 import { RequiredString } from './common.js';
 
@@ -9,7 +10,7 @@ const WebhookEvent = Type.Union(
 export const PutWebhookBody = Type.Object({
   url: RequiredString(
     'Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)',
-    { maxLength: 2048, examples: ['https://example.com/webhooks/push'] },
+    { maxLength: MAX_WEBHOOK_URL_LENGTH, examples: ['https://example.com/webhooks/push'] },
   ),
   events: Type.Array(WebhookEvent, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Events to receive' }),
 });

@@ -1,3 +1,4 @@
+import { richNotificationFields } from '@webpush/testing';
 import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, planDelivery } from '../helper.js';
@@ -50,14 +51,7 @@ const rich = {
   body: 'Everything half price',
   url: 'https://shop.example/sale',
   image: 'https://shop.example/banner.png',
-  actions: [
-    { action: 'buy', title: 'Buy now', url: 'https://shop.example/buy', icon: 'https://shop.example/cart.png' },
-    { action: 'later', title: 'Later' },
-  ],
-  requireInteraction: true,
-  silent: false,
-  renotify: true,
-  tag: 'sale-1',
+  ...richNotificationFields(),
   data: { campaign: 'autumn', n: 3 },
 };
 

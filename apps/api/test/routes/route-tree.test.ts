@@ -5,6 +5,9 @@ import type { RouteOptions } from 'fastify';
 import t from 'tap';
 import { buildTestApp } from '../helper.js';
 
+/** What Fastify's onRoute hook hands over: the route options plus where its plugin put it. */
+type SeenRoute = RouteOptions & { routePath: string; prefix: string };
+
 const API_PREFIX = '/api/v1';
 const routesDir = fileURLToPath(new URL('../../src/routes', import.meta.url));
 
@@ -23,8 +26,8 @@ function routeFolders(dir = routesDir): string[] {
 }
 
 t.test('every API route is declared by the index file of the folder its URL names', async (t) => {
-  const routes: RouteOptions[] = [];
-  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route }) });
+  const routes: SeenRoute[] = [];
+  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route } as SeenRoute) });
   const api = routes.filter(
     (route) => route.url.startsWith(`${API_PREFIX}/`) && route.url !== `${API_PREFIX}/openapi.json`,
   );
@@ -53,8 +56,8 @@ t.test('every API route is declared by the index file of the folder its URL name
 });
 
 t.test('pages, files and links live outside the API tree, and outside /api', async (t) => {
-  const routes: RouteOptions[] = [];
-  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route }) });
+  const routes: SeenRoute[] = [];
+  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route } as SeenRoute) });
   const outside = routes.filter((route) => !route.url.startsWith(`${API_PREFIX}/`));
   for (const path of ['/', '/pricing', '/demo', '/sdk/web-sdk.js', '/sdk/sw.js', '/c/:token', '/healthz', '/readyz']) {
     t.ok(

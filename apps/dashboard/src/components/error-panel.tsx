@@ -1,3 +1,4 @@
+import { MAX_BATCH_ENDPOINTS } from '@webpush/plans';
 import { Link } from 'react-router';
 import { ApiError, NetworkError } from '../api/client.js';
 import { catalogues, type I18n, type MessageKey, useI18n } from '../i18n/index.js';
@@ -13,6 +14,9 @@ export class LocalError extends Error {
   }
 }
 
+/** The figures some error messages state ({maxEndpoints}): the API's own limits. */
+const ERROR_VALUES = { maxEndpoints: MAX_BATCH_ENDPOINTS };
+
 const PLAN_LIMIT_CODES = new Set(['PLAN_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED', 'SUBSCRIBER_LIMIT_EXCEEDED']);
 
 /**
@@ -23,7 +27,7 @@ export function describeError(i18n: I18n, error: unknown): { text: string; lang:
   if (error instanceof LocalError) return { text: i18n.t(error.key, error.values), lang: i18n.language };
   if (error instanceof ApiError) {
     const key = `error.code.${error.code}`;
-    if (key in catalogues.en) return { text: i18n.t(key as MessageKey), lang: i18n.language };
+    if (key in catalogues.en) return { text: i18n.t(key as MessageKey, ERROR_VALUES), lang: i18n.language };
     if (error.code.startsWith('HTTP_'))
       return { text: i18n.t('error.http', { status: String(error.status) }), lang: i18n.language };
     return { text: error.message, lang: 'ja' };

@@ -6,6 +6,7 @@ import { switchUser, useMe } from '../api/session.js';
 import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
+import { PASSWORD_LENGTHS } from './password-lengths.js';
 
 /** "Send the verification e-mail again" (signed in only: POST /auth/verify-email/resend → 202). */
 export function ResendVerification({ className }: { className?: string }) {
@@ -197,11 +198,11 @@ export function ResetPasswordPage() {
             type="password"
             autoComplete="new-password"
             required
-            minLength={8}
-            maxLength={128}
+            minLength={PASSWORD_LENGTHS.min}
+            maxLength={PASSWORD_LENGTHS.max}
             value={password}
             onChange={(event) => setPassword(event.target.value)}
-            hint={t('auth.passwordRule')}
+            hint={t('auth.passwordRule', PASSWORD_LENGTHS)}
             error={tokenError ? null : reset.error}
           />
           {tokenError && (

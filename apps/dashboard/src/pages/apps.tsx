@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { MAX_NAME_LENGTH } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
@@ -61,7 +62,7 @@ export function AppsPage() {
             id="app-name"
             label={t('apps.name')}
             required
-            maxLength={200}
+            maxLength={MAX_NAME_LENGTH}
             placeholder={t('apps.namePlaceholder')}
             value={name}
             onChange={(event) => setName(event.target.value)}

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { plans } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
@@ -6,6 +7,7 @@ import { switchUser, useProviders } from '../api/session.js';
 import { ErrorMessage, LocalError } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
+import { PASSWORD_LENGTHS } from './password-lengths.js';
 
 type Mode = 'sign-in' | 'sign-up';
 
@@ -30,7 +32,12 @@ export function AuthPage({ mode }: { mode: Mode }) {
   const next = safeNext(params.get('next'));
   const signUp = mode === 'sign-up';
 
-  const { t } = useI18n();
+  const { t, plural } = useI18n();
+  // The Free plan's figures, from the plans package the API enforces.
+  const freePlanLead = plural('auth.signUpLead.other', plans.free.apps ?? 0, {
+    subscribers: plans.free.activeSubscribers ?? 0,
+    sends: plans.free.sendsPerMonth ?? 0,
+  });
   usePageTitle(signUp ? t('auth.signUpTitle') : t('auth.signInTitle'));
 
   const submit = useMutation({
@@ -55,7 +62,12 @@ export function AuthPage({ mode }: { mode: Mode }) {
   const passwordError =
     field === 'password'
       ? new LocalError(
-          length < 8 ? 'auth.passwordTooShort' : length > 128 ? 'auth.passwordTooLong' : 'auth.passwordCommon',
+          length < PASSWORD_LENGTHS.min
+            ? 'auth.passwordTooShort'
+            : length > PASSWORD_LENGTHS.max
+              ? 'auth.passwordTooLong'
+              : 'auth.passwordCommon',
+          PASSWORD_LENGTHS,
         )
       : null;
   // An answer about what was typed before goes as soon as it changes.
@@ -67,7 +79,7 @@ export function AuthPage({ mode }: { mode: Mode }) {
   return (
     <section className="auth-card panel">
       <h1>{signUp ? t('auth.signUpHeading') : t('auth.signInTitle')}</h1>
-      <p className="muted">{signUp ? t('auth.signUpLead') : t('auth.signInLead')}</p>
+      <p className="muted">{signUp ? freePlanLead : t('auth.signInLead')}</p>
       <form onSubmit={onSubmit} noValidate={false}>
         <Field
           id="email"
@@ -87,7 +99,7 @@ export function AuthPage({ mode }: { mode: Mode }) {
           required
           value={password}
           onChange={edit(setPassword)}
-          hint={signUp ? t('auth.passwordRule') : undefined}
+          hint={signUp ? t('auth.passwordRule', PASSWORD_LENGTHS) : undefined}
           error={passwordError}
         />
         {!signUp && (

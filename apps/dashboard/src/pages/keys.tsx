@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { MAX_NAME_LENGTH } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -99,7 +100,7 @@ export function KeysPage() {
           <Field
             id="key-name"
             label={t('keys.name')}
-            maxLength={200}
+            maxLength={MAX_NAME_LENGTH}
             placeholder={t('keys.namePlaceholder')}
             value={name}
             onChange={(event) => setName(event.target.value)}

@@ -1,3 +1,4 @@
+import { MAX_ACTION_TITLE_LENGTH, MAX_ACTIONS, MAX_TAG_LENGTH } from '@webpush/plans';
 import { Field } from '../components/field.js';
 import { useRichText } from './rich-strings.js';
 
@@ -12,10 +13,7 @@ export interface RichDraft {
 
 export const EMPTY_RICH: RichDraft = {
   image: '',
-  buttons: [
-    { title: '', url: '' },
-    { title: '', url: '' },
-  ],
+  buttons: Array.from({ length: MAX_ACTIONS }, () => ({ title: '', url: '' })),
   tag: '',
   requireInteraction: false,
   silent: false,
@@ -62,12 +60,12 @@ export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (d
         hint={text.imageHint}
       />
       {draft.buttons.map((button, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: two fixed slots
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed slots, one per button the API allows
         <div key={i} className="button-fields">
           <Field
             id={`button-${i + 1}-title`}
             label={text.buttonLabel(i + 1)}
-            maxLength={64}
+            maxLength={MAX_ACTION_TITLE_LENGTH}
             value={button.title}
             onChange={(event) => setButton(i, 'title', event.target.value)}
           />
@@ -85,7 +83,7 @@ export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (d
       <Field
         id="tag"
         label={text.tag}
-        maxLength={64}
+        maxLength={MAX_TAG_LENGTH}
         value={draft.tag}
         onChange={(event) => onChange({ ...draft, tag: event.target.value })}
         hint={text.tagHint}

@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { MAX_ALLOWED_ORIGINS, MAX_NAME_LENGTH } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -8,11 +9,8 @@ import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 import { PushFormatSettings } from './push-format-settings.js';
-import type { Problem } from './send.js';
+import type { Problem } from './send-draft.js';
 import { WebhookSettings } from './webhook-settings.js';
-
-/** CONTRACT: at most 20 allowed origins. */
-export const MAX_ORIGINS = 20;
 
 /** One origin a line (or comma separated); blank lines dropped. */
 export const originsOf = (text: string) =>
@@ -23,7 +21,8 @@ export const originsOf = (text: string) =>
 
 /** What the browser can tell before asking: `https://host[:port]`, nothing more (the API has the last word). */
 export function originProblem(origins: string[]): Problem | null {
-  if (origins.length > MAX_ORIGINS) return { key: 'settings.tooManyOrigins', values: { max: MAX_ORIGINS } };
+  if (origins.length > MAX_ALLOWED_ORIGINS)
+    return { key: 'settings.tooManyOrigins', values: { max: MAX_ALLOWED_ORIGINS } };
   for (const origin of origins) {
     let parsed: URL;
     try {
@@ -62,7 +61,7 @@ function Rename() {
           id="app-name"
           label={t('settings.appName')}
           required
-          maxLength={200}
+          maxLength={MAX_NAME_LENGTH}
           value={name}
           onChange={(event) => {
             if (rename.isError) rename.reset();
@@ -134,7 +133,7 @@ function AllowedOrigins() {
           />
           <p className="hint" id="allowed-origins-hint">
             {rich('settings.originsHint', {
-              max: MAX_ORIGINS,
+              max: MAX_ALLOWED_ORIGINS,
               example1: <code>https://www.example.com</code>,
               example2: <code>http://localhost:5173</code>,
             })}

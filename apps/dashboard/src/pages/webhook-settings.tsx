@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { MAX_WEBHOOK_URL_LENGTH } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { ApiError, api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -118,7 +119,7 @@ function WebhookForm({
           name="webhook-url"
           type="url"
           required
-          maxLength={2048}
+          maxLength={MAX_WEBHOOK_URL_LENGTH}
           placeholder="https://example.com/webhooks/push"
           value={url}
           onChange={(event) => {

@@ -1,17 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { unusedPort } from '@webpush/testing';
+import { type BuildOptions, buildApp } from '@webpush/api/app';
+import { type TestContext, testAppBuilder, unusedPort } from '@webpush/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Test } from 'tap';
-import { buildTestApp, type TestContext } from '../../../api/test/helper.js';
 
 /*
- * The dashboard in real headless Chromium (the web SDK's harness launches it), served by the real
+ * The dashboard in real headless Chromium (@webpush/testing/browser launches it), served by the real
  * API from apps/dashboard/dist (`pnpm test` builds it first), on PostgreSQL and Redis of its own.
  */
 
-export { eventually, fakePushScript, launchChromium } from '../../../../packages/web-sdk/test/browser/harness.js';
+export { eventually, fakePushScript, launchChromium } from '@webpush/testing/browser';
+
+const buildTestApp = testAppBuilder<BuildOptions>(buildApp);
 
 export const PASSWORD = 'correct horse battery';
 

@@ -2,8 +2,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPushSender } from '@webpush/push';
 import { startFakePushService } from '@webpush/testing';
+import { startWorker } from '@webpush/worker/worker';
 import t from 'tap';
-import { startWorker } from '../../../worker/src/worker.js';
 import {
   createAppInPage,
   eventually,

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse } from 'yaml';
-import { buildTestApp } from '../../../api/test/helper.js';
 import { startHealthServer } from '../../src/health-server.js';
+import { buildTestApp } from '../helper.js';
 import {
   builtByPnpmBuild,
   entryFile,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createKey, planDelivery } from '@webpush/testing';
 import type { BrowserContext, Worker } from 'playwright-core';
 import t from 'tap';
-import { createKey, planDelivery } from '../../../../apps/api/test/helper.js';
 import { eventually, fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
 
 /*

@@ -1,7 +1,7 @@
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { createSelfSignedCertificate } from '@webpush/testing';
 import { Webhook } from 'standardwebhooks';
+import { createSelfSignedCertificate } from './self-signed-cert.js';
 
 /**
  * A customer's webhook receiver for tests: HTTPS on 127.0.0.1 with a throwaway certificate for

@@ -1,0 +1,32 @@
+/**
+ * The contract's limits on what one request may carry (CONTRACT "Sending", "Audiences", "Scheduled
+ * sends", 1.2 "Rich notifications", "Allowed origins", "Accounts"). The API's schemas enforce them and the
+ * dashboard's forms check them before asking: both read them here, so a figure is written once.
+ */
+
+/** title, body, url, icon and badge as UTF-8 JSON. */
+export const MAX_PAYLOAD_BYTES = 3_072;
+export const MAX_BATCH_ENDPOINTS = 100;
+export const MAX_TTL_SECONDS = 2_419_200;
+export const DEFAULT_TTL_SECONDS = 86_400;
+export const MAX_TARGET_UIDS = 1_000;
+/** Buttons of a notification. */
+export const MAX_ACTIONS = 2;
+/** A button's label, in characters. */
+export const MAX_ACTION_TITLE_LENGTH = 64;
+/** A notification's `tag`, in characters. */
+export const MAX_TAG_LENGTH = 64;
+/** `data` as UTF-8 JSON. */
+export const MAX_DATA_BYTES = 1_024;
+/** How far ahead `sendAt` may be. */
+export const MAX_SCHEDULE_AHEAD_DAYS = 30;
+export const MAX_SCHEDULE_AHEAD_MS = MAX_SCHEDULE_AHEAD_DAYS * 24 * 60 * 60 * 1000;
+/** A password, in characters (Unicode code points). */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 128;
+/** The display name of an app or an API key, in characters. */
+export const MAX_NAME_LENGTH = 200;
+/** A webhook's URL, in characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2_048;
+/** Origins an app's `subscribe_only` keys may be used from. */
+export const MAX_ALLOWED_ORIGINS = 20;
