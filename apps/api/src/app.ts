@@ -1,6 +1,7 @@
 import type { Config } from '@webpush/config';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { logOptions } from './log-options.js';
+import apiKeyPrincipalsPlugin from './plugins/app/api-key-principals.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin);
+  await app.register(apiKeyPrincipalsPlugin);
   await app.register(authPlugin);
   await app.register(swaggerPlugin);
   await app.register(bullBoardPlugin);

@@ -152,6 +152,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
       if (!updated) throw new AppError('NOT_FOUND');
       // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
+      await app.apiKeyPrincipals.changed({ appId: updated.id });
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
       return { app: publicApp(updated) };
     },
@@ -172,6 +173,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const deleted = await deleteApp(app.db, user.id, request.params.appId);
       if (!deleted) throw new AppError('NOT_FOUND');
+      await app.apiKeyPrincipals.changed({ appId: request.params.appId });
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');
       return reply.code(204).send(null);
     },
@@ -230,6 +232,7 @@ export default async function appRoutes(fastify: FastifyInstance) {
           vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
         }));
       if (!rotated) throw new AppError('NOT_FOUND');
+      await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');
       return { app: publicApp(rotated) };
     },
