@@ -120,11 +120,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(passwordsPlugin);
   await app.register(mailerPlugin);
   await app.register(newSubscriptionCapPlugin);
-  await app.register(engagementBufferPlugin);
   await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin);
+  await app.register(engagementBufferPlugin);
   await app.register(apiKeyPrincipalsPlugin);
   await app.register(authPlugin);
   await app.register(swaggerPlugin);

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { findEngagementTarget, isUuid } from '@webpush/db';
+import { isUuid } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -11,7 +11,9 @@ const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
  * POST /events: engagement reported by the SDK's service worker. Always 202 for a well-formed
  * body: an endpoint that is not a subscriber of the key's app, another app's notification, a test
  * notification ("test") or an id that is no uuid counts nothing, and the answer is the same, so a
- * browser learns nothing about what exists. Counting happens in batches (plugins/app/engagement-buffer).
+ * browser learns nothing about what exists. Counting happens in batches (plugins/app/engagement-buffer),
+ * which also check that the endpoint and the notification are the key's app's: the request itself
+ * makes no round trip to PostgreSQL, and one to Redis (the rate limit and the buffer together).
  */
 export default async function eventRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,7 +21,9 @@ export default async function eventRoutes(fastify: FastifyInstance) {
   app.post(
     '/events',
     {
-      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })],
+      // The API-key limit is counted with the buffered event (engagement.report), or by the error handler.
+      onRequest: app.authenticate({ apiKey: 'subscribe_only' }),
+      errorHandler: app.engagement.countFailed,
       schema: {
         tags: ['engagement'],
         summary: 'Report that a notification was shown or clicked (sent by the SDK service worker)',
@@ -48,14 +52,10 @@ export default async function eventRoutes(fastify: FastifyInstance) {
       const { appId } = apiKeyPrincipal(request);
       const { notificationId, endpoint, type, action } = request.body;
       // An action only qualifies a click; with `shown` it is ignored.
-      if (isUuid(notificationId)) {
-        const subscriptionId = await findEngagementTarget(app.db, appId, notificationId, endpoint);
-        if (subscriptionId !== null) {
-          await app.engagement
-            .record({ notificationId, subscriptionId, type, ...(type === 'clicked' && action ? { action } : {}) })
-            .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
-        }
-      }
+      const event = isUuid(notificationId)
+        ? { appId, notificationId, endpoint, type, ...(type === 'clicked' && action ? { action } : {}) }
+        : null;
+      await app.engagement.report(request, reply, event);
       return reply.code(202).send({});
     },
   );
