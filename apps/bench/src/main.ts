@@ -540,6 +540,7 @@ async function run(): Promise<BenchFigures> {
         origin: standIn.origin,
         pool,
         largeOwnerSubscriptions: options.subscribeLarge,
+        growthTotal: options.subscribeGrowth,
         concurrency: options.httpConcurrency,
         seconds: options.httpSeconds,
         runs: options.httpRuns,

@@ -1,7 +1,7 @@
 import type { SendingCpu } from './cpu-meter.js';
 import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
-import { describeEvents, type EventFigures } from './measure-events.js';
+import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
@@ -407,6 +407,7 @@ export function printReport(figures: BenchFigures): void {
   for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
   // --- end recovery targets ---
   console.log(acceptVerdict(figures.accept));
+  console.log(eventsVerdict(figures.events));
   for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
     console.log(
