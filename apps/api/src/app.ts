@@ -1,6 +1,7 @@
 import type { Config } from '@webpush/config';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { logOptions } from './log-options.js';
+import { OneLineLogController } from './request-log.js';
 import apiKeyPrincipalsPlugin from './plugins/app/api-key-principals.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
@@ -15,7 +16,6 @@ import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
 import redisPlugin from './plugins/app/redis.js';
-import requestLogPlugin from './plugins/app/request-log.js';
 import secretsPlugin from './plugins/app/secrets.js';
 import storableInputPlugin from './plugins/app/storable-input.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
@@ -93,8 +93,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...logOptions(config.logLevel),
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
-    // plugins/app/request-log writes one line per request instead (or none: LOG_REQUESTS=off).
-    disableRequestLogging: true,
+    // One line per request, or none (LOG_REQUESTS).
+    logController: new OneLineLogController(config.logRequests),
     trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     // Errors Fastify answers outside the error handler get the contract's body too.
@@ -112,7 +112,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(tracingPlugin);
   await app.register(configPlugin, { config });
-  await app.register(requestLogPlugin);
   await app.register(errorHandler);
   await app.register(storableInputPlugin);
   await app.register(dbPlugin, { onQuery: options.onQuery });

@@ -93,6 +93,12 @@ export async function measureEvents(
   ).map((row) => row.endpoint);
   const [first] = endpoints;
   if (!first) throw new Error('the events phase needs subscriptions');
+  // Engagement counts only for subscriptions a notification was pushed to: one first-attempt delivery
+  // chunk holding them, as the fan-out writes it.
+  await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
+      last_subscription_id)
+    select ${notification.id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
+    from (select id from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}) as s`;
   const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
 
   const bare = Fastify({ logger: { level: 'warn' } });

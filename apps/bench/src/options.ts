@@ -16,6 +16,7 @@ export const benchPhases = [
   'crash',
   'flush',
   'accept',
+  'storage',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
