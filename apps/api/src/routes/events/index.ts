@@ -8,18 +8,15 @@ import { EventAccepted, EventBody } from '../../schemas/events.js';
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 
 /**
- * POST /events: engagement reported by the SDK's service worker. Always 202 for a well-formed
- * body: an endpoint that is not a subscriber of the key's app, another app's notification, a test
- * notification ("test") or an id that is no uuid counts nothing, and the answer is the same, so a
- * browser learns nothing about what exists. Counting happens in batches (plugins/app/engagement-buffer),
- * which also check that the endpoint and the notification are the key's app's: the request itself
- * makes no round trip to PostgreSQL, and one to Redis (the rate limit and the buffer together).
+ * POST /events: the request costs no PostgreSQL round trip and one Redis round trip (the API-key
+ * limit and the buffered event in one script, plugins/app/engagement-buffer); the batched flush
+ * checks that the endpoint and the notification are the key's app's.
  */
-export default async function eventRoutes(fastify: FastifyInstance) {
+export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
-    '/events',
+    '/',
     {
       // The API-key limit is counted with the buffered event (engagement.report), or by the error handler.
       onRequest: app.authenticate({ apiKey: 'subscribe_only' }),
