@@ -29,6 +29,15 @@ import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
+import {
+  databaseActivity,
+  grownBy,
+  type RedisReader,
+  redisBytes,
+  type StorageFigures,
+  tableSizes,
+  walBytes,
+} from './measure-storage.js';
 import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
@@ -43,15 +52,6 @@ import {
 import type { SenderJob } from './sender-child.js';
 import { type PushStandIn, startPushStandIn } from './stand-in-process.js';
 import { median } from './stats.js';
-import {
-  databaseActivity,
-  grownBy,
-  type RedisReader,
-  redisBytes,
-  type StorageFigures,
-  tableSizes,
-  walBytes,
-} from './measure-storage.js';
 import { startWorkerProcess, type WorkerEntry } from './worker-process.js';
 
 const options = readBenchOptions();

@@ -23,8 +23,9 @@ function routeFolders(dir = routesDir): string[] {
 }
 
 t.test('every API route is declared by the index file of the folder its URL names', async (t) => {
-  const routes: RouteOptions[] = [];
-  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route }) });
+  // What Fastify's onRoute hands over at run time beside the route's own options.
+  const routes: (RouteOptions & { routePath: string; prefix?: string })[] = [];
+  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...(route as (typeof routes)[number]) }) });
   const api = routes.filter(
     (route) => route.url.startsWith(`${API_PREFIX}/`) && route.url !== `${API_PREFIX}/openapi.json`,
   );
@@ -53,8 +54,9 @@ t.test('every API route is declared by the index file of the folder its URL name
 });
 
 t.test('pages, files and links live outside the API tree, and outside /api', async (t) => {
-  const routes: RouteOptions[] = [];
-  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...route }) });
+  // What Fastify's onRoute hands over at run time beside the route's own options.
+  const routes: (RouteOptions & { routePath: string; prefix?: string })[] = [];
+  await buildTestApp(t, {}, { onRoute: (route) => routes.push({ ...(route as (typeof routes)[number]) }) });
   const outside = routes.filter((route) => !route.url.startsWith(`${API_PREFIX}/`));
   for (const path of ['/', '/pricing', '/demo', '/sdk/web-sdk.js', '/sdk/sw.js', '/c/:token', '/healthz', '/readyz']) {
     t.ok(
