@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { type ApiKeyPrincipal, findApiKeyPrincipal } from '@webpush/db';
-import { closeRedisConnection } from '@webpush/queue';
+import {
+  closeRedisConnection,
+  decodePrincipalChange,
+  encodePrincipalChange,
+  type PrincipalChange,
+  principalChangesChannel,
+} from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-
-/** Whose principals changed: one app's keys, or every key of one account's apps. */
-export type PrincipalChange = { appId: string } | { userId: string };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,10 +32,6 @@ interface Entry {
   expiresAt: number;
 }
 
-/** `app|<id>|<nonce>` or `user|<id>|<nonce>`: the nonce lets the publisher see its own message arrive. */
-const encodeChange = (change: PrincipalChange, nonce: string) =>
-  'appId' in change ? `app|${change.appId}|${nonce}` : `user|${change.userId}|${nonce}`;
-
 /** How long `changed` waits for its own message to come back through Redis. */
 const ECHO_WAIT_MS = 1_000;
 
@@ -52,7 +51,7 @@ const ECHO_WAIT_MS = 1_000;
 export default fp(
   async (app: FastifyInstance) => {
     const { ttlMs, maxEntries } = app.config.apiKeyCache;
-    const channel = `${app.config.redisKeyPrefix}:api-key-principals:changed`;
+    const channel = principalChangesChannel(app.config.redisKeyPrefix);
     const entries = new Map<string, Entry>();
     let generation = 0;
     let listening = false;
@@ -76,9 +75,9 @@ export default fp(
     if (subscriber) {
       subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
       subscriber.on('message', (_channel: string, message: string) => {
-        const [kind, id, nonce] = message.split('|', 3);
-        if (kind === 'app' && id) drop({ appId: id });
-        else if (kind === 'user' && id) drop({ userId: id });
+        // The nonce lets the publisher see its own message arrive.
+        const { change, nonce } = decodePrincipalChange(message);
+        if (change) drop(change);
         else forgetAll();
         if (nonce !== undefined) echoes.get(nonce)?.();
       });
@@ -156,7 +155,7 @@ export default fp(
         timer = setTimeout(resolve, ECHO_WAIT_MS);
       });
       try {
-        await app.redis.publish(channel, encodeChange(change, nonce));
+        await app.redis.publish(channel, encodePrincipalChange(change, nonce));
         if (listening) await echoed;
       } catch (error) {
         // The other instances' listeners are then cut off from Redis too, and so keep nothing.

@@ -1,3 +1,5 @@
+import { publishPrincipalChange } from '@webpush/queue';
+import { waitFor } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import t from 'tap';
@@ -105,6 +107,26 @@ t.test('an app change on one instance applies on the other at once', async (t) =
     'the new VAPID key at once',
   );
 });
+
+t.test(
+  "an account's change published by another process (pnpm admin set-plan) drops its keys everywhere",
+  async (t) => {
+    const owner = await ownerWithKey(one, 'notify');
+    const bystander = await ownerWithKey(one, 'notify');
+    for (const secret of [owner.secret, bystander.secret]) t.equal((await vapidKey(two, secret)).statusCode, 200);
+    const publisher = new Redis(ctx.resources.redisUrl);
+    t.teardown(() => publisher.quit());
+    statementsTwo.length = 0;
+    await publishPrincipalChange(publisher, ctx.config.redisKeyPrefix, { userId: owner.user.user.id });
+    await waitFor(async () => {
+      await vapidKey(two, owner.secret);
+      return keyLookups(statementsTwo) > 0;
+    }, "the owner's key looked up again");
+    statementsTwo.length = 0;
+    await vapidKey(two, bystander.secret);
+    t.equal(keyLookups(statementsTwo), 0, "another account's key is still held");
+  },
+);
 
 t.test('what travels through Redis names the app, never a key or its hash', async (t) => {
   const listener = new Redis(ctx.resources.redisUrl);
