@@ -66,9 +66,9 @@ async function postAll(url: string, secret: string, bodies: string[], lanes: num
 }
 
 /**
- * (g) Engagement events: the accepted rate of POST /events (API-key auth, rate limit, one indexed
- * read, one RPUSH; the API's own 1 s flush timer runs meanwhile) against a plain Fastify route under
- * the same load, then the database writes of `DISTINCT_EVENTS` distinct events, counted by
+ * (g) Engagement events: the accepted rate of POST /events (API-key auth from the instance's cache,
+ * one Redis script for the rate limit and the buffer; the API's own 1 s flush timer runs meanwhile)
+ * against a plain node:http server and a plain Fastify route under the same load, then the database writes of `DISTINCT_EVENTS` distinct events, counted by
  * PostgreSQL triggers installed for that step only.
  */
 export async function measureEvents(
