@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A click link of a declarative notification: counts the click and redirects to its page */
+        /**
+         * A click link of a declarative notification: counts the click and redirects to its page
+         * @description The click link of a declarative notification (Safari opens it without running any script): counts the click once and redirects to the notification’s page.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -77,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your apps */
+        /**
+         * List your apps
+         * @description Your apps, oldest first.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -93,6 +99,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "apps": [
+                         *         {
+                         *           "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *           "name": "My blog",
+                         *           "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "allowedOrigins": [
+                         *             "https://www.example.com"
+                         *           ],
+                         *           "requireSignedTags": false,
+                         *           "signaturesExpire": false,
+                         *           "pushFormat": "legacy",
+                         *           "defaultUrl": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             apps: {
                                 id: string;
@@ -157,7 +182,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an app (with its own VAPID key pair) */
+        /**
+         * Create an app (with its own VAPID key pair)
+         * @description Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -167,6 +195,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "My blog"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Display name
@@ -183,6 +216,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -311,7 +361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One app, with its subscriber and send counts */
+        /**
+         * One app, with its subscriber and send counts
+         * @description One of your apps, with its subscriber count and this month’s sends.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -415,7 +468,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an app with its keys and subscriptions */
+        /**
+         * Delete an app with its keys and subscriptions
+         * @description Deletes the app with its API keys, subscriptions and history. It cannot be undone.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -520,6 +576,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "allowedOrigins": [
+                     *         "https://www.example.com"
+                     *       ],
+                     *       "pushFormat": "declarative",
+                     *       "defaultUrl": "https://www.example.com/"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Display name */
                         name?: string;
@@ -793,7 +858,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an app's API keys (never their secrets) */
+        /**
+         * List an app's API keys (never their secrets)
+         * @description The app’s API keys: name, scope and creation time, never the keys themselves.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -879,7 +947,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT */
+        /**
+         * Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT
+         * @description Creates an API key: `subscribe_only` for browsers (safe to put in a page), `notify` to send from your server, `full` to send and test. The key itself is shown only in this answer.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -892,6 +963,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "scope": "notify",
+                     *       "name": "Production server"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description `subscribe_only` (browsers: subscribe only), `notify` (send), or `full` (send and test); anything else is 400 INVALID_SCOPE
@@ -910,6 +987,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "key": {
+                         *         "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a",
+                         *         "name": "Production server",
+                         *         "scope": "notify",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       },
+                         *       "secret": "wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo"
+                         *     }
+                         */
                         "application/json": {
                             key: {
                                 id: string;
@@ -1046,7 +1134,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it answers INVALID_API_KEY from then on */
+        /**
+         * Revoke an API key; it answers INVALID_API_KEY from then on
+         * @description Revokes an API key: every request with it answers 401 INVALID_API_KEY from then on.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1145,7 +1236,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's notifications, newest first, a page at a time (keyset pagination) */
+        /**
+         * The app's notifications, newest first, a page at a time (keyset pagination)
+         * @description The app’s sends, newest first, a page at a time: pass `nextCursor` as `cursor` for the next page.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1324,6 +1418,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "Hello",
+                     *       "body": "A first notification from the dashboard."
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -1426,6 +1526,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 3
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -1586,7 +1695,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app */
+        /**
+         * Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app
+         * @description Cancels a scheduled send of the app from the dashboard.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1778,7 +1890,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag */
+        /**
+         * The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag
+         * @description The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1907,7 +2022,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a subscriber: it is no longer a target of any send */
+        /**
+         * Delete a subscriber: it is no longer a target of any send
+         * @description Removes one subscription of the app; the browser gets no more pushes from it.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2026,6 +2144,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *         "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *         "auth": "x8Tewbiv0CG7pXUjotWHxA"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
                         subscription: {
@@ -2056,6 +2183,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ok": true
+                         *     }
+                         */
                         "application/json": {
                             /**
                              * @description The push service accepted the message
@@ -2223,7 +2355,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This month's sends against the plan's limit, and the app's sends per UTC day */
+        /**
+         * This month's sends against the plan's limit, and the app's sends per UTC day
+         * @description The app’s sends per day over the last `days` days (30 by default), and this month’s usage against the plan.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2474,7 +2609,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's webhook, without its secret */
+        /**
+         * The app's webhook, without its secret
+         * @description The app’s webhook: its URL and the events it receives (not its secret).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2571,6 +2709,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/webhooks/push",
+                     *       "events": [
+                     *         "notification.completed",
+                     *         "subscription.expired"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)
@@ -2706,7 +2853,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Remove the app's webhook; events not yet delivered are dropped */
+        /**
+         * Remove the app's webhook; events not yet delivered are dropped
+         * @description Removes the app’s webhook; events are no longer sent.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2805,7 +2955,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent delivery attempts, newest first: status, duration, the first bytes of the answer */
+        /**
+         * Recent delivery attempts, newest first: status, duration, the first bytes of the answer
+         * @description The webhook’s recent deliveries, newest first: each event, its attempts and the receiver’s answers.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2927,7 +3080,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries */
+        /**
+         * Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries
+         * @description Sends an event to the receiver again, at once.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3053,7 +3209,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret; the new one is shown only in this answer */
+        /**
+         * Replace the signing secret; the new one is shown only in this answer
+         * @description Replaces the webhook’s signing secret; the new one is shown only in this answer.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3175,7 +3334,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start GitHub sign-in: 302 to GitHub's authorize page */
+        /**
+         * Start GitHub sign-in: 302 to GitHub's authorize page
+         * @description Starts "Sign in with GitHub": redirects to GitHub’s authorize page.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3261,7 +3423,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie */
+        /**
+         * GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie
+         * @description Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3391,7 +3556,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with e-mail and password */
+        /**
+         * Sign in with e-mail and password
+         * @description Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3401,6 +3569,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address; compared case-insensitively
@@ -3422,6 +3596,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                             /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
@@ -3537,7 +3723,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /**
+         * End the session
+         * @description Ends the current session and clears its cookie.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3621,7 +3810,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description The signed-in account.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3637,6 +3829,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -3688,7 +3891,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the signed-in user’s language (of the dashboard and the e-mails) */
+        /**
+         * Change the signed-in user’s language (of the dashboard and the e-mails)
+         * @description Sets the account’s language (`ja` or `en`): the dashboard’s and the e-mails’.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -3698,6 +3904,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "language": "en"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
                         language: "ja" | "en";
@@ -3711,6 +3922,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "en"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -3807,7 +4029,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
+        /**
+         * Ask for a password-reset e-mail; 202 whether or not the address has an account
+         * @description Sends a password reset link to the address if an account has it. The answer is the same either way, so it tells no one which addresses have accounts.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3817,6 +4042,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address of the account
@@ -3931,7 +4161,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the token from the reset e-mail; ends every session of the user */
+        /**
+         * Set a new password with the token from the reset e-mail; ends every session of the user
+         * @description Sets a new password with the token from the reset e-mail, and ends every session of the account.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3941,6 +4174,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "wpr_7Yu2Ii5Oo8Pp1Aa4Ss7Dd0Ff3Gg6Hh9Jj2Kk5Ll",
+                     *       "password": "a new long passphrase"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
@@ -4054,7 +4293,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sign-in methods this server offers besides e-mail and password */
+        /**
+         * The sign-in methods this server offers besides e-mail and password
+         * @description The sign-in methods this server offers besides e-mail and password.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4070,6 +4312,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "github": true
+                         *     }
+                         */
                         "application/json": {
                             /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
                             github: boolean;
@@ -4134,6 +4381,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple",
+                     *       "language": "ja"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address; compared case-insensitively
@@ -4157,6 +4411,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": false,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                             /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
@@ -4270,7 +4536,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your live sessions, most recently used first */
+        /**
+         * Your live sessions, most recently used first
+         * @description Your signed-in sessions, most recently used first; the current one is marked.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4347,7 +4616,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** End every session but the current one */
+        /**
+         * End every session but the current one
+         * @description Signs out every session but the current one.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4433,7 +4705,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of your sessions (the current one too: that signs you out) */
+        /**
+         * End one of your sessions (the current one too: that signs you out)
+         * @description Signs out one session.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4534,7 +4809,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
+        /**
+         * Verify the e-mail address with the token from the verification e-mail (single use, 24 h)
+         * @description Confirms the account’s e-mail address with the token from the verification e-mail.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4544,6 +4822,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
@@ -4657,7 +4940,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
+        /**
+         * Send the verification e-mail again (nothing is sent when the e-mail is already verified)
+         * @description Sends the verification e-mail again (rate limited per address).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4771,6 +5057,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "type": "clicked",
+                     *       "action": "open"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The `id` of the push payload (a notification id, or "test") */
                         notificationId: string;
@@ -4796,6 +5090,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example {} */
                         "application/json": Record<string, never>;
                     };
                 };
@@ -4905,7 +5200,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Progress of a notification of the API key’s app */
+        /**
+         * Progress of a notification of the API key’s app
+         * @description One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5293,7 +5591,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to every active subscriber of the app, or to one endpoint */
+        /**
+         * Send to every active subscriber of the app, or to one endpoint
+         * @description Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5306,6 +5607,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "セール開始",
+                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "url": "https://www.example.com/sale",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -5408,6 +5719,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1250
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -5567,7 +5887,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to a list of up to 100 endpoints of the app */
+        /**
+         * Send to a list of up to 100 endpoints of the app
+         * @description Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5580,6 +5903,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *       ],
+                     *       "title": "注文を発送しました",
+                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "url": "https://www.example.com/orders/1042"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Subscriptions of the app to send to (1 to 100) */
                         endpoints: string[];
@@ -5661,6 +5994,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1
+                         *       },
+                         *       "unknownEndpoints": [],
+                         *       "expiredEndpoints": []
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -5796,7 +6140,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        /**
+         * Every plan with its limits (for the pricing page); no sign-in needed
+         * @description The plans and their limits: apps, subscribers per app and sends a month.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5881,7 +6228,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
+        /**
+         * Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret
+         * @description Stores a browser’s push subscription (`PushSubscription.toJSON()` as is, or flat) for the API key’s app, with your own `uid` and `tags` if you give them. The web SDK calls it; subscribing the same endpoint again updates it. With a `subscribe_only` key from a browser, a `uid` needs your server’s `uidSignature`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5891,6 +6241,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *       "auth": "x8Tewbiv0CG7pXUjotWHxA",
+                     *       "tags": {
+                     *         "lang": "ja"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Push endpoint, exactly as the browser gave it
@@ -5938,6 +6298,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;
@@ -6064,7 +6431,10 @@ export interface paths {
                 };
             };
         };
-        /** Remove a browser push subscription */
+        /**
+         * Remove a browser push subscription
+         * @description Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -6074,6 +6444,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The endpoint to remove, as subscribed
@@ -6212,6 +6587,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "uid": "user-42",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The subscription to change, as subscribed
@@ -6362,7 +6746,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The VAPID public key of the API key's app */
+        /**
+         * The VAPID public key of the API key's app
+         * @description The VAPID public key browsers subscribe with (`applicationServerKey` of `pushManager.subscribe`) for the API key’s app.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6378,6 +6765,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA"
+                         *     }
+                         */
                         "application/json": {
                             /** @description The key's app VAPID public key, for `applicationServerKey` */
                             vapidPublicKey: string;
