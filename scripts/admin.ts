@@ -38,9 +38,40 @@ async function setPlan(args: string[]): Promise<string> {
   try {
     const user = await setUserPlan(database.db, email, plan);
     if (!user) throw new CommandError(`no user with the e-mail ${email}`, 1);
+    await tellApiInstances(config, user.id);
     return `${user.email} is now on the ${user.plan} plan`;
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * API instances keep API-key principals (with the owner's plan) for up to API_KEY_CACHE_TTL_MS; tell
+ * them through Redis so the new plan applies to the next request. Best effort: without Redis the
+ * plan still applies once their entries expire.
+ */
+async function tellApiInstances(config: import('@webpush/config').Config, userId: string): Promise<void> {
+  const { closeRedisConnection, createRedisConnection, publishPrincipalChange } = await import('@webpush/queue');
+  const redis = createRedisConnection(config, 'producer');
+  redis.on('error', () => {});
+  try {
+    await Promise.race([
+      new Promise<void>((resolve, reject) => {
+        redis.once('ready', () =>
+          publishPrincipalChange(redis, config.redisKeyPrefix, { userId }).then(resolve, reject),
+        );
+      }),
+      new Promise<void>((_resolve, reject) =>
+        setTimeout(() => reject(new Error('Redis did not answer')), 3_000).unref(),
+      ),
+    ]);
+  } catch (error) {
+    console.error(
+      `note: API instances could not be told (${error instanceof Error ? error.message : String(error)}); ` +
+        'they apply the new plan within API_KEY_CACHE_TTL_MS',
+    );
+  } finally {
+    await closeRedisConnection(redis);
   }
 }
 

@@ -4,6 +4,7 @@ import autoload from '@fastify/autoload';
 import type { Config } from '@webpush/config';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { logOptions } from './log-options.js';
+import apiKeyPrincipalsPlugin from './plugins/app/api-key-principals.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
@@ -28,6 +29,7 @@ import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
 import tracingPlugin from './plugins/external/tracing.js';
+import { OneLineLogController } from './request-log.js';
 import clickLinkRoutes from './site/c/index.js';
 import dashboardRoutes, { type DashboardDevServer } from './site/dashboard/index.js';
 import demoRoutes from './site/demo/index.js';
@@ -104,6 +106,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...logOptions(config.logLevel),
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
+    // One line per request, or none (LOG_REQUESTS).
+    logController: new OneLineLogController(config.logRequests),
     trustProxy: trustProxyOption(config.trustProxy),
     // The route tree is one plugin (autoload) importing ~50 files; from the TypeScript sources on a
     // loaded machine that took longer than Fastify's default 10 s to start.
@@ -136,11 +140,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(passwordsPlugin);
   await app.register(mailerPlugin);
   await app.register(newSubscriptionCapPlugin);
-  await app.register(engagementBufferPlugin);
   await app.register(pushSenderPlugin, { extraCa: options.pushExtraCa });
   await app.register(cookiePlugin);
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin);
+  await app.register(engagementBufferPlugin);
+  await app.register(apiKeyPrincipalsPlugin);
   await app.register(authPlugin);
   await app.register(githubOAuthPlugin);
   await app.register(swaggerPlugin);

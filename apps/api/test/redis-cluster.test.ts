@@ -22,6 +22,7 @@ const ctx = await buildTestApp(t, {
   OPS_USERNAME: 'ops',
   OPS_PASSWORD: 'ops-password',
   EVENTS_FLUSH_INTERVAL_MS: '600000',
+  API_KEY_CACHE_TTL_MS: '60000',
 });
 const one = ctx.app;
 const two: FastifyInstance = await buildApp(ctx.config, { logger: false });
@@ -145,6 +146,25 @@ t.test('the engagement buffer is one list for both instances; a flush takes it u
   t.equal(await one.redis.llen(listKey), 0, 'the buffer is empty');
   t.equal(await one.engagement.flush().then((result) => result.batches), 0, 'nothing left for the other');
 });
+
+t.test(
+  'a key revoked on one instance is refused by the other at once (principal cache, pub/sub on the cluster)',
+  async (t) => {
+    const owner = await ownerWithKey(one, 'notify');
+    const request = { method: 'GET' as const, url: '/api/v1/vapid-public-key', headers: bearer(owner.secret) };
+    for (const app of instances) {
+      t.equal((await app.inject({ ...request, remoteAddress: newAddress() })).statusCode, 200, 'cached');
+    }
+    const revoked = await one.inject({
+      method: 'DELETE',
+      url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
+      headers: bearer(owner.user.token),
+    });
+    t.equal(revoked.statusCode, 204);
+    assertError(t, await two.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
+    assertError(t, await one.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
+  },
+);
 
 t.test('Bull Board, /metrics and the failed-ops-login counter work on the cluster', async (t) => {
   await one.queues.fanOut.add('fan-out', { notificationId: '00000000-0000-4000-8000-000000000001' });

@@ -15,6 +15,11 @@ export interface HttpLoad {
   subscriptions?: { endpointPrefix: string; keys: { p256dh: string; auth: string }[] };
   /** Also report each measured request's latency, from just before the request to the end of its answer. */
   latencies?: boolean;
+  /**
+   * Instead of `seconds`: exactly `total` requests (no warm-up), and the seconds each consecutive
+   * `blockSize` of answers took (how the rate moves as a table grows).
+   */
+  count?: { total: number; blockSize: number };
 }
 
 export interface HttpLoadResult {
@@ -26,6 +31,8 @@ export interface HttpLoadResult {
   firstError: string | null;
   /** With `latencies`: one per measured request, in milliseconds, in the order they ended. */
   latenciesMs?: number[];
+  /** With `count`: seconds per block of `blockSize` answers, in order. */
+  blockSeconds?: number[];
 }
 
 const WARM_UP_MS = 1_000;
@@ -59,6 +66,46 @@ const post = () =>
     req.on('error', reject);
     req.end(body);
   });
+
+if (load.count) {
+  const { total, blockSize } = load.count;
+  const counted: HttpLoadResult = {
+    requests: 0,
+    seconds: 0,
+    statuses: {},
+    errors: 0,
+    firstError: null,
+    blockSeconds: [],
+  };
+  let issued = 0;
+  const startedAt = performance.now();
+  let blockStart = startedAt;
+  process.stdout.write(`${JSON.stringify({ window: 'start' })}\n`);
+  const countingLane = async () => {
+    while (issued < total) {
+      issued++;
+      try {
+        const status = await post();
+        counted.statuses[status] = (counted.statuses[status] ?? 0) + 1;
+      } catch (error) {
+        counted.errors++;
+        counted.firstError ??= error instanceof Error ? error.message : String(error);
+      }
+      counted.requests++;
+      if (counted.requests % blockSize === 0) {
+        const now = performance.now();
+        counted.blockSeconds?.push((now - blockStart) / 1000);
+        blockStart = now;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: load.concurrency }, countingLane));
+  counted.seconds = (performance.now() - startedAt) / 1000;
+  process.stdout.write(`${JSON.stringify({ window: 'end' })}\n`);
+  agent.destroy();
+  process.stdout.write(`${JSON.stringify(counted)}\n`);
+  process.exit(0);
+}
 
 const started = performance.now();
 const measureFrom = started + WARM_UP_MS;

@@ -29,6 +29,15 @@ import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
+import {
+  databaseActivity,
+  grownBy,
+  type RedisReader,
+  redisBytes,
+  type StorageFigures,
+  tableSizes,
+  walBytes,
+} from './measure-storage.js';
 import { measureSubscribe } from './measure-subscribe.js';
 import { type NotificationRun, notifyAndWait } from './measure-worker.js';
 import { readBenchOptions } from './options.js';
@@ -184,6 +193,72 @@ async function measureWorker(
   const rounds: WorkerRound[] = [];
   for (let index = 1; index <= options.workerRuns; index++) rounds.push(await worker.round(index));
   return worker.finish(rounds);
+}
+
+/**
+ * (s) What one send to every subscription leaves in PostgreSQL (each table's growth, dead rows
+ * included, then the live rows after VACUUM FULL) and in Redis (the run's keys, sampled every
+ * 200 ms while it runs, and once it completed), per push; plus the row one `shown` event per push
+ * adds (the row the engagement flush writes, inserted directly).
+ */
+async function measureStorage(
+  env: Record<string, string>,
+  apiUrl: string,
+  app: BenchApp,
+  standIn: PushStandIn,
+  database: BenchDatabase,
+  redis: RedisReader,
+  redisPrefix: string,
+): Promise<StorageFigures> {
+  const N = options.subscriptions;
+  const { sql } = database.handle;
+  const worker = await openWorker(env, apiUrl, app, standIn, database, 'storage worker');
+  await sql`checkpoint`;
+  const before = await tableSizes(database);
+  await database.handle.sql`select pg_stat_clear_snapshot()`;
+  const activityBefore = await databaseActivity(database);
+  const redisBefore = await redisBytes(redis, redisPrefix);
+  let redisPeak = redisBefore;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      redisPeak = Math.max(redisPeak, await redisBytes(redis, redisPrefix));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  const round = await worker.round(1);
+  sampling = false;
+  await sampler;
+  await worker.finish([round]);
+  // The statistics collector reports a backend's counts when its transaction ends, within a second.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await database.handle.sql`select pg_stat_clear_snapshot()`;
+  const activityAfter = await databaseActivity(database);
+  const redisAfter = await redisBytes(redis, redisPrefix);
+  const written = grownBy(before, await tableSizes(database));
+  const grownTables = Object.keys(written);
+  for (const table of grownTables) await sql.unsafe(`vacuum full "${table}"`);
+  const live = grownBy(before, await tableSizes(database));
+  const eventsBefore = (await tableSizes(database)).notification_events ?? 0;
+  await sql`insert into notification_events (notification_id, subscription_id, type)
+    select ${round.run.id}, id, 'shown' from subscriptions where app_id = ${app.id}`;
+  const eventsAfter = (await tableSizes(database)).notification_events ?? 0;
+  const perPush = (bytes: number) => bytes / N;
+  const sum = (sizes: Record<string, number>) => Object.values(sizes).reduce((total, bytes) => total + bytes, 0);
+  const figures: StorageFigures = {
+    pushes: N,
+    postgresPerPush: Object.fromEntries(Object.entries(written).map(([name, bytes]) => [name, perPush(bytes)])),
+    postgresTotalPerPush: perPush(sum(written)),
+    postgresLivePerPush: perPush(sum(live)),
+    eventPerPush: perPush(eventsAfter - eventsBefore),
+    redisAfterPerPush: perPush(redisAfter - redisBefore),
+    redisPeakPerPush: perPush(redisPeak - redisBefore),
+    commitsPerPush: perPush(activityAfter.commits - activityBefore.commits),
+    rowsWrittenPerPush: perPush(activityAfter.rows - activityBefore.rows),
+    walBytesPerPush: perPush(await walBytes(database, activityBefore.wal, activityAfter.wal)),
+  };
+  say(`storage: ${JSON.stringify(figures)}`);
+  return figures;
 }
 
 /**
@@ -532,6 +607,17 @@ async function run(): Promise<BenchFigures> {
   }
   // --- end recovery phases ---
   const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
+  const storage = options.phases.has('storage')
+    ? await measureStorage(
+        workerEnv,
+        apiUrl,
+        tenant.app,
+        standIn,
+        database,
+        (api as unknown as { redis: RedisReader }).redis,
+        redisKeyPrefix,
+      )
+    : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const subscribe = options.phases.has('subscribe')
@@ -540,6 +626,7 @@ async function run(): Promise<BenchFigures> {
         origin: standIn.origin,
         pool,
         largeOwnerSubscriptions: options.subscribeLarge,
+        growthTotal: options.subscribeGrowth,
         concurrency: options.httpConcurrency,
         seconds: options.httpSeconds,
         runs: options.httpRuns,
@@ -565,6 +652,7 @@ async function run(): Promise<BenchFigures> {
     crash,
     flush,
     accept,
+    storage,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

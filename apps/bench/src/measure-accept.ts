@@ -17,8 +17,8 @@ export interface AcceptLatency {
   loadAverageAfter: number;
 }
 
-const TARGET_P50_MS = 3;
-const TARGET_P99_MS = 10;
+const TARGET_P50_MS = 2;
+const TARGET_P99_MS = 6;
 /** Timed seconds of sequential requests in a round, after http-load.ts's warm-up second. */
 const SECONDS = 6;
 const ROUNDS = 3;

@@ -1,13 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { BenchApp, BenchDatabase } from './bench-database.js';
-import { measureRequestRate, type RequestRate } from './measure-http.js';
+import { measureRequestRate, type RequestRate, startPlainServer } from './measure-http.js';
 import type { BenchOptions } from './options.js';
+import { median } from './stats.js';
 
 /** The figures of the events phase (issue 11): POST /events against a plain route, and its database writes. */
 export interface EventFigures {
   /** POST /events, `rounds` rounds of `seconds` on `concurrency` keep-alive connections; the median round. */
   eventsPerSec: number;
   bareFastifyReqPerSec: number;
+  /** A plain node:http server parsing the same bearer header, same load, same process (the target's baseline). */
+  plainNodeReqPerSec: number;
+  /** Median of the per-round ratios POST /events ÷ plain node:http (rounds interleaved). */
+  vsPlain: number;
   roundsPerSec: number[];
   connections: number;
   /** Distinct events (one subscription each, one notification) posted, then flushed, for the write count. */
@@ -61,9 +66,9 @@ async function postAll(url: string, secret: string, bodies: string[], lanes: num
 }
 
 /**
- * (g) Engagement events: the accepted rate of POST /events (API-key auth, rate limit, one indexed
- * read, one RPUSH; the API's own 1 s flush timer runs meanwhile) against a plain Fastify route under
- * the same load, then the database writes of `DISTINCT_EVENTS` distinct events, counted by
+ * (g) Engagement events: the accepted rate of POST /events (API-key auth from the instance's cache,
+ * one Redis script for the rate limit and the buffer; the API's own 1 s flush timer runs meanwhile)
+ * against a plain node:http server and a plain Fastify route under the same load, then the database writes of `DISTINCT_EVENTS` distinct events, counted by
  * PostgreSQL triggers installed for that step only.
  */
 export async function measureEvents(
@@ -88,11 +93,18 @@ export async function measureEvents(
   ).map((row) => row.endpoint);
   const [first] = endpoints;
   if (!first) throw new Error('the events phase needs subscriptions');
+  // Engagement counts only for subscriptions a notification was pushed to: one first-attempt delivery
+  // chunk holding them, as the fan-out writes it.
+  await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
+      last_subscription_id)
+    select ${notification.id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
+    from (select id from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}) as s`;
   const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
 
   const bare = Fastify({ logger: { level: 'warn' } });
   bare.post('/bare', async (_request, reply) => reply.code(202).send({}));
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  const plain = await startPlainServer();
   const body = JSON.stringify({ notificationId: notification.id, endpoint: first, type: 'shown' });
   const request = (url: string, headers: Record<string, string>) => ({
     url,
@@ -103,15 +115,17 @@ export async function measureEvents(
   });
   const eventRounds: RequestRate[] = [];
   const bareRounds: RequestRate[] = [];
+  const plainRounds: RequestRate[] = [];
+  const authorization = { authorization: `Bearer ${app.secret}` };
   try {
     for (let index = 0; index < load.rounds; index++) {
+      plainRounds.push(await measureRequestRate(request(plain.url, authorization), 202));
       bareRounds.push(await measureRequestRate(request(`${bareUrl}/bare`, {}), 202));
-      eventRounds.push(
-        await measureRequestRate(request(`${apiUrl}/api/v1/events`, { authorization: `Bearer ${app.secret}` }), 202),
-      );
+      eventRounds.push(await measureRequestRate(request(`${apiUrl}/api/v1/events`, authorization), 202));
     }
   } finally {
     await bare.close();
+    await plain.close();
   }
   const medianOf = (rounds: RequestRate[]) =>
     [...rounds].map((round) => round.perSecond).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)] ?? 0;
@@ -141,6 +155,10 @@ export async function measureEvents(
     const figures: EventFigures = {
       eventsPerSec: medianOf(eventRounds),
       bareFastifyReqPerSec: medianOf(bareRounds),
+      plainNodeReqPerSec: medianOf(plainRounds),
+      vsPlain: median(
+        eventRounds.map((round, index) => round.perSecond / (plainRounds[index]?.perSecond ?? Number.NaN)),
+      ),
       roundsPerSec: eventRounds.map((round) => round.perSecond),
       connections: load.concurrency,
       distinctEvents: endpoints.length,
@@ -167,10 +185,25 @@ const whole = (value: number) => Math.round(value).toLocaleString('en-US');
 export function describeEvents(figures: EventFigures): string {
   return (
     `(g) POST /events: ${whole(figures.eventsPerSec)} events/s accepted (rounds ${figures.roundsPerSec.map(whole).join(', ')}), ` +
-    `plain Fastify route ${whole(figures.bareFastifyReqPerSec)} req/s, same load (${figures.connections} keep-alive connections, median)\n` +
+    `plain node:http ${whole(figures.plainNodeReqPerSec)} req/s, plain Fastify route ${whole(figures.bareFastifyReqPerSec)} req/s, ` +
+    `same load (${figures.connections} keep-alive connections, median)\n` +
     `    database writes: ${figures.distinctEvents.toLocaleString('en-US')} distinct events → ` +
     `${figures.insertStatements} insert statements + ${figures.notificationRowUpdates} notification row updates = ` +
     `${figures.writesPer1000.toFixed(2)} writes per 1,000 events (a row update per event: 1,000); ` +
     `${whole(figures.counted)} counted`
+  );
+}
+
+/** POST /events at least half the rate of a plain node:http server in the same run. */
+export const EVENTS_TARGET_VS_PLAIN = 0.5;
+
+/** The report's verdict line. */
+export function eventsVerdict(figures: EventFigures | null): string {
+  const target = `Target POST /events ≥ ${EVENTS_TARGET_VS_PLAIN}× plain node:http`;
+  if (figures === null) return `${target}: –  not assessed`;
+  const met = figures.vsPlain >= EVENTS_TARGET_VS_PLAIN;
+  return (
+    `${target}: ${figures.vsPlain.toFixed(2)}× (${whole(figures.eventsPerSec)} vs ${whole(figures.plainNodeReqPerSec)} req/s)  ` +
+    (met ? 'MET' : 'NOT MET')
   );
 }

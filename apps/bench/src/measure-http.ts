@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { jsonLine, spawnSource, stopChild } from './child.js';
 import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
@@ -26,6 +27,15 @@ export async function measureSequentialLatency(
 ): Promise<number[]> {
   const { result } = await runLoad({ ...load, concurrency: 1, latencies: true }, expectStatus);
   return (result.latenciesMs ?? []).sort((a, b) => a - b);
+}
+
+/** Exactly `count.total` requests; the seconds each block of `count.blockSize` answers took. */
+export async function measureBlocks(
+  load: Omit<HttpLoad, 'seconds'> & { count: NonNullable<HttpLoad['count']> },
+  expectStatus: number,
+): Promise<{ blockSeconds: number[]; cpu: CpuShare<'load'> }> {
+  const { result, cpu } = await runLoad({ ...load, seconds: 600 }, expectStatus);
+  return { blockSeconds: result.blockSeconds ?? [], cpu };
 }
 
 async function runLoad(
@@ -58,4 +68,45 @@ async function runLoad(
     );
   }
   return { result, cpu };
+}
+
+export interface PlainServer {
+  /** POST anything here: 202 `{}` when the request carries a bearer header, 401 otherwise. */
+  url: string;
+  close(): Promise<void>;
+}
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/**
+ * The baseline of the browser-facing routes: a plain `node:http` server in the bench process (where
+ * the API under test runs too) that reads the whole body, parses the same bearer header, and answers
+ * 202 with a JSON body. What a route costs beyond it is the route's own work.
+ */
+export async function startPlainServer(): Promise<PlainServer> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const authorized = BEARER.test(request.headers.authorization ?? '');
+      const body = authorized ? '{}' : '{"code":"UNAUTHORIZED"}';
+      response.writeHead(authorized ? 202 : 401, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
+      response.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the plain server has no port');
+  return {
+    url: `http://127.0.0.1:${address.port}/plain`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -5,7 +5,7 @@ import { loadConfig } from '@webpush/config';
 import { setUserPlan } from '@webpush/db';
 import { type BenchDatabase, seedSubscriptions, seedTenant } from './bench-database.js';
 import type { PooledKey } from './key-pool.js';
-import { measureRequestRate, type RequestRate } from './measure-http.js';
+import { measureBlocks, measureRequestRate, type RequestRate, startPlainServer } from './measure-http.js';
 import { median } from './stats.js';
 
 /** POST /subscribe rates (new endpoints, 32 connections) at an owner without subscribers and at a large one. */
@@ -17,6 +17,13 @@ export interface SubscribeFigures {
   largePerSec: number;
   emptyRounds: number[];
   largeRounds: number[];
+  /** The plain node:http server, same load, interleaved with the rounds above; its median. */
+  plainPerSec: number;
+  plainRounds: number[];
+  /** Median of the per-round ratios (empty owner) ÷ plain node:http. */
+  vsPlain: number;
+  /** One owner from 0 subscriptions up, new endpoints on 32 connections: the rate of each consecutive block. */
+  growth: { blockSize: number; perSecond: number[] } | null;
   /**
    * CPU µs a subscribe costs, medians over every round: the API (this process), the load generator,
    * and the rest of the machine (PostgreSQL and Redis), with the rate those add up to on this
@@ -32,6 +39,8 @@ export interface SubscribeBenchOptions {
   origin: string;
   pool: readonly PooledKey[];
   largeOwnerSubscriptions: number;
+  /** Subscriptions made in the growth measurement (0: skipped), timed per `GROWTH_BLOCK`. */
+  growthTotal: number;
   concurrency: number;
   seconds: number;
   runs: number;
@@ -69,15 +78,35 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
       `in ${((performance.now() - seeded) / 1000).toFixed(1)} s`,
   );
 
+  const growthOwner = options.growthTotal > 0 ? await seedTenant(database, secrets) : null;
+  if (growthOwner) {
+    const [owner] = await sql<{ email: string }[]>`select email from users where id = ${growthOwner.userId}`;
+    if (owner) await setUserPlan(db, owner.email, 'enterprise');
+  }
+
   const api = await buildApp(config, { logger: { level: 'warn' } });
+  const plain = await startPlainServer();
   try {
     const url = `${await api.listen({ port: 0, host: '127.0.0.1' })}/api/v1/subscribe`;
     const keys = options.pool.slice(0, 200).map(({ p256dh, auth }) => ({ p256dh, auth }));
     const run = randomBytes(4).toString('hex');
     const emptyRounds: number[] = [];
     const largeRounds: number[] = [];
+    const plainRounds: number[] = [];
     const measured: RequestRate[] = [];
     for (let index = 0; index < options.runs; index++) {
+      const plainRate = await measureRequestRate(
+        {
+          url: plain.url,
+          headers: { authorization: `Bearer ${empty.app.secret}` },
+          body: '',
+          subscriptions: { endpointPrefix: `${options.origin}/push/plain-${run}-${index}-`, keys },
+          concurrency: options.concurrency,
+          seconds: options.seconds,
+        },
+        202,
+      );
+      plainRounds.push(plainRate.perSecond);
       for (const [label, tenant, rounds] of [
         ['empty', empty, emptyRounds],
         ['large', large, largeRounds],
@@ -113,8 +142,28 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
     const rates = (rounds: number[]) => rounds.map((rate) => Math.round(rate).toLocaleString('en-US')).join(', ');
     options.say(
       `POST /subscribe: ${rates(emptyRounds)} req/s (empty owner); ${rates(largeRounds)} req/s (large owner); ` +
+        `plain node:http ${rates(plainRounds)} req/s; ` +
         `CPU a request: API ${apiMicros} µs, load generator ${loadMicros} µs, PostgreSQL + Redis ${restMicros} µs`,
     );
+    let growth: SubscribeFigures['growth'] = null;
+    if (growthOwner) {
+      const { blockSeconds } = await measureBlocks(
+        {
+          url,
+          headers: { authorization: `Bearer ${growthOwner.app.secret}` },
+          body: '',
+          subscriptions: { endpointPrefix: `${options.origin}/push/growth-${run}-`, keys },
+          concurrency: options.concurrency,
+          count: { total: options.growthTotal, blockSize: GROWTH_BLOCK },
+        },
+        201,
+      );
+      growth = { blockSize: GROWTH_BLOCK, perSecond: blockSeconds.map((seconds) => GROWTH_BLOCK / seconds) };
+      options.say(
+        `POST /subscribe as one owner grows 0 → ${options.growthTotal.toLocaleString('en-US')}: ` +
+          `${rates(growth.perSecond)} req/s per ${GROWTH_BLOCK.toLocaleString('en-US')}`,
+      );
+    }
     return {
       concurrency: options.concurrency,
       largeOwnerSubscriptions: options.largeOwnerSubscriptions,
@@ -122,14 +171,22 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
       largePerSec: median(largeRounds),
       emptyRounds,
       largeRounds,
+      plainPerSec: median(plainRounds),
+      plainRounds,
+      vsPlain: median(emptyRounds.map((rate, index) => rate / (plainRounds[index] ?? Number.NaN))),
+      growth,
       cpu,
     } satisfies SubscribeFigures;
   } finally {
+    await plain.close();
     await api.close();
   }
 }
 
 const TARGET_PER_SEC = 2_000;
+const TARGET_VS_PLAIN = 0.25;
+/** The growth measurement's block: the rate of each 5,000 new subscriptions as the table grows. */
+const GROWTH_BLOCK = 5_000;
 /** "Flat": the large owner's rate within 10 % of the empty owner's. */
 const FLAT_WITHIN = 0.9;
 
@@ -140,13 +197,25 @@ const FLAT_WITHIN = 0.9;
 export function subscribeVerdict(figures: SubscribeFigures | null): string[] {
   if (figures === null)
     return [`Target POST /subscribe ≥ ${TARGET_PER_SEC.toLocaleString('en-US')} /s, flat: –  not assessed`];
-  const { emptyPerSec, largePerSec, cpu } = figures;
+  const { emptyPerSec, largePerSec, cpu, growth } = figures;
   const flat = largePerSec >= emptyPerSec * FLAT_WITHIN;
   const met = flat && Math.min(emptyPerSec, largePerSec) >= TARGET_PER_SEC;
   const rate = (value: number) => Math.round(value).toLocaleString('en-US');
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
+  const first = growth?.perSecond[0];
+  const last = growth?.perSecond.at(-1);
+  const growthLine =
+    growth && first !== undefined && last !== undefined
+      ? `Target POST /subscribe per ${rate(growth.blockSize)} as one owner grows 0 → ` +
+        `${rate(growth.blockSize * growth.perSecond.length)}, the last no slower than the first (within 10 %): ` +
+        `${growth.perSecond.map(rate).join(' → ')} /s, last ÷ first ${(last / first).toFixed(2)}  ${verdict(last >= first * FLAT_WITHIN)}`
+      : 'Target POST /subscribe per 5,000 as the table grows, flat: –  not assessed (BENCH_SUBSCRIBE_GROWTH=0)';
   return [
-    `Target POST /subscribe ≥ ${rate(TARGET_PER_SEC)} /s, flat 0 → ${rate(figures.largeOwnerSubscriptions)}: ` +
-      `${rate(emptyPerSec)} → ${rate(largePerSec)} /s (${flat ? 'flat' : 'NOT flat'})  ${met ? 'MET' : 'NOT MET'}`,
+    `Target POST /subscribe ≥ ${TARGET_VS_PLAIN}× plain node:http: ${figures.vsPlain.toFixed(2)}× ` +
+      `(${rate(emptyPerSec)} vs ${rate(figures.plainPerSec)} req/s)  ${verdict(figures.vsPlain >= TARGET_VS_PLAIN)}`,
+    `Target POST /subscribe ≥ ${rate(TARGET_PER_SEC)} /s at ${figures.concurrency} connections, flat 0 → ${rate(figures.largeOwnerSubscriptions)}: ` +
+      `${rate(emptyPerSec)} → ${rate(largePerSec)} /s (${flat ? 'flat' : 'NOT flat'})  ${verdict(met)}`,
+    growthLine,
     `  (CPU a subscribe: API ${cpu.apiMicros} µs + load generator ${cpu.loadMicros} µs + PostgreSQL and Redis ` +
       `${cpu.restMicros} µs = ${cpu.totalMicros} µs, so these cores allow at most ~${rate(cpu.ceilingPerSec)} /s)`,
   ];

@@ -16,6 +16,7 @@ export const benchPhases = [
   'crash',
   'flush',
   'accept',
+  'storage',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -65,6 +66,8 @@ export interface BenchOptions {
   cpuProfileDir: string | null;
   /** Active subscriptions of the large owner in the POST /subscribe phase (BENCH_SUBSCRIBE_LARGE, default 100,000). */
   subscribeLarge: number;
+  /** New subscriptions of one owner in the growth measurement, timed per 5,000 (BENCH_SUBSCRIBE_GROWTH, default 20,000; 0 skips it). */
+  subscribeGrowth: number;
 }
 
 function pushFormatOf(raw: string | undefined): 'legacy' | 'declarative' {
@@ -137,6 +140,7 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     workerEntry: workerEntryOf(env.BENCH_WORKER_ENTRY),
     cpuProfileDir: env.BENCH_CPU_PROF || null,
     subscribeLarge: positiveInteger(env, 'BENCH_SUBSCRIBE_LARGE', 100_000),
+    subscribeGrowth: nonNegativeInteger(env, 'BENCH_SUBSCRIBE_GROWTH', 20_000),
     recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
     recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };

@@ -1,9 +1,10 @@
 import type { SendingCpu } from './cpu-meter.js';
 import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
-import { describeEvents, type EventFigures } from './measure-events.js';
+import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
+import { describeStorage, type StorageFigures } from './measure-storage.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { median, round } from './stats.js';
 import type { WorkerEntry } from './worker-process.js';
@@ -77,6 +78,7 @@ export interface BenchFigures {
   audiences: AudienceFigures | null;
   events: EventFigures | null;
   subscribe: SubscribeFigures | null;
+  storage: StorageFigures | null;
   /** Recovery phases: SIGKILL of one of two workers, FLUSHDB of the workers' (private) Redis. */
   crash: RecoveryFigures | null;
   flush: RecoveryFigures | null;
@@ -332,6 +334,7 @@ export function printReport(figures: BenchFigures): void {
     ]),
   );
   if (figures.events) console.log(describeEvents(figures.events));
+  for (const line of describeStorage(figures.storage)) console.log(line);
   console.log('');
   console.log('Where the cores went (cores busy on average; CPU µs per message):');
   console.log(
@@ -407,6 +410,7 @@ export function printReport(figures: BenchFigures): void {
   for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
   // --- end recovery targets ---
   console.log(acceptVerdict(figures.accept));
+  console.log(eventsVerdict(figures.events));
   for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
     console.log(
@@ -477,6 +481,7 @@ export function printReport(figures: BenchFigures): void {
       audiences: figures.audiences,
       events: figures.events,
       subscribe: figures.subscribe,
+      storage: figures.storage,
       crash: recoveryJson(figures.crash),
       flush: recoveryJson(figures.flush),
       acceptLatency: acceptJson(figures.accept),

@@ -19,6 +19,8 @@ export interface Config {
   /** The ops surfaces' own listener (OPS_HOST, OPS_PORT); null: they share the API's port. */
   readonly opsListener: { readonly host: string; readonly port: number } | null;
   readonly logLevel: string;
+  /** One log line per request at `info`, or none. */
+  readonly logRequests: 'line' | 'off';
   readonly publicUrl: string;
   readonly secureCookies: boolean;
   readonly databaseUrl: string;
@@ -68,6 +70,8 @@ export interface Config {
   };
   /** API keys one app may have at once. */
   readonly apiKeysPerAppMax: number;
+  /** The API instance's cache of API-key principals: how long an entry lives (0: off) and how many at most. */
+  readonly apiKeyCache: { readonly ttlMs: number; readonly maxEntries: number };
   readonly mail: {
     /** `smtp://…` / `smtps://…`; null: messages are written to the log instead (development). */
     readonly smtpUrl: string | null;
@@ -337,6 +341,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     workerHost: env.WORKER_HOST,
     opsListener: env.OPS_PORT === undefined ? null : { host: env.OPS_HOST, port: env.OPS_PORT },
     logLevel: env.LOG_LEVEL,
+    logRequests: env.LOG_REQUESTS,
     publicUrl,
     secureCookies: publicUrl.startsWith('https://'),
     databaseUrl: env.DATABASE_URL,
@@ -408,6 +413,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       lockDurationMs: env.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     },
+    apiKeyCache: { ttlMs: env.API_KEY_CACHE_TTL_MS, maxEntries: env.API_KEY_CACHE_SIZE },
     events: { flushIntervalMs: env.EVENTS_FLUSH_INTERVAL_MS, flushBatch: env.EVENTS_FLUSH_BATCH },
     ops:
       env.OPS_USERNAME !== undefined && env.OPS_PASSWORD !== undefined

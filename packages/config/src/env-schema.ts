@@ -9,6 +9,8 @@ export const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   LOG_LEVEL: Type.String({ default: 'info' }),
+  /** Request logging at `info`: one line per request (`line`) or none (`off`). */
+  LOG_REQUESTS: Type.Union([Type.Literal('line'), Type.Literal('off')], { default: 'line' }),
   PUBLIC_URL: Type.String({ default: 'http://localhost:3000' }),
   DATABASE_URL: Type.String({ default: 'postgres://postgres@127.0.0.1:5432/webpush' }),
   REDIS_URL: Type.String({ default: 'redis://127.0.0.1:6379' }),
@@ -88,6 +90,10 @@ export const EnvSchema = Type.Object({
   SCHEDULER_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 4_000, default: 1_000 }),
   WORKER_LOCK_DURATION_MS: Type.Integer({ minimum: 1_000, default: 4_000 }),
   WORKER_STALLED_INTERVAL_MS: Type.Integer({ minimum: 500, default: 1_000 }),
+  /** How long an API instance keeps an API key's principal without asking PostgreSQL (0: never keeps it). */
+  API_KEY_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 10_000 }),
+  /** API keys one API instance keeps at most (the least recently used go first). */
+  API_KEY_CACHE_SIZE: Type.Integer({ minimum: 1, default: 10_000 }),
   // Engagement events (POST /events): buffered in Redis, counted in batches by the API.
   EVENTS_FLUSH_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1_000 }),
   EVENTS_FLUSH_BATCH: Type.Integer({ minimum: 1, maximum: 10_000, default: 5_000 }),

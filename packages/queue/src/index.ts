@@ -10,6 +10,13 @@ export {
 } from './connection.js';
 export { registerQueueDepthGauge } from './metrics.js';
 export {
+  decodePrincipalChange,
+  encodePrincipalChange,
+  type PrincipalChange,
+  principalChangesChannel,
+  publishPrincipalChange,
+} from './principal-changes.js';
+export {
   chunkJobId,
   createQueues,
   type DeliveryChunkJob,

@@ -13,6 +13,9 @@ export function testConfig(resources: IsolatedResources, overrides: Record<strin
     REDIS_KEY_PREFIX: resources.redisKeyPrefix,
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     API_KEY_PEPPER: randomBytes(32).toString('base64'),
+    // Tests change plans and apps in the database directly, as `pnpm admin` does, and expect the next
+    // request to see it; the tests of the principal cache turn it on.
+    API_KEY_CACHE_TTL_MS: '0',
     ...overrides,
   });
 }

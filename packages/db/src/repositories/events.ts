@@ -2,13 +2,19 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import type { EngagementEventType, EngagementType, NotificationPayload } from '../schema.js';
 
-export interface EngagementEvent {
+interface EngagementFields {
   notificationId: string;
-  subscriptionId: string;
   type: EngagementType;
   /** The button clicked (`clicked` only): counted in `actionClicks` beside the click itself. */
   action?: string;
 }
+
+/**
+ * One `shown` or `clicked`, for a subscription known by id (a click link carries it), or as a
+ * browser reports it: an endpoint of the key's app, resolved when the event is counted, so the
+ * request that reports it costs no round trip to PostgreSQL.
+ */
+export type EngagementEvent = EngagementFields & ({ subscriptionId: string } | { appId: string; endpoint: string });
 
 /** The `notification_events` rows an event stands for: a button click is also a click. */
 function eventRows(event: EngagementEvent): EngagementEventType[] {
@@ -17,31 +23,16 @@ function eventRows(event: EngagementEvent): EngagementEventType[] {
 }
 
 /**
- * The subscription an engagement event may be counted for: `endpoint` must be a subscriber of
- * `appId` and `notificationId` a notification of the same app. Null otherwise (the caller answers
- * the same either way, so a browser learns nothing about what exists).
- */
-export async function findEngagementTarget(
-  db: Database,
-  appId: string,
-  notificationId: string,
-  endpoint: string,
-): Promise<string | null> {
-  const rows = await db.execute<{ id: string }>(sql`
-    select s.id from subscriptions s
-    where s.app_id = ${appId} and s.endpoint = ${endpoint}
-      and exists (select 1 from notifications n where n.id = ${notificationId} and n.app_id = ${appId})
-    limit 1`);
-  return rows[0]?.id ?? null;
-}
-
-/**
  * Counts a batch of events in ONE statement (atomic): a multi-row INSERT into
  * `notification_events` that skips (notification, subscription, type) already counted, and an
  * UPDATE adding what was new to each notification's `shown` / `clicked` / `action_clicks`.
  * Replaying a batch changes nothing, so a flush that dies after COMMIT but before it trims its
- * buffer is harmless. A pair whose notification and subscription belong to different apps is
- * dropped (the route already checked; this keeps the write tenant-safe on its own).
+ * buffer is harmless.
+ *
+ * Ownership is checked here, for the whole batch at once: an event reported by endpoint counts only
+ * when the endpoint is a subscription of the reporting key's app (a probe of the unique
+ * (app_id, endpoint) index) and the notification belongs to that app too; a pair whose notification
+ * and subscription belong to different apps is dropped whatever its origin.
  *
  * Engagement is counted only when it was earned (CONTRACT 1.2): the subscription must be among the
  * notification's delivery targets, i.e. in one of its first-attempt `notification_chunks` (the
@@ -53,17 +44,27 @@ export async function findEngagementTarget(
 export async function countEngagementEvents(db: Database, events: readonly EngagementEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   const values = sql.join(
-    events.flatMap((event) =>
-      eventRows(event).map((type) => sql`(${event.notificationId}::uuid, ${event.subscriptionId}::uuid, ${type})`),
-    ),
+    events.flatMap((event) => {
+      const target =
+        'subscriptionId' in event
+          ? sql`${event.subscriptionId}::uuid, null::uuid, null::text`
+          : sql`null::uuid, ${event.appId}::uuid, ${event.endpoint}::text`;
+      return eventRows(event).map((type) => sql`(${event.notificationId}::uuid, ${target}, ${type})`);
+    }),
     sql`, `,
   );
   const rows = await db.execute<{ counted: number }>(sql`
-    with incoming (notification_id, subscription_id, type) as (values ${values}),
+    with incoming (notification_id, subscription_id, app_id, endpoint, type) as (values ${values}),
+    resolved as (
+      select i.notification_id, i.app_id, i.type, coalesce(i.subscription_id, (
+        select s.id from subscriptions s where s.app_id = i.app_id and s.endpoint = i.endpoint
+      )) as subscription_id
+      from incoming i
+    ),
     inserted as (
       insert into notification_events (notification_id, subscription_id, type)
-      select distinct i.notification_id, i.subscription_id, i.type from incoming i
-      join notifications n on n.id = i.notification_id
+      select distinct i.notification_id, i.subscription_id, i.type from resolved i
+      join notifications n on n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id)
       join subscriptions s on s.id = i.subscription_id and s.app_id = n.app_id
       where exists (
         select 1 from notification_chunks c

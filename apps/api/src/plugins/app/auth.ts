@@ -1,7 +1,6 @@
 import {
   type ApiKeyPrincipal,
   type ApiKeyScope,
-  findApiKeyPrincipal,
   findLiveSession,
   SESSION_TOUCH_SECONDS,
   touchSession,
@@ -108,7 +107,7 @@ export default fp(
         if (fromCookie && !cookieWriteAllowed(request, dashboardOrigin)) throw new AppError('ORIGIN_NOT_ALLOWED');
 
         if (token.startsWith(API_KEY_PREFIX) && acceptsKey) {
-          const principal = await findApiKeyPrincipal(app.db, app.secrets.hash(token));
+          const principal = await app.apiKeyPrincipals.find(app.secrets.hash(token));
           if (!principal) throw new AppError('INVALID_API_KEY');
           if (scopeRank[principal.key.scope] < scopeRank[rule.apiKey ?? 'full']) {
             throw new AppError('INSUFFICIENT_SCOPE');
@@ -141,5 +140,5 @@ export default fp(
       };
     });
   },
-  { name: 'auth', dependencies: ['config', 'db', 'secrets', 'limiters', '@fastify/cookie'] },
+  { name: 'auth', dependencies: ['config', 'db', 'secrets', 'limiters', 'api-key-principals', '@fastify/cookie'] },
 );

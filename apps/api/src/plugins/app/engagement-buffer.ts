@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { countEngagementEvents, type EngagementEvent, type EngagementType } from '@webpush/db';
-import type { FastifyInstance } from 'fastify';
+import { isCluster } from '@webpush/queue';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 export interface FlushResult {
@@ -15,6 +16,16 @@ declare module 'fastify' {
     engagement: {
       /** Buffers one event in Redis (one RPUSH); counted by the next flush. */
       record(event: EngagementEvent): Promise<void>;
+      /**
+       * POST /events: counts the request against the API-key limit and buffers its event (null:
+       * nothing to count) in one Redis script; throws RATE_LIMITED over the limit, buffering nothing.
+       */
+      report(request: FastifyRequest, reply: FastifyReply, event: EngagementEvent | null): Promise<void>;
+      /**
+       * The error handler of a route that counts through `report`: a request that failed before
+       * (bad key, bad body) is counted on its own, so every request spends the budget once.
+       */
+      countFailed(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<never>;
       /** Moves every buffered event into PostgreSQL now (the timer does this every EVENTS_FLUSH_INTERVAL_MS). */
       flush(): Promise<FlushResult>;
     };
@@ -23,18 +34,51 @@ declare module 'fastify' {
 
 const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c' };
 
-/** `<notification>|<subscription>|<s|c>[|<action>]`: an action is `A-Z a-z 0-9 _ -`, never a `|`. */
+/**
+ * By subscription: `<notification>|<subscription>|<s|c>[|<action>]`. By endpoint:
+ * `e|<app>|<notification>|<s|c>|<action or empty>|<endpoint>`, the endpoint last since it is the
+ * only part that may hold a `|` (an action is `A-Z a-z 0-9 _ -`).
+ */
 function encode(event: EngagementEvent): string {
-  const entry = `${event.notificationId}|${event.subscriptionId}|${TYPE_CODES[event.type]}`;
+  const code = TYPE_CODES[event.type];
+  if ('endpoint' in event) {
+    return `e|${event.appId}|${event.notificationId}|${code}|${event.action ?? ''}|${event.endpoint}`;
+  }
+  const entry = `${event.notificationId}|${event.subscriptionId}|${code}`;
   return event.action === undefined ? entry : `${entry}|${event.action}`;
 }
 
+const typeOf = (code: string | undefined): EngagementType | null =>
+  code === 's' ? 'shown' : code === 'c' ? 'clicked' : null;
+
 function decode(entry: string): EngagementEvent | null {
+  if (entry.startsWith('e|')) {
+    const parts = entry.split('|');
+    const [, appId, notificationId, code, action] = parts;
+    const type = typeOf(code);
+    const endpoint = parts.slice(5).join('|');
+    if (!appId || !notificationId || type === null || endpoint === '') return null;
+    return { appId, notificationId, endpoint, type, ...(type === 'clicked' && action ? { action } : {}) };
+  }
   const [notificationId, subscriptionId, code, action] = entry.split('|');
-  if (notificationId === undefined || subscriptionId === undefined) return null;
-  if (code === 's') return { notificationId, subscriptionId, type: 'shown' };
-  if (code === 'c') return { notificationId, subscriptionId, type: 'clicked', ...(action ? { action } : {}) };
-  return null;
+  const type = typeOf(code);
+  if (notificationId === undefined || subscriptionId === undefined || type === null) return null;
+  return { notificationId, subscriptionId, type, ...(type === 'clicked' && action ? { action } : {}) };
+}
+
+/**
+ * The API-key counter exactly as @fastify/rate-limit's Redis store keeps it (INCR, the window set on
+ * the first request, PTTL after), and the event pushed only when the request is within the limit.
+ * KEYS[2] absent: count only (a Redis Cluster, where the counter and the list live in other slots).
+ */
+const COUNT_AND_BUFFER = `local current = redis.call('INCR', KEYS[1])
+local ttl = tonumber(ARGV[1])
+if current == 1 then redis.call('PEXPIRE', KEYS[1], ttl) else ttl = redis.call('PTTL', KEYS[1]) end
+if KEYS[2] and ARGV[3] ~= '' and current <= tonumber(ARGV[2]) then redis.call('RPUSH', KEYS[2], ARGV[3]) end
+return {current, ttl}`;
+
+interface CountingRedis {
+  countAndBuffer(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
 }
 
 const LOCK_MS = 60_000;
@@ -73,6 +117,43 @@ export default fp(
       await app.redis.rpush(listKey, encode(event));
     };
 
+    app.redis.defineCommand('countAndBuffer', { lua: COUNT_AND_BUFFER });
+    const counting = app.redis as unknown as CountingRedis;
+    const cluster = isCluster(app.redis);
+    /** Requests already counted, so the error handler does not count them again. */
+    const counted = new WeakSet<FastifyRequest>();
+    const budget = app.apiKeyBudget;
+
+    const report = async (request: FastifyRequest, reply: FastifyReply, event: EngagementEvent | null) => {
+      counted.add(request);
+      const entry = event === null ? '' : encode(event);
+      const counterKey = budget.key(request);
+      let count: [number, number];
+      try {
+        count = cluster
+          ? await counting.countAndBuffer(1, counterKey, budget.windowMs, budget.max, '')
+          : await counting.countAndBuffer(2, counterKey, listKey, budget.windowMs, budget.max, entry);
+      } catch (error) {
+        // As the limiters do when Redis cannot count: the request goes on; the event is lost.
+        request.log.warn({ err: error }, 'engagement event not buffered');
+        return;
+      }
+      budget.settle(reply, { current: Number(count[0]), ttl: Number(count[1]) });
+      if (cluster && entry !== '') {
+        await app.redis
+          .rpush(listKey, entry)
+          .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
+      }
+    };
+
+    const countFailed = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<never> => {
+      if (!counted.has(request)) {
+        counted.add(request);
+        await budget.count(request, reply);
+      }
+      throw error;
+    };
+
     const flush = async (): Promise<FlushResult> => {
       const token = randomUUID();
       const result: FlushResult = { counted: 0, batches: 0 };
@@ -109,7 +190,7 @@ export default fp(
       await flushInBackground();
     });
 
-    app.decorate('engagement', { record, flush });
+    app.decorate('engagement', { record, flush, report, countFailed });
   },
-  { name: 'engagement-buffer', dependencies: ['config', 'db', 'redis'] },
+  { name: 'engagement-buffer', dependencies: ['config', 'db', 'redis', 'limiters'] },
 );

@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@webpush/errors';
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -16,6 +16,20 @@ declare module 'fastify' {
       mail: onRequestAsyncHookHandler;
       /** GET /auth/github/callback: RATE_LIMIT_LOGIN_MAX, its own counter (a sign-in is a start and a callback). */
       oauthCallback: onRequestAsyncHookHandler;
+    };
+    /**
+     * The `apiKey` limiter's budget, for a route that counts its request in one script with the rest
+     * of its Redis work (POST /events) instead of in its own round trip before the route runs.
+     */
+    apiKeyBudget: {
+      /** The Redis key that counts this client's API-key requests: the `apiKey` limiter's own counter. */
+      key(request: FastifyRequest): string;
+      readonly max: number;
+      readonly windowMs: number;
+      /** Sets the rate-limit headers of a count; throws RATE_LIMITED when it is over the limit. */
+      settle(reply: FastifyReply, count: { current: number; ttl: number }): void;
+      /** Counts the request on its own, for one that ended before its script ran (an error). */
+      count(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     };
     /**
      * Counts one write of a signed-in user (RATE_LIMIT_SESSION_WRITE_MAX per window); throws
@@ -140,6 +154,39 @@ export default fp(
       // The address as a keyed hash: Redis holds no e-mail addresses. Uncountable: not sent.
       const name = `mail-to:${purpose}:${app.secrets.hash(address.toLowerCase())}`;
       return (await withinBudget(name, limits.mailPerAddressMax, mailWindowMs)) === true;
+    });
+
+    const rateLimited = () =>
+      new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(limits.windowSeconds) } });
+    const settle = (reply: FastifyReply, { current, ttl }: { current: number; ttl: number }) => {
+      const exceeded = current > limits.apiKeyMax;
+      reply.header('x-ratelimit-limit', limits.apiKeyMax);
+      reply.header('x-ratelimit-remaining', exceeded ? 0 : Math.max(0, limits.apiKeyMax - current));
+      reply.header('x-ratelimit-reset', Math.ceil(ttl / 1000));
+      if (exceeded) throw rateLimited();
+    };
+    const apiKeyCount = app.createRateLimit({
+      max: limits.apiKeyMax,
+      timeWindow: windowMs,
+      skipOnError: true,
+      keyGenerator: (request: FastifyRequest) => `api-key:${client(request)}`,
+    });
+    app.decorate('apiKeyBudget', {
+      // @fastify/rate-limit names a limiter's counter `<nameSpace><method><url>-<key>`, and a limiter
+      // made by `app.rateLimit()` has no route, hence `undefinedundefined-`. The events test proves
+      // that /events and the other API-key routes spend one budget.
+      key: (request: FastifyRequest) => `${redisKeyPrefix}:rate-limit:undefinedundefined-api-key:${client(request)}`,
+      max: limits.apiKeyMax,
+      windowMs,
+      settle,
+      count: async (request: FastifyRequest, reply: FastifyReply) => {
+        const result = await apiKeyCount(request);
+        if (result.isAllowed) return;
+        settle(reply, {
+          current: result.isExceeded ? limits.apiKeyMax + 1 : limits.apiKeyMax - result.remaining,
+          ttl: result.ttl,
+        });
+      },
     });
 
     app.decorate('limiters', {

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { findEngagementTarget, isUuid } from '@webpush/db';
+import { isUuid } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
 import { apiKeyPrincipal } from '../../plugins/app/auth.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -7,13 +7,20 @@ import { EventAccepted, EventBody } from '../../schemas/events.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 
+/**
+ * POST /events: the request costs no PostgreSQL round trip and one Redis round trip (the API-key
+ * limit and the buffered event in one script, plugins/app/engagement-buffer); the batched flush
+ * checks that the endpoint and the notification are the key's app's.
+ */
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
     '/',
     {
-      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })],
+      // The API-key limit is counted with the buffered event (engagement.report), or by the error handler.
+      onRequest: app.authenticate({ apiKey: 'subscribe_only' }),
+      errorHandler: app.engagement.countFailed,
       schema: {
         tags: ['engagement'],
         summary: 'Report that a notification was shown or clicked (sent by the SDK service worker)',
@@ -42,14 +49,10 @@ export default async function routes(fastify: FastifyInstance) {
       const { appId } = apiKeyPrincipal(request);
       const { notificationId, endpoint, type, action } = request.body;
       // An action only qualifies a click; with `shown` it is ignored.
-      if (isUuid(notificationId)) {
-        const subscriptionId = await findEngagementTarget(app.db, appId, notificationId, endpoint);
-        if (subscriptionId !== null) {
-          await app.engagement
-            .record({ notificationId, subscriptionId, type, ...(type === 'clicked' && action ? { action } : {}) })
-            .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
-        }
-      }
+      const event = isUuid(notificationId)
+        ? { appId, notificationId, endpoint, type, ...(type === 'clicked' && action ? { action } : {}) }
+        : null;
+      await app.engagement.report(request, reply, event);
       return reply.code(202).send({});
     },
   );

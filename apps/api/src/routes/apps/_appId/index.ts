@@ -66,6 +66,7 @@ export default async function routes(fastify: FastifyInstance) {
       if (!updated) throw new AppError('NOT_FOUND');
       // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
+      await app.apiKeyPrincipals.changed({ appId: updated.id });
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
       return { app: publicApp(updated) };
     },
@@ -86,6 +87,7 @@ export default async function routes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const deleted = await deleteApp(app.db, user.id, request.ownedApp.id);
       if (!deleted) throw new AppError('NOT_FOUND');
+      await app.apiKeyPrincipals.changed({ appId: request.ownedApp.id });
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');
       return reply.code(204).send(null);
     },

@@ -25,6 +25,7 @@ export default async function routes(fastify: FastifyInstance) {
       const { appId, keyId } = request.params;
       const deleted = await deleteApiKey(app.db, user.id, appId, keyId);
       if (!deleted) throw new AppError('NOT_FOUND');
+      await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, keyId }, 'api key revoked');
       return reply.code(204).send(null);
     },

@@ -39,6 +39,7 @@ export default async function routes(fastify: FastifyInstance) {
         vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
       });
       if (!rotated) throw new AppError('NOT_FOUND');
+      await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');
       return { app: publicApp(rotated) };
     },

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { type ApiKeyPrincipal, findApiKeyPrincipal } from '@webpush/db';
+import {
+  closeRedisConnection,
+  decodePrincipalChange,
+  encodePrincipalChange,
+  type PrincipalChange,
+  principalChangesChannel,
+} from '@webpush/queue';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    apiKeyPrincipals: {
+      /** The principal of the key with this keyed hash, from this instance's cache or PostgreSQL. */
+      find(keyHash: string): Promise<ApiKeyPrincipal | null>;
+      /**
+       * Call after a change that alters or ends principals (a key revoked, an app changed or deleted,
+       * an account's plan changed): drops them here at once and, through Redis, on every other API
+       * instance before this resolves.
+       */
+      changed(change: PrincipalChange): Promise<void>;
+      /** Entries held now (tests, metrics). */
+      readonly size: number;
+    };
+  }
+}
+
+interface Entry {
+  principal: ApiKeyPrincipal;
+  expiresAt: number;
+}
+
+/** How long `changed` waits for its own message to come back through Redis. */
+const ECHO_WAIT_MS = 1_000;
+
+/**
+ * Every API-key request needs its principal (key, app, owner's plan); asking PostgreSQL each time
+ * costs a round trip and ~40 µs of HMAC plus row mapping on the hottest routes. Each API instance
+ * keeps the principals it used recently (API_KEY_CACHE_SIZE, least recently used out first), keyed by
+ * the keyed hash of the key, never the key itself, for at most API_KEY_CACHE_TTL_MS.
+ *
+ * A change is seen everywhere at once: the instance that makes it drops the entries and publishes
+ * the change on a Redis channel every instance listens to (classic pub/sub also reaches every node
+ * of a Redis Cluster). An instance keeps nothing while its listening connection is down, and empties
+ * its cache when the connection drops, since it may have missed a message; the TTL bounds what a
+ * lost message could leave behind. A lookup that raced with a change is not cached (generation).
+ * Absent keys are never cached: a key created a moment ago works at once.
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    const { ttlMs, maxEntries } = app.config.apiKeyCache;
+    const channel = principalChangesChannel(app.config.redisKeyPrefix);
+    const entries = new Map<string, Entry>();
+    let generation = 0;
+    let listening = false;
+    /** Publishers waiting for their own message, by nonce. */
+    const echoes = new Map<string, () => void>();
+
+    const drop = (change: PrincipalChange) => {
+      generation++;
+      const matches =
+        'appId' in change
+          ? (entry: Entry) => entry.principal.appId === change.appId
+          : (entry: Entry) => entry.principal.userId === change.userId;
+      for (const [hash, entry] of entries) if (matches(entry)) entries.delete(hash);
+    };
+    const forgetAll = () => {
+      generation++;
+      entries.clear();
+    };
+
+    const subscriber = ttlMs > 0 ? app.redis.duplicate() : null;
+    if (subscriber) {
+      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
+      subscriber.on('message', (_channel: string, message: string) => {
+        // The nonce lets the publisher see its own message arrive.
+        const { change, nonce } = decodePrincipalChange(message);
+        if (change) drop(change);
+        else forgetAll();
+        if (nonce !== undefined) echoes.get(nonce)?.();
+      });
+      const stopListening = () => {
+        if (listening)
+          app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
+        listening = false;
+        forgetAll();
+      };
+      subscriber.on('close', stopListening);
+      subscriber.on('reconnecting', stopListening);
+      subscriber.on('end', stopListening);
+      let subscribed = false;
+      subscriber.on('ready', () => {
+        // ioredis subscribes again on reconnect; the cache starts empty either way.
+        forgetAll();
+        listening = subscribed;
+      });
+      try {
+        // Its commands are not queued while it connects (as for the API's own connection).
+        if (subscriber.status !== 'ready') {
+          await new Promise<void>((resolve, reject) => {
+            subscriber.once('ready', resolve);
+            setTimeout(() => reject(new Error('redis did not answer within 5 s')), 5_000).unref();
+          });
+        }
+        await subscriber.subscribe(channel);
+        subscribed = true;
+        listening = subscriber.status === 'ready';
+      } catch (error) {
+        app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
+      }
+      app.addHook('onClose', async () => {
+        listening = false;
+        await closeRedisConnection(subscriber);
+      });
+    }
+
+    const find = async (keyHash: string): Promise<ApiKeyPrincipal | null> => {
+      const now = Date.now();
+      const cached = entries.get(keyHash);
+      if (cached !== undefined) {
+        if (cached.expiresAt > now && listening) {
+          // Most recently used last: the first entry of the map is the one to evict.
+          entries.delete(keyHash);
+          entries.set(keyHash, cached);
+          return cached.principal;
+        }
+        entries.delete(keyHash);
+      }
+      const startedAt = generation;
+      const principal = await findApiKeyPrincipal(app.db, keyHash);
+      if (principal !== null && listening && generation === startedAt) {
+        entries.set(keyHash, { principal, expiresAt: now + ttlMs });
+        if (entries.size > maxEntries) {
+          const oldest = entries.keys().next().value;
+          if (oldest !== undefined) entries.delete(oldest);
+        }
+      }
+      return principal;
+    };
+
+    /**
+     * Redis writes a message to every listener in the same pass, so once this instance's own
+     * listener has it, every other instance has it on its socket too: the change is answered only
+     * then, and a request that follows the answer to any instance finds the entry gone.
+     */
+    const changed = async (change: PrincipalChange) => {
+      drop(change);
+      if (!subscriber) return;
+      const nonce = randomUUID();
+      let timer: NodeJS.Timeout | undefined;
+      const echoed = new Promise<void>((resolve) => {
+        echoes.set(nonce, resolve);
+        timer = setTimeout(resolve, ECHO_WAIT_MS);
+      });
+      try {
+        await app.redis.publish(channel, encodePrincipalChange(change, nonce));
+        if (listening) await echoed;
+      } catch (error) {
+        // The other instances' listeners are then cut off from Redis too, and so keep nothing.
+        app.log.warn({ err: error }, 'api-key cache: the change could not be published');
+      } finally {
+        clearTimeout(timer);
+        echoes.delete(nonce);
+      }
+    };
+
+    app.decorate('apiKeyPrincipals', {
+      find,
+      changed,
+      get size() {
+        return entries.size;
+      },
+    });
+  },
+  { name: 'api-key-principals', dependencies: ['config', 'db', 'redis'] },
+);

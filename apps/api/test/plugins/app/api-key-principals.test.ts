@@ -1,0 +1,162 @@
+import { publishPrincipalChange } from '@webpush/queue';
+import { waitFor } from '@webpush/testing';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import t from 'tap';
+import { buildApp } from '../../../src/app.js';
+import { assertError } from '../../assertions.js';
+import { bearer, buildTestApp, createKey, ownerWithKey } from '../../helper.js';
+
+// Two API instances on one PostgreSQL and one Redis, each keeping API-key principals for a minute:
+// longer than any test here, so only the invalidation through Redis can explain a refusal.
+const statementsOne: string[] = [];
+const statementsTwo: string[] = [];
+const ctx = await buildTestApp(
+  t,
+  {
+    API_KEY_CACHE_TTL_MS: '60000',
+    API_KEY_CACHE_SIZE: '3',
+    RATE_LIMIT_API_KEY_MAX: '100000',
+    RATE_LIMIT_REGISTER_MAX: '1000',
+  },
+  { onQuery: (query) => statementsOne.push(query) },
+);
+const one = ctx.app;
+const two: FastifyInstance = await buildApp(ctx.config, {
+  logger: false,
+  onQuery: (query) => statementsTwo.push(query),
+});
+t.teardown(() => two.close());
+
+const keyLookups = (statements: string[]) => statements.filter((query) => /from "api_keys"/i.test(query)).length;
+
+async function vapidKey(app: FastifyInstance, secret: string, origin?: string) {
+  return app.inject({
+    method: 'GET',
+    url: '/api/v1/vapid-public-key',
+    headers: { ...bearer(secret), ...(origin ? { origin } : {}) },
+  });
+}
+
+t.test('a key is looked up once per instance, then served from its cache', async (t) => {
+  const owner = await ownerWithKey(one, 'notify');
+  statementsOne.length = 0;
+  statementsTwo.length = 0;
+  for (let i = 0; i < 5; i++) {
+    t.equal((await vapidKey(one, owner.secret)).statusCode, 200);
+    t.equal((await vapidKey(two, owner.secret)).statusCode, 200);
+  }
+  t.equal(keyLookups(statementsOne), 1, 'instance one asked PostgreSQL once');
+  t.equal(keyLookups(statementsTwo), 1, 'instance two asked PostgreSQL once');
+});
+
+t.test('a key revoked on one instance is refused by the other as soon as the revoke answers', async (t) => {
+  const owner = await ownerWithKey(one, 'notify');
+  const spare = await createKey(one, owner.user.token, owner.app.id, 'notify');
+  for (const app of [one, two]) {
+    t.equal((await vapidKey(app, owner.secret)).statusCode, 200, 'cached');
+    t.equal((await vapidKey(app, spare.secret)).statusCode, 200, 'cached');
+  }
+  const revoke = await one.inject({
+    method: 'DELETE',
+    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(revoke.statusCode, 204);
+  assertError(t, await vapidKey(two, owner.secret), 'INVALID_API_KEY');
+  assertError(t, await vapidKey(one, owner.secret), 'INVALID_API_KEY');
+  t.equal((await vapidKey(two, spare.secret)).statusCode, 200, "the app's other key still works");
+  t.equal((await vapidKey(one, spare.secret)).statusCode, 200);
+});
+
+t.test('an app deleted on one instance: its keys are refused by the other at once', async (t) => {
+  const owner = await ownerWithKey(two, 'full');
+  t.equal((await vapidKey(one, owner.secret)).statusCode, 200, 'cached on one');
+  const deleted = await two.inject({
+    method: 'DELETE',
+    url: `/api/v1/apps/${owner.app.id}`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(deleted.statusCode, 204);
+  assertError(t, await vapidKey(one, owner.secret), 'INVALID_API_KEY');
+});
+
+t.test('an app change on one instance applies on the other at once', async (t) => {
+  const owner = await ownerWithKey(one, 'subscribe_only');
+  t.equal((await vapidKey(two, owner.secret, 'https://shop.example')).statusCode, 200, 'any origin, cached');
+  const patched = await one.inject({
+    method: 'PATCH',
+    url: `/api/v1/apps/${owner.app.id}`,
+    headers: bearer(owner.user.token),
+    payload: { allowedOrigins: ['https://www.example.com'] },
+  });
+  t.equal(patched.statusCode, 200, patched.body);
+  assertError(t, await vapidKey(two, owner.secret, 'https://shop.example'), 'ORIGIN_NOT_ALLOWED');
+  t.equal((await vapidKey(two, owner.secret, 'https://www.example.com')).statusCode, 200);
+
+  const rotated = await two.inject({
+    method: 'POST',
+    url: `/api/v1/apps/${owner.app.id}/vapid-key/rotate`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(rotated.statusCode, 200, rotated.body);
+  const fresh = await vapidKey(one, owner.secret, 'https://www.example.com');
+  t.equal(
+    fresh.json<{ vapidPublicKey: string }>().vapidPublicKey,
+    rotated.json<{ app: { vapidPublicKey: string } }>().app.vapidPublicKey,
+    'the new VAPID key at once',
+  );
+});
+
+t.test(
+  "an account's change published by another process (pnpm admin set-plan) drops its keys everywhere",
+  async (t) => {
+    const owner = await ownerWithKey(one, 'notify');
+    const bystander = await ownerWithKey(one, 'notify');
+    for (const secret of [owner.secret, bystander.secret]) t.equal((await vapidKey(two, secret)).statusCode, 200);
+    const publisher = new Redis(ctx.resources.redisUrl);
+    t.teardown(() => publisher.quit());
+    statementsTwo.length = 0;
+    await publishPrincipalChange(publisher, ctx.config.redisKeyPrefix, { userId: owner.user.user.id });
+    await waitFor(async () => {
+      await vapidKey(two, owner.secret);
+      return keyLookups(statementsTwo) > 0;
+    }, "the owner's key looked up again");
+    statementsTwo.length = 0;
+    await vapidKey(two, bystander.secret);
+    t.equal(keyLookups(statementsTwo), 0, "another account's key is still held");
+  },
+);
+
+t.test('what travels through Redis names the app, never a key or its hash', async (t) => {
+  const listener = new Redis(ctx.resources.redisUrl);
+  t.teardown(() => listener.quit());
+  const messages: string[] = [];
+  await listener.psubscribe(`${ctx.config.redisKeyPrefix}:*`);
+  listener.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
+
+  const owner = await ownerWithKey(one, 'notify');
+  await vapidKey(two, owner.secret);
+  const revoke = await one.inject({
+    method: 'DELETE',
+    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(revoke.statusCode, 204);
+  t.equal(messages.length, 1, messages.join(' / '));
+  t.match(messages[0], new RegExp(`^app\\|${owner.app.id}\\|[0-9a-f-]{36}$`));
+  t.notOk(messages.some((message) => message.includes(owner.secret.slice(4, 20))));
+});
+
+t.test('the cache holds at most API_KEY_CACHE_SIZE principals', async (t) => {
+  const owners = await Promise.all([1, 2, 3, 4, 5].map(() => ownerWithKey(one, 'notify')));
+  for (const owner of owners) t.equal((await vapidKey(two, owner.secret)).statusCode, 200);
+  t.equal(two.apiKeyPrincipals.size, 3);
+  statementsTwo.length = 0;
+  const newest = owners.at(-1);
+  if (newest) await vapidKey(two, newest.secret);
+  t.equal(keyLookups(statementsTwo), 0, 'the most recently used is still held');
+  const oldest = owners[0];
+  if (oldest) await vapidKey(two, oldest.secret);
+  t.equal(keyLookups(statementsTwo), 1, 'the least recently used was let go');
+});
