@@ -1,8 +1,9 @@
 import { AppError, type ErrorDetail } from '@webpush/errors';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '@webpush/plans';
 import { dictionary } from '@zxcvbn-ts/language-common';
 
-export const MIN_PASSWORD = 8;
-export const MAX_PASSWORD = 128;
+export const MIN_PASSWORD = MIN_PASSWORD_LENGTH;
+export const MAX_PASSWORD = MAX_PASSWORD_LENGTH;
 /** How many of the most common leaked passwords are refused. */
 export const COMMON_PASSWORDS_CHECKED = 10_000;
 

@@ -1,6 +1,6 @@
 import { AppError } from '@webpush/errors';
 
-export const MAX_ALLOWED_ORIGINS = 20;
+import { MAX_ALLOWED_ORIGINS } from '@webpush/plans';
 
 /** Scheme and authority only: no path (not even `/`), query, fragment, credentials or spaces. */
 const ORIGIN_SHAPE = /^(?:https:\/\/[^/?#@\\\s]+|http:\/\/localhost(?::\d{1,5})?)$/i;
