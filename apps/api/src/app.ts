@@ -38,6 +38,12 @@ import healthRoutes from './routes/health.js';
 import keyRoutes from './routes/keys/index.js';
 import metricsRoutes from './routes/metrics.js';
 import notificationRoutes from './routes/notifications/index.js';
+import operatorPlanRequestRoutes from './routes/operator/plan-requests/_requestId/grant/index.js';
+import operatorPlanRequestListRoutes from './routes/operator/plan-requests/index.js';
+import operatorTenantListRoutes from './routes/operator/tenants/index.js';
+import operatorTenantPlanRoutes from './routes/operator/tenants/_userId/plan/index.js';
+import operatorTenantSuspensionRoutes from './routes/operator/tenants/_userId/suspension/index.js';
+import planRequestRoutes from './routes/plan-requests/index.js';
 import planRoutes from './routes/plans/index.js';
 import sdkRoutes from './routes/sdk/index.js';
 import subscriberRoutes from './routes/subscribers/index.js';
@@ -155,6 +161,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await api.register(webhookRoutes, { prefix: '/apps/:appId/webhook' });
       await api.register(usageRoutes);
       await api.register(planRoutes);
+      // New routes in the folder layout of the URL (until the route tree is loaded by autoload).
+      await api.register(planRequestRoutes, { prefix: '/plan-requests' });
+      await api.register(operatorTenantListRoutes, { prefix: '/operator/tenants' });
+      await api.register(operatorTenantPlanRoutes, { prefix: '/operator/tenants/:userId/plan' });
+      await api.register(operatorTenantSuspensionRoutes, { prefix: '/operator/tenants/:userId/suspension' });
+      await api.register(operatorPlanRequestListRoutes, { prefix: '/operator/plan-requests' });
+      await api.register(operatorPlanRequestRoutes, { prefix: '/operator/plan-requests/:requestId/grant' });
     },
     { prefix: '/api/v1' },
   );

@@ -64,6 +64,7 @@ export const en = {
   'error.code.INVALID_STATE': 'The GitHub sign-in expired or was tampered with. Try again.',
   'error.code.ORIGIN_NOT_ALLOWED': 'This origin is not in the app’s allowed origins.',
   'error.code.INVALID_UID_SIGNATURE': 'The uid signature is missing or wrong.',
+  'error.code.FORBIDDEN': 'Only the service’s operators can do this.',
   'error.code.NOT_FOUND': 'It does not exist, or it is not yours.',
   'error.code.EMAIL_IN_USE': 'This e-mail address is already registered.',
   'error.code.NOT_CANCELABLE': 'This notification is no longer scheduled, so it cannot be canceled.',

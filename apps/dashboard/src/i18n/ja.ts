@@ -62,6 +62,7 @@ export const ja: Record<keyof typeof en, string> = {
   'error.code.INVALID_STATE': 'GitHub ログインの有効期限が切れたか、改ざんされました。もう一度お試しください。',
   'error.code.ORIGIN_NOT_ALLOWED': 'このオリジンはアプリの許可オリジンに含まれていません。',
   'error.code.INVALID_UID_SIGNATURE': 'uid の署名がないか、正しくありません。',
+  'error.code.FORBIDDEN': 'この操作はサービスの運営者だけが行えます。',
   'error.code.NOT_FOUND': '見つかりません。存在しないか、ほかのアカウントのものです。',
   'error.code.EMAIL_IN_USE': 'このメールアドレスは既に登録されています。',
   'error.code.NOT_CANCELABLE': 'この通知は予約中ではないため、取り消せません。',

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { type ApiKeyScope, apiKeys, apps, type PushFormat, users } from '../schema.js';
@@ -40,7 +40,7 @@ export async function createApiKey(
   db: Database,
   userId: string,
   appId: string,
-  input: { name: string; scope: ApiKeyScope; keyHash: string },
+  input: { name: string; scope: ApiKeyScope; keyHash: string; displayPrefix?: string },
   maxKeys: number,
 ): Promise<ApiKey | 'limit' | null> {
   if (!isUuid(userId, appId)) return null;
@@ -100,7 +100,8 @@ const principalQuery = (db: Database) =>
     .from(apiKeys)
     .innerJoin(apps, eq(apps.id, apiKeys.appId))
     .innerJoin(users, eq(users.id, apps.userId))
-    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
+    // A suspended account's keys do not authenticate; they are kept, and work again on resume.
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(users.suspendedAt)))
     .limit(1)
     .prepare('api_key_principal');
 
@@ -135,3 +136,27 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
     defaultUrl: row.defaultUrl,
   };
 }
+
+/** `last_used_at` of a key is written at most once per this many seconds. */
+export const API_KEY_TOUCH_SECONDS = 60;
+
+/**
+ * Records that a key authenticated, at most once per API_KEY_TOUCH_SECONDS: the condition is in
+ * SQL, so concurrent requests of one key write once. Callers skip the call when the `lastUsedAt`
+ * the principal lookup already read is recent, so a busy key costs no extra statement.
+ */
+export async function touchApiKey(db: Database, keyId: string): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(
+      and(
+        eq(apiKeys.id, keyId),
+        sql`(${apiKeys.lastUsedAt} is null or ${lt(apiKeys.lastUsedAt, sql`now() - make_interval(secs => ${API_KEY_TOUCH_SECONDS})`)})`,
+      ),
+    );
+}
+
+/** Whether a key's `lastUsedAt` (as read at lookup) is old enough to be written again. */
+export const apiKeyTouchDue = (lastUsedAt: Date | null, now = Date.now()): boolean =>
+  lastUsedAt === null || now - lastUsedAt.getTime() >= API_KEY_TOUCH_SECONDS * 1000;
