@@ -1,11 +1,9 @@
 import {
   type ApiKeyPrincipal,
   type ApiKeyScope,
-  apiKeyTouchDue,
   findApiKeyPrincipal,
   findLiveSession,
   SESSION_TOUCH_SECONDS,
-  touchApiKey,
   touchSession,
   type User,
 } from '@webpush/db';
@@ -120,12 +118,6 @@ export default fp(
             throw new AppError('APP_MISMATCH');
           }
           if (!originAllowed(request, principal)) throw new AppError('ORIGIN_NOT_ALLOWED');
-          // "Last used" for the keys list: at most one write per key per minute, decided on the row just read.
-          if (apiKeyTouchDue(principal.key.lastUsedAt)) {
-            await touchApiKey(app.db, principal.key.id).catch((error: unknown) =>
-              request.log.warn({ err: error }, 'could not record API key use'),
-            );
-          }
           request.principal = { kind: 'apiKey', apiKey: principal };
           return;
         }
