@@ -49,7 +49,8 @@ async function setPlan(args: string[]): Promise<string> {
 
 async function grantOperator(args: string[]): Promise<string> {
   const [rawEmail, ...extra] = args;
-  if (rawEmail === undefined || extra.length > 0) throw usageError('grant-operator takes exactly one argument: <email>');
+  if (rawEmail === undefined || extra.length > 0)
+    throw usageError('grant-operator takes exactly one argument: <email>');
   const email = rawEmail.trim().toLowerCase(); // as the API stores it
   if (email === '') throw usageError('the e-mail is empty');
 

@@ -123,7 +123,10 @@ t.test('pnpm admin grant-operator', async (t) => {
   t.test('gives the role, says what it did, and says so again without changing anything', async (t) => {
     const first = await run('grant-operator', ' OPS@example.com ');
     t.equal(first.code, 0, first.stderr);
-    t.match(first.stdout.trim(), /^ops@example\.com now has the operator role: the operator console is at http.*\/operator$/);
+    t.match(
+      first.stdout.trim(),
+      /^ops@example\.com now has the operator role: the operator console is at http.*\/operator$/,
+    );
     t.equal(await roleOf('ops@example.com'), 'operator');
     t.equal(await roleOf('customer@example.com'), 'customer', 'nobody else changes');
 

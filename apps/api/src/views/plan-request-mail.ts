@@ -30,9 +30,18 @@ export function planRequestMail(input: {
     'Open the operator console to grant it: one click changes the plan.',
   ];
   const note = input.message ? [`メッセージ / Message: ${input.message}`] : [];
-  const text = [...ja, '', ...en, '', ...note, ...(note.length ? [''] : []), input.consoleUrl, '', '-- ', 'Web Push'].join(
-    '\n',
-  );
+  const text = [
+    ...ja,
+    '',
+    ...en,
+    '',
+    ...note,
+    ...(note.length ? [''] : []),
+    input.consoleUrl,
+    '',
+    '-- ',
+    'Web Push',
+  ].join('\n');
   const paragraphs = (lines: string[], lang: string) =>
     lines.map((line) => `<p lang="${lang}">${escapeHtml(line)}</p>`).join('\n');
   const href = escapeHtml(input.consoleUrl);
@@ -44,7 +53,9 @@ export function planRequestMail(input: {
     '<body style="font-family: system-ui, sans-serif; line-height: 1.6; color: #1f2430; max-width: 560px; margin: 0 auto; padding: 24px;">',
     paragraphs(ja, 'ja'),
     paragraphs(en, 'en'),
-    input.message ? `<blockquote style="border-left: 3px solid #c9cfdb; margin: 0; padding-left: 12px;">${escapeHtml(input.message)}</blockquote>` : '',
+    input.message
+      ? `<blockquote style="border-left: 3px solid #c9cfdb; margin: 0; padding-left: 12px;">${escapeHtml(input.message)}</blockquote>`
+      : '',
     `<p><a href="${href}" style="display: inline-block; padding: 10px 18px; background: #2d5bd7; color: #ffffff; border-radius: 6px; text-decoration: none;">運営コンソール / Operator console</a></p>`,
     `<p style="font-size: 13px; color: #5a6172; word-break: break-all;">${href}</p>`,
     '</body>',

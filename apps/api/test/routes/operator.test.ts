@@ -113,7 +113,10 @@ t.test('an operator sees every account with its plan, apps, subscribers and send
     subscribers: 1,
     sendsThisMonth: 1,
   });
-  t.match(tenants.find((tenant) => tenant.email === operator.email), { role: 'operator', apps: 0, sendsThisMonth: 0 });
+  t.match(
+    tenants.find((tenant) => tenant.email === operator.email),
+    { role: 'operator', apps: 0, sendsThisMonth: 0 },
+  );
 
   // Keyset pages of one: each account once, then a null cursor.
   const seen: string[] = [];
@@ -157,68 +160,85 @@ t.test('an operator changes a plan, and the new limits hold at once', async (t) 
   const me = await as(customer.user.token, 'GET', '/auth/me');
   t.equal((me.json() as { user: { plan: string } }).user.plan, 'pro');
 
-  assertError(t, await as(operator.token, 'PATCH', `/operator/tenants/${customer.user.user.id}/plan`, { plan: 'gold' }), 'INVALID_INPUT');
-  assertError(t, await as(operator.token, 'PATCH', `/operator/tenants/${customer.user.user.id}/plan`, {}), 'MISSING_FIELDS');
+  assertError(
+    t,
+    await as(operator.token, 'PATCH', `/operator/tenants/${customer.user.user.id}/plan`, { plan: 'gold' }),
+    'INVALID_INPUT',
+  );
+  assertError(
+    t,
+    await as(operator.token, 'PATCH', `/operator/tenants/${customer.user.user.id}/plan`, {}),
+    'MISSING_FIELDS',
+  );
   const unknown = '00000000-0000-4000-8000-000000000000';
   assertError(t, await as(operator.token, 'PATCH', `/operator/tenants/${unknown}/plan`, { plan: 'pro' }), 'NOT_FOUND');
   assertError(t, await as(operator.token, 'PATCH', '/operator/tenants/not-a-uuid/plan', { plan: 'pro' }), 'NOT_FOUND');
 });
 
-t.test('a suspended account: keys INVALID_API_KEY, sessions INVALID_SESSION, nothing deleted; resume restores', async (t) => {
-  const counts = async () =>
-    (
-      await sql`select
+t.test(
+  'a suspended account: keys INVALID_API_KEY, sessions INVALID_SESSION, nothing deleted; resume restores',
+  async (t) => {
+    const counts = async () =>
+      (
+        await sql`select
         (select count(*)::int from apps where user_id = ${customer.user.user.id}) as apps,
         (select count(*)::int from api_keys k join apps a on a.id = k.app_id where a.user_id = ${customer.user.user.id}) as keys,
         (select count(*)::int from sessions where user_id = ${customer.user.user.id}) as sessions,
         (select count(*)::int from subscriptions s join apps a on a.id = s.app_id where a.user_id = ${customer.user.user.id}) as subscriptions`
-    )[0];
-  const before = await counts();
-  const subscribeKey = await createKey(app, customer.user.token, customer.app.id, 'subscribe_only');
+      )[0];
+    const before = await counts();
+    const subscribeKey = await createKey(app, customer.user.token, customer.app.id, 'subscribe_only');
 
-  const suspended = await as(operator.token, 'PUT', `/operator/tenants/${customer.user.user.id}/suspension`);
-  t.equal(suspended.statusCode, 200);
-  t.match(suspended.json(), { tenant: { suspended: true } });
+    const suspended = await as(operator.token, 'PUT', `/operator/tenants/${customer.user.user.id}/suspension`);
+    t.equal(suspended.statusCode, 200);
+    t.match(suspended.json(), { tenant: { suspended: true } });
 
-  // Through the real auth path: a key route, a browser key route, and session routes.
-  assertError(t, await as(customer.secret, 'POST', '/notify', { title: 'a', body: 'b' }), 'INVALID_API_KEY');
-  assertError(t, await as(subscribeKey.secret, 'POST', '/subscribe', fakeSubscription()), 'INVALID_API_KEY');
-  assertError(t, await as(customer.user.token, 'GET', '/auth/me'), 'INVALID_SESSION');
-  assertError(t, await as(customer.user.token, 'GET', '/apps'), 'INVALID_SESSION');
-  const cookie = await app.inject({
-    method: 'GET',
-    url: '/api/v1/apps',
-    cookies: { wp_session: customer.user.token },
-  });
-  assertError(t, cookie, 'INVALID_SESSION');
-  t.same(await counts(), { ...before, keys: before.keys + 1 }, 'apps, keys, sessions and subscriptions are all kept');
-  // The bystander is untouched.
-  t.equal((await as(bystander.token, 'GET', '/auth/me')).statusCode, 200);
+    // Through the real auth path: a key route, a browser key route, and session routes.
+    assertError(t, await as(customer.secret, 'POST', '/notify', { title: 'a', body: 'b' }), 'INVALID_API_KEY');
+    assertError(t, await as(subscribeKey.secret, 'POST', '/subscribe', fakeSubscription()), 'INVALID_API_KEY');
+    assertError(t, await as(customer.user.token, 'GET', '/auth/me'), 'INVALID_SESSION');
+    assertError(t, await as(customer.user.token, 'GET', '/apps'), 'INVALID_SESSION');
+    const cookie = await app.inject({
+      method: 'GET',
+      url: '/api/v1/apps',
+      cookies: { wp_session: customer.user.token },
+    });
+    assertError(t, cookie, 'INVALID_SESSION');
+    t.same(await counts(), { ...before, keys: before.keys + 1 }, 'apps, keys, sessions and subscriptions are all kept');
+    // The bystander is untouched.
+    t.equal((await as(bystander.token, 'GET', '/auth/me')).statusCode, 200);
 
-  const again = await as(operator.token, 'PUT', `/operator/tenants/${customer.user.user.id}/suspension`);
-  t.equal(again.statusCode, 200, 'suspending twice is fine');
+    const again = await as(operator.token, 'PUT', `/operator/tenants/${customer.user.user.id}/suspension`);
+    t.equal(again.statusCode, 200, 'suspending twice is fine');
 
-  const resumed = await as(operator.token, 'DELETE', `/operator/tenants/${customer.user.user.id}/suspension`);
-  t.equal(resumed.statusCode, 200);
-  t.match(resumed.json(), { tenant: { suspended: false, suspendedAt: null } });
-  t.equal((await as(customer.secret, 'POST', '/notify', { title: 'a', body: 'b' })).statusCode, 202, 'the key works');
-  t.equal((await as(customer.user.token, 'GET', '/auth/me')).statusCode, 200, 'the session works');
-  t.equal((await as(subscribeKey.secret, 'POST', '/subscribe', fakeSubscription())).statusCode, 201);
+    const resumed = await as(operator.token, 'DELETE', `/operator/tenants/${customer.user.user.id}/suspension`);
+    t.equal(resumed.statusCode, 200);
+    t.match(resumed.json(), { tenant: { suspended: false, suspendedAt: null } });
+    t.equal((await as(customer.secret, 'POST', '/notify', { title: 'a', body: 'b' })).statusCode, 202, 'the key works');
+    t.equal((await as(customer.user.token, 'GET', '/auth/me')).statusCode, 200, 'the session works');
+    t.equal((await as(subscribeKey.secret, 'POST', '/subscribe', fakeSubscription())).statusCode, 201);
 
-  assertError(t, await as(operator.token, 'PUT', `/operator/tenants/${operator.user.id}/suspension`), 'INVALID_INPUT');
-  t.equal((await as(operator.token, 'GET', '/auth/me')).statusCode, 200, 'an operator cannot lock themself out');
-  assertError(
-    t,
-    await as(operator.token, 'PUT', '/operator/tenants/00000000-0000-4000-8000-000000000000/suspension'),
-    'NOT_FOUND',
-  );
-});
+    assertError(
+      t,
+      await as(operator.token, 'PUT', `/operator/tenants/${operator.user.id}/suspension`),
+      'INVALID_INPUT',
+    );
+    t.equal((await as(operator.token, 'GET', '/auth/me')).statusCode, 200, 'an operator cannot lock themself out');
+    assertError(
+      t,
+      await as(operator.token, 'PUT', '/operator/tenants/00000000-0000-4000-8000-000000000000/suspension'),
+      'NOT_FOUND',
+    );
+  },
+);
 
 t.test('a plan request: e-mailed to OPERATOR_EMAIL, listed in the console, granted in one click', async (t) => {
   const asker = await registerUser(app, uniqueEmail('asker'));
   const first = await as(asker.token, 'POST', '/plan-requests', { plan: 'enterprise', message: '  Launch in May  ' });
   t.equal(first.statusCode, 201);
-  const { planRequest } = first.json() as { planRequest: { id: string; plan: string; status: string; message: string } };
+  const { planRequest } = first.json() as {
+    planRequest: { id: string; plan: string; status: string; message: string };
+  };
   t.match(planRequest, { plan: 'enterprise', status: 'open', message: 'Launch in May' });
 
   const message = await mail.waitFor(OPERATOR_EMAIL, { matching: (m) => m.text.includes(asker.email) });

@@ -36,6 +36,7 @@ export const en = {
   'layout.pricing': 'Pricing',
   'layout.apiDocs': 'API docs',
   'layout.account': 'Account',
+  'layout.operator': 'Console',
   'layout.signIn': 'Sign in',
   'layout.language': 'Language',
 
@@ -143,9 +144,19 @@ export const en = {
   'pricing.planId': 'Plan id',
   'pricing.changingHeading': 'Changing plans',
   'pricing.changingBody':
-    'There is no billing yet. The operator of this service moves an account to another plan with {command}, for example {example}.',
+    'Ask for another plan with its button above. The operator is told by e-mail and changes your plan; the new limits hold from then on, and your account page shows the plan you are on.',
   'pricing.sendsNote':
     'A send is one message to one subscription. Months are calendar months in UTC. A send that would go over the month’s limit is refused whole, before anything is queued.',
+  'pricing.requestLabel': 'Request the {plan} plan',
+  'pricing.requestTitle': 'Request the {plan} plan?',
+  'pricing.requestBody':
+    'The operator of this service is told by e-mail and changes your plan. You can keep using the service meanwhile.',
+  'pricing.requestMessage': 'Note to the operator (optional)',
+  'pricing.requestSend': 'Send the request',
+  'pricing.requested':
+    'You asked for {plan} on {date}. The operator has been told; your plan changes as soon as they grant it.',
+  'pricing.requestedBadge': 'Requested',
+  'pricing.signInToRequest': 'Sign in to request this plan',
 
   // The 30-day chart
   'chart.summary': 'Daily sends from {first} to {last}: {total} in total, at most {max} a day.',
@@ -161,8 +172,8 @@ export const en = {
   'account.notVerified': 'not verified',
   'account.plan': 'Plan',
   'account.comparePlans': 'Compare plans',
-  'account.planNote':
-    'There is no billing yet: to change your plan, ask the operator of this service to run {command}.',
+  'account.planNote': 'To change your plan, request one on the pricing page: the operator is told and grants it.',
+  'account.planRequested': 'You asked for the {plan} plan on {date}: waiting for the operator.',
   'account.language': 'Language',
   'account.languageHint': 'The dashboard and the e-mails we send you (verification, password reset) use this language.',
   'account.sessions': 'Sessions',
@@ -558,4 +569,46 @@ export const en = {
 
   // Password rules
   'auth.passwordCommon': 'This password is too common: choose another.',
+
+  // The operator console
+  'operator.title': 'Operator console',
+  'operator.lead': 'Every account of this service. Plan changes and suspensions hold from the account’s next request.',
+  'operator.requests': 'Plan requests',
+  'operator.requestsLead':
+    'Customers ask for a plan on the pricing page. Granting one changes the plan at once and closes the request.',
+  'operator.requestsEmpty': 'No open requests.',
+  'operator.colAccount': 'Account',
+  'operator.colAsked': 'Plan (now → asked)',
+  'operator.colMessage': 'Message',
+  'operator.colWhen': 'Asked',
+  'operator.colActions': 'Actions',
+  'operator.grant': 'Grant',
+  'operator.grantLabel': 'Grant {plan} to {email}',
+  'operator.planOf': 'Plan of {email}',
+  'operator.you': 'You',
+  'operator.resume': 'Resume',
+  'operator.resumeLabel': 'Resume {email}',
+  'operator.resumeTitle': 'Resume this account?',
+  'operator.resumeConfirm': 'Resume it',
+  'operator.resumeBody': '{email} can use its sessions and API keys again.',
+  'operator.suspend': 'Suspend',
+  'operator.suspendLabel': 'Suspend {email}',
+  'operator.suspendTitle': 'Suspend this account?',
+  'operator.suspendConfirm': 'Suspend it',
+  'operator.suspendBody':
+    'From the next request on, the API keys of {email} answer {key} and its sessions {session}. Nothing is deleted: resuming restores everything.',
+  'operator.accounts': 'Accounts',
+  'operator.search': 'E-mail starts with',
+  'operator.searchPlaceholder': 'owner@',
+  'operator.searchButton': 'Search',
+  'operator.accountsEmpty': 'No account matches.',
+  'operator.colEmail': 'E-mail',
+  'operator.colPlan': 'Plan',
+  'operator.colApps': 'Apps',
+  'operator.colSubscribers': 'Subscribers',
+  'operator.colSends': 'Sends this month',
+  'operator.colStatus': 'Status',
+  'operator.roleOperator': 'operator',
+  'operator.suspended': 'Suspended',
+  'operator.active': 'Active',
 } as const;

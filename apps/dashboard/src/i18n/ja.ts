@@ -34,6 +34,7 @@ export const ja: Record<keyof typeof en, string> = {
   'layout.pricing': '料金プラン',
   'layout.apiDocs': 'API ドキュメント',
   'layout.account': 'アカウント',
+  'layout.operator': '運営',
   'layout.signIn': 'ログイン',
   'layout.language': '言語',
 
@@ -141,9 +142,19 @@ export const ja: Record<keyof typeof en, string> = {
   'pricing.planId': 'プラン ID',
   'pricing.changingHeading': 'プランの変更',
   'pricing.changingBody':
-    '現在、課金機能はありません。アカウントのプランは、このサービスの運営者が {command} で変更します（例：{example}）。',
+    '上の各プランのボタンから変更を依頼できます。運営者にメールで通知され、承認されるとプランが変わり、その時点から新しい上限が適用されます。現在のプランはアカウントページで確認できます。',
   'pricing.sendsNote':
     '送信数は 1 件の購読への 1 通のメッセージで数えます。月は UTC の暦月です。その月の上限を超える送信は、キューに入る前にまとめて拒否されます。',
+  'pricing.requestLabel': '{plan} プランを依頼する',
+  'pricing.requestTitle': '{plan} プランを依頼しますか？',
+  'pricing.requestBody':
+    'このサービスの運営者にメールで通知され、運営者がプランを変更します。その間もサービスはそのまま使えます。',
+  'pricing.requestMessage': '運営者へのメッセージ（任意）',
+  'pricing.requestSend': '依頼を送る',
+  'pricing.requested':
+    '{date} に {plan} プランを依頼しました。運営者に通知済みで、承認されるとすぐにプランが変わります。',
+  'pricing.requestedBadge': '依頼中',
+  'pricing.signInToRequest': 'ログインしてこのプランを依頼する',
 
   // 30 日間のグラフ
   'chart.summary': '{first} から {last} までの日別送信数：合計 {total} 件、1 日の最大 {max} 件。',
@@ -160,7 +171,8 @@ export const ja: Record<keyof typeof en, string> = {
   'account.plan': 'プラン',
   'account.comparePlans': 'プランを比較',
   'account.planNote':
-    '現在、課金機能はありません。プランを変更するには、このサービスの運営者に {command} の実行を依頼してください。',
+    'プランを変更するには、料金ページから依頼してください。運営者に通知され、承認されると変わります。',
+  'account.planRequested': '{date} に {plan} プランを依頼しました。運営者の承認待ちです。',
   'account.language': '言語',
   'account.languageHint':
     'ダッシュボードと、お送りするメール（メールアドレスの確認、パスワードの再設定）はこの言語になります。',
@@ -564,4 +576,47 @@ export const ja: Record<keyof typeof en, string> = {
 
   // パスワードのルール
   'auth.passwordCommon': 'よく使われているパスワードのため使えません。別のパスワードにしてください。',
+
+  // The operator console
+  'operator.title': '運営コンソール',
+  'operator.lead':
+    'このサービスのすべてのアカウントです。プランの変更と利用停止は、そのアカウントの次のリクエストから反映されます。',
+  'operator.requests': 'プラン変更の依頼',
+  'operator.requestsLead':
+    'お客様は料金ページからプランを依頼します。承認するとすぐにプランが変わり、依頼は完了になります。',
+  'operator.requestsEmpty': '未対応の依頼はありません。',
+  'operator.colAccount': 'アカウント',
+  'operator.colAsked': 'プラン（現在 → 希望）',
+  'operator.colMessage': 'メッセージ',
+  'operator.colWhen': '依頼日時',
+  'operator.colActions': '操作',
+  'operator.grant': '承認',
+  'operator.grantLabel': '{email} を {plan} プランにする',
+  'operator.planOf': '{email} のプラン',
+  'operator.you': 'あなた',
+  'operator.resume': '再開',
+  'operator.resumeLabel': '{email} を再開',
+  'operator.resumeTitle': 'このアカウントを再開しますか？',
+  'operator.resumeConfirm': '再開する',
+  'operator.resumeBody': '{email} のセッションと API キーが再び使えるようになります。',
+  'operator.suspend': '利用停止',
+  'operator.suspendLabel': '{email} を利用停止',
+  'operator.suspendTitle': 'このアカウントを利用停止しますか？',
+  'operator.suspendConfirm': '利用停止する',
+  'operator.suspendBody':
+    '次のリクエストから、{email} の API キーには {key}、セッションには {session} が返ります。何も削除されず、再開すればすべて元どおりに使えます。',
+  'operator.accounts': 'アカウント一覧',
+  'operator.search': 'メールアドレス（前方一致）',
+  'operator.searchPlaceholder': 'owner@',
+  'operator.searchButton': '検索',
+  'operator.accountsEmpty': '該当するアカウントはありません。',
+  'operator.colEmail': 'メールアドレス',
+  'operator.colPlan': 'プラン',
+  'operator.colApps': 'アプリ',
+  'operator.colSubscribers': '購読者',
+  'operator.colSends': '今月の送信数',
+  'operator.colStatus': '状態',
+  'operator.roleOperator': '運営者',
+  'operator.suspended': '利用停止中',
+  'operator.active': '有効',
 };

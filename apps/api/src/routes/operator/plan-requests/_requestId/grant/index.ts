@@ -18,7 +18,8 @@ export default async function grantPlanRequestRoutes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['operator'],
-        summary: 'Grant a plan request: the account moves to the plan asked for, and the request is done (operators only)',
+        summary:
+          'Grant a plan request: the account moves to the plan asked for, and the request is done (operators only)',
         description: 'A request that is not open (already granted, or unknown) is 404 NOT_FOUND, and nothing changes.',
         security: sessionSecurity,
         params: PlanRequestParams,

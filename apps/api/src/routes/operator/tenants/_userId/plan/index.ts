@@ -25,7 +25,14 @@ export default async function tenantPlanRoutes(fastify: FastifyInstance) {
         body: TenantPlanBody,
         response: {
           200: TenantResponse,
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION', 'FORBIDDEN', 'NOT_FOUND'),
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_INPUT',
+            'UNAUTHORIZED',
+            'INVALID_SESSION',
+            'FORBIDDEN',
+            'NOT_FOUND',
+          ),
         },
       },
     },
