@@ -111,6 +111,13 @@ export const en = {
   'apps.namePlaceholder': 'My blog',
   'apps.creating': 'Creating…',
   'apps.create': 'Create app',
+  'apps.atLimit.one': 'Your {plan} plan has room for {count} app, and it is in use.',
+  'apps.atLimit.other': 'Your {plan} plan has room for {count} apps, and they are all in use.',
+  'apps.seePlans': 'Ask for a bigger plan',
+  'apps.subscribers.one': '{count} subscriber',
+  'apps.subscribers.other': '{count} subscribers',
+  'apps.sends.one': '{count} send this month',
+  'apps.sends.other': '{count} sends this month',
 
   // One app: heading and tabs
   'app.nav': 'App',
@@ -121,6 +128,7 @@ export const en = {
   'app.tab.keys': 'API keys',
   'app.tab.try': 'Try it',
   'app.tab.settings': 'Settings',
+  'app.switch': 'Switch app',
   'app.loadFailed': 'This app could not be loaded',
 
   // Not found
@@ -566,6 +574,20 @@ export const en = {
   'settings.vapidRotateConfirm': 'Rotate key',
   'settings.vapidRotateBody':
     'A new key pair replaces the current one for new subscriptions. Existing subscribers keep receiving your notifications: each is still signed with the key it subscribed with. The SDK moves each browser to the new key the next time its page calls {subscribe} or the browser renews its subscription; the old key is deleted once no active subscriber uses it. Rotate when the private key may have leaked.',
+  'settings.deleteTitle': 'Delete this app',
+  'settings.deleteLead': 'Removes the app and everything in it. Your other apps are not affected.',
+  'settings.delete': 'Delete app',
+  'settings.deleteConfirmTitle': 'Delete “{name}”?',
+  'settings.deleteConfirm': 'Delete for good',
+  'settings.deleteBody': 'Deleting {name} also deletes:',
+  'settings.deleteSubscribers.one':
+    'its {count} subscriber: they get nothing more, and must subscribe again to a new app',
+  'settings.deleteSubscribers.other':
+    'its {count} subscribers: they get nothing more, and must subscribe again to a new app',
+  'settings.deleteKeys': 'its API keys, which answer {code} from then on',
+  'settings.deleteHistory': 'its notifications, with their history and any scheduled send',
+  'settings.deleteWebhook': 'its webhook and its VAPID keys',
+  'settings.deleteFinal': 'This cannot be undone.',
 
   // Password rules
   'auth.passwordCommon': 'This password is too common: choose another.',

@@ -109,6 +109,13 @@ export const ja: Record<keyof typeof en, string> = {
   'apps.namePlaceholder': '私のブログ',
   'apps.creating': '作成中…',
   'apps.create': 'アプリを作成',
+  'apps.atLimit.one': '{plan} プランで作成できるアプリ（{count} 個）はすべて使用中です。',
+  'apps.atLimit.other': '{plan} プランで作成できるアプリ（{count} 個）はすべて使用中です。',
+  'apps.seePlans': 'より大きなプランを依頼する',
+  'apps.subscribers.one': '購読者 {count} 人',
+  'apps.subscribers.other': '購読者 {count} 人',
+  'apps.sends.one': '今月の送信 {count} 件',
+  'apps.sends.other': '今月の送信 {count} 件',
 
   // アプリ：見出しとタブ
   'app.nav': 'アプリ',
@@ -119,6 +126,7 @@ export const ja: Record<keyof typeof en, string> = {
   'app.tab.keys': 'API キー',
   'app.tab.try': '試す',
   'app.tab.settings': '設定',
+  'app.switch': 'アプリを切り替え',
   'app.loadFailed': 'このアプリを読み込めませんでした',
 
   // ページが見つからない
@@ -573,6 +581,18 @@ export const ja: Record<keyof typeof en, string> = {
   'settings.vapidRotateConfirm': '鍵を更新',
   'settings.vapidRotateBody':
     '新しい購読には、新しい鍵ペアが今の鍵の代わりに使われます。既存の購読者には引き続き通知が届きます。それぞれ購読したときの鍵で署名されるためです。SDK は、ページが次に {subscribe} を呼んだときや、ブラウザーが購読を更新したときに、各ブラウザーを新しい鍵に移します。古い鍵は、使っているアクティブな購読者がいなくなった時点で削除されます。秘密鍵が漏れたおそれがあるときに更新してください。',
+  'settings.deleteTitle': 'このアプリを削除',
+  'settings.deleteLead': 'アプリとその中のすべてを削除します。ほかのアプリには影響しません。',
+  'settings.delete': 'アプリを削除',
+  'settings.deleteConfirmTitle': '「{name}」を削除しますか？',
+  'settings.deleteConfirm': '完全に削除する',
+  'settings.deleteBody': '{name} を削除すると、次のものも削除されます：',
+  'settings.deleteSubscribers.one': '購読者 {count} 人（以後は何も届かず、新しいアプリに購読し直す必要があります）',
+  'settings.deleteSubscribers.other': '購読者 {count} 人（以後は何も届かず、新しいアプリに購読し直す必要があります）',
+  'settings.deleteKeys': 'API キー（以後は {code} が返ります）',
+  'settings.deleteHistory': '通知とその履歴、予約中の送信',
+  'settings.deleteWebhook': 'Webhook と VAPID キー',
+  'settings.deleteFinal': 'この操作は取り消せません。',
 
   // パスワードのルール
   'auth.passwordCommon': 'よく使われているパスワードのため使えません。別のパスワードにしてください。',
