@@ -70,1587 +70,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/register": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Register with e-mail and password; sends a verification e-mail
-         * @description The account’s language (its e-mails, starting with the verification e-mail) is `language` when given, else the dashboard’s `wp_lang` cookie, else the browser’s Accept-Language: Japanese when it prefers `ja`, English otherwise.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address; compared case-insensitively
-                         * @example owner@example.com
-                         */
-                        email: string;
-                        /**
-                         * @description 8 to 128 characters
-                         * @example correct horse battery staple
-                         */
-                        password: string;
-                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
-                        language?: "ja" | "en";
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_EMAIL, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description EMAIL_IN_USE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "EMAIL_IN_USE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sign in with e-mail and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address; compared case-insensitively
-                         * @example owner@example.com
-                         */
-                        email: string;
-                        /**
-                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
-                         * @example correct horse battery staple
-                         */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_CREDENTIALS */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_CREDENTIALS";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** End the session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Session ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The signed-in user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Change the signed-in user’s language (of the dashboard and the e-mails) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
-                        language: "ja" | "en";
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/v1/auth/providers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The sign-in methods this server offers besides e-mail and password */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
-                            github: boolean;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/verify-email": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The token from the link in the e-mail */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/verify-email/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Accepted: the e-mail is on its way */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/password-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address of the account
-                         * @example owner@example.com
-                         */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: a known address gets a link valid for one hour */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/password-reset/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the token from the reset e-mail; ends every session of the user */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The token from the link in the e-mail */
-                        token: string;
-                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Your live sessions, most recently used first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            sessions: {
-                                id: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Recorded at most once a minute
-                                 */
-                                lastUsedAt: string;
-                                /** @description User-Agent of the last recorded use */
-                                userAgent: string | null;
-                                /** @description The session making this request */
-                                current: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** End every session but the current one */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The other sessions ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sessions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** End one of your sessions (the current one too: that signs you out) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Session id (uuid) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/github": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Start GitHub sign-in: 302 to GitHub's authorize page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Redirect to GitHub */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description OAUTH_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "OAUTH_NOT_CONFIGURED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/github/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie */
-        get: {
-            parameters: {
-                query?: {
-                    code?: string;
-                    state?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Signed in; redirect to PUBLIC_URL */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description MISSING_CODE, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_CODE" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_STATE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_STATE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description EMAIL_IN_USE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "EMAIL_IN_USE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description GITHUB_AUTH_FAILED */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "GITHUB_AUTH_FAILED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description OAUTH_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "OAUTH_NOT_CONFIGURED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/apps": {
         parameters: {
             query?: never;
@@ -1658,7 +77,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your apps */
+        /** List your apps, each with its active subscribers and this month’s sends */
         get: {
             parameters: {
                 query?: never;
@@ -1675,7 +94,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            apps: {
+                            apps: ({
                                 id: string;
                                 name: string;
                                 /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
@@ -1692,7 +111,14 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
-                            }[];
+                            } & {
+                                /** @description What the app’s card shows; GET /apps/{appId} has the expired subscribers too */
+                                stats: {
+                                    activeSubscribers: number;
+                                    /** @description Sends accepted this calendar month (UTC) */
+                                    sendsThisMonth: number;
+                                };
+                            })[];
                         };
                     };
                 };
@@ -2367,145 +793,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/vapid-key/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replace the app’s VAPID key pair with a new one
-         * @description The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            app: {
-                                id: string;
-                                name: string;
-                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
-                                vapidPublicKey: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
-                                allowedOrigins: string[];
-                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
-                                requireSignedTags: boolean;
-                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
-                                signaturesExpire: boolean;
-                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
-                                pushFormat: "legacy" | "declarative";
-                                /** @description The page a click opens when a notification has no `url` */
-                                defaultUrl: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/apps/{appId}/keys": {
         parameters: {
             query?: never;
@@ -2540,6 +827,16 @@ export interface paths {
                                 scope: "subscribe_only" | "notify" | "full";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The first characters of the secret (`wpk_` and 6 more), to tell keys apart; never the secret. null for keys made before it was kept
+                                 * @example wpk_Ab3dE9
+                                 */
+                                prefix: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the key last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
                             }[];
                         };
                     };
@@ -2638,6 +935,16 @@ export interface paths {
                                 scope: "subscribe_only" | "notify" | "full";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The first characters of the secret (`wpk_` and 6 more), to tell keys apart; never the secret. null for keys made before it was kept
+                                 * @example wpk_Ab3dE9
+                                 */
+                                prefix: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the key last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
                             };
                             /** @description The API key `wpk_…`. Shown only in this response. */
                             secret: string;
@@ -2834,1699 +1141,6 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/subscribe": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Push endpoint, exactly as the browser gave it
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                        /** @description Subscription public key (base64url), `getKey("p256dh")` */
-                        p256dh: string;
-                        /** @description Subscription auth secret (base64url), `getKey("auth")` */
-                        auth: string;
-                        /** @description PushSubscription.toJSON() shape */
-                        keys?: {
-                            p256dh?: string;
-                            auth?: string;
-                        };
-                        /** @description From toJSON(); ignored */
-                        expirationTime?: number | null;
-                        /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
-                        uid?: string;
-                        /**
-                         * @description Your tags for this browser; replace all of its tags when present
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
-                        uidSignature?: string;
-                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
-                        tagsSignature?: string;
-                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
-                        signatureExpires?: number;
-                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
-                        applicationServerKey?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subscriber: {
-                                id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subscriber: {
-                                id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED, INVALID_UID_SIGNATURE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED, SUBSCRIBER_LIMIT_EXCEEDED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** Remove a browser push subscription */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description The endpoint to remove, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Removed */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        /**
-         * Set or remove the uid and/or replace the tags of a subscription (from your server)
-         * @description `uid: null` removes the uid; absent fields stay as they are.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description The subscription to change, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                        /** @description null removes the uid */
-                        uid?: string | (never | null);
-                        /**
-                         * @description Your tags for this browser; replace all of its tags when present
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subscriber: {
-                                id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/v1/vapid-public-key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The VAPID public key of the API key's app */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The key's app VAPID public key, for `applicationServerKey` */
-                            vapidPublicKey: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/test-notification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send the fixed test notification to a subscription, synchronously; nothing is stored or counted
-         * @description The push service answering 404 or 410 gives 410 SUBSCRIPTION_EXPIRED; any other failure (refusal, rate limit, server error, timeout, malformed keys) gives 502 PUSH_FAILED.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
-                        subscription: {
-                            /**
-                             * @description Push endpoint, exactly as the browser gave it
-                             * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                             */
-                            endpoint: string;
-                            /** @description Subscription public key (base64url), `getKey("p256dh")` */
-                            p256dh: string;
-                            /** @description Subscription auth secret (base64url), `getKey("auth")` */
-                            auth: string;
-                            /** @description PushSubscription.toJSON() shape */
-                            keys?: {
-                                p256dh?: string;
-                                auth?: string;
-                            };
-                            /** @description From toJSON(); ignored */
-                            expirationTime?: number | null;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description The push service accepted the message
-                             * @enum {boolean}
-                             */
-                            ok: true;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description SUBSCRIPTION_EXPIRED */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "SUBSCRIPTION_EXPIRED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PUSH_FAILED */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PUSH_FAILED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/notify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send to every active subscriber of the app, or to one endpoint */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Notification title */
-                        title: string;
-                        /** @description Notification body */
-                        body: string;
-                        /**
-                         * @description Opened when the notification is clicked
-                         * @example https://example.com/
-                         */
-                        url?: string;
-                        /**
-                         * @description Icon image
-                         * @example https://example.com/
-                         */
-                        icon?: string;
-                        /**
-                         * @description Badge image
-                         * @example https://example.com/
-                         */
-                        badge?: string;
-                        /**
-                         * @description A large picture shown in the notification
-                         * @example https://example.com/
-                         */
-                        image?: string;
-                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
-                        actions?: {
-                            /**
-                             * @description Names the button; unique within `actions`, reported with its clicks
-                             * @example open
-                             */
-                            action: string;
-                            /** @description The button label (1–64 characters) */
-                            title: string;
-                            /**
-                             * @description The page the button opens (default: the notification's `url`)
-                             * @example https://example.com/
-                             */
-                            url?: string;
-                            /**
-                             * @description Icon of the button
-                             * @example https://example.com/
-                             */
-                            icon?: string;
-                        }[];
-                        /** @description Stays on screen until the person acts on it */
-                        requireInteraction?: boolean;
-                        /** @description No sound or vibration */
-                        silent?: boolean;
-                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
-                        renotify?: boolean;
-                        /** @description A later notification with the same tag replaces the earlier one on the device */
-                        tag?: string;
-                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * @description Seconds the push service keeps the message for an offline browser
-                         * @default 86400
-                         */
-                        ttl?: number;
-                        /**
-                         * @description Push `Urgency` header
-                         * @default normal
-                         */
-                        urgency?: "very-low" | "low" | "normal" | "high";
-                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
-                        topic?: string;
-                        /**
-                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint?: string;
-                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
-                        uids?: string[];
-                        /**
-                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
-                         * @example 2030-01-01T09:00:00Z
-                         */
-                        sendAt?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: queued for delivery */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
-                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
-                                targets: number;
-                            };
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description SUBSCRIPTION_EXPIRED */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "SUBSCRIPTION_EXPIRED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/notify/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send to a list of up to 100 endpoints of the app */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Subscriptions of the app to send to (1 to 100) */
-                        endpoints: string[];
-                        /** @description Notification title */
-                        title: string;
-                        /** @description Notification body */
-                        body: string;
-                        /**
-                         * @description Opened when the notification is clicked
-                         * @example https://example.com/
-                         */
-                        url?: string;
-                        /**
-                         * @description Icon image
-                         * @example https://example.com/
-                         */
-                        icon?: string;
-                        /**
-                         * @description Badge image
-                         * @example https://example.com/
-                         */
-                        badge?: string;
-                        /**
-                         * @description A large picture shown in the notification
-                         * @example https://example.com/
-                         */
-                        image?: string;
-                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
-                        actions?: {
-                            /**
-                             * @description Names the button; unique within `actions`, reported with its clicks
-                             * @example open
-                             */
-                            action: string;
-                            /** @description The button label (1–64 characters) */
-                            title: string;
-                            /**
-                             * @description The page the button opens (default: the notification's `url`)
-                             * @example https://example.com/
-                             */
-                            url?: string;
-                            /**
-                             * @description Icon of the button
-                             * @example https://example.com/
-                             */
-                            icon?: string;
-                        }[];
-                        /** @description Stays on screen until the person acts on it */
-                        requireInteraction?: boolean;
-                        /** @description No sound or vibration */
-                        silent?: boolean;
-                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
-                        renotify?: boolean;
-                        /** @description A later notification with the same tag replaces the earlier one on the device */
-                        tag?: string;
-                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * @description Seconds the push service keeps the message for an offline browser
-                         * @default 86400
-                         */
-                        ttl?: number;
-                        /**
-                         * @description Push `Urgency` header
-                         * @default normal
-                         */
-                        urgency?: "very-low" | "low" | "normal" | "high";
-                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
-                        topic?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: queued for delivery */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
-                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
-                                targets: number;
-                            };
-                            /** @description Endpoints that are not subscriptions of the app */
-                            unknownEndpoints: string[];
-                            /** @description Endpoints of the app whose subscription has expired: not sent to */
-                            expiredEndpoints: string[];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT, TOO_MANY_ENDPOINTS */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/notifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Progress of a notification of the API key’s app */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Notification id (uuid) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
-                                /** @description Subscriptions the send goes to */
-                                targets: number;
-                                sent: number;
-                                failed: number;
-                                /** @description Subscriptions found expired (404/410) while sending */
-                                expired: number;
-                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
-                                shown: number;
-                                /** @description Subscriptions that clicked it (counted once each) */
-                                clicked: number;
-                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
-                                actionClicks: {
-                                    [key: string]: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
-                                 */
-                                sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
-                                errorCode?: string;
-                                /**
-                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
-                                 * @example {
-                                 *       "403 BadJwtToken": 12,
-                                 *       "400 VapidPkHashMismatch": 1
-                                 *     }
-                                 */
-                                failureReasons?: {
-                                    [key: string]: number;
-                                };
-                                /** @description What was sent: the payload title */
-                                title: string;
-                                /** @description What was sent: the payload body */
-                                body: string;
-                                /** @description The payload url, when it had one */
-                                url?: string;
-                                /** @description The payload icon, when it had one */
-                                icon?: string;
-                                /** @description The payload badge, when it had one */
-                                badge?: string;
-                                /** @description The payload image, when it had one */
-                                image?: string;
-                                /** @description The buttons, when it had any */
-                                actions?: {
-                                    /**
-                                     * @description Names the button; unique within `actions`, reported with its clicks
-                                     * @example open
-                                     */
-                                    action: string;
-                                    /** @description The button label (1–64 characters) */
-                                    title: string;
-                                    /**
-                                     * @description The page the button opens (default: the notification's `url`)
-                                     * @example https://example.com/
-                                     */
-                                    url?: string;
-                                    /**
-                                     * @description Icon of the button
-                                     * @example https://example.com/
-                                     */
-                                    icon?: string;
-                                }[];
-                                /** @description The payload tag, when it had one */
-                                tag?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /**
-         * Cancel a scheduled send of the API key’s app
-         * @description Only a notification still `scheduled` can be canceled; any other is 409 NOT_CANCELABLE.
-         */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Notification id (uuid) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
-                                /** @description Subscriptions the send goes to */
-                                targets: number;
-                                sent: number;
-                                failed: number;
-                                /** @description Subscriptions found expired (404/410) while sending */
-                                expired: number;
-                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
-                                shown: number;
-                                /** @description Subscriptions that clicked it (counted once each) */
-                                clicked: number;
-                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
-                                actionClicks: {
-                                    [key: string]: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
-                                 */
-                                sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
-                                errorCode?: string;
-                                /**
-                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
-                                 * @example {
-                                 *       "403 BadJwtToken": 12,
-                                 *       "400 VapidPkHashMismatch": 1
-                                 *     }
-                                 */
-                                failureReasons?: {
-                                    [key: string]: number;
-                                };
-                                /** @description What was sent: the payload title */
-                                title: string;
-                                /** @description What was sent: the payload body */
-                                body: string;
-                                /** @description The payload url, when it had one */
-                                url?: string;
-                                /** @description The payload icon, when it had one */
-                                icon?: string;
-                                /** @description The payload badge, when it had one */
-                                badge?: string;
-                                /** @description The payload image, when it had one */
-                                image?: string;
-                                /** @description The buttons, when it had any */
-                                actions?: {
-                                    /**
-                                     * @description Names the button; unique within `actions`, reported with its clicks
-                                     * @example open
-                                     */
-                                    action: string;
-                                    /** @description The button label (1–64 characters) */
-                                    title: string;
-                                    /**
-                                     * @description The page the button opens (default: the notification's `url`)
-                                     * @example https://example.com/
-                                     */
-                                    url?: string;
-                                    /**
-                                     * @description Icon of the button
-                                     * @example https://example.com/
-                                     */
-                                    icon?: string;
-                                }[];
-                                /** @description The payload tag, when it had one */
-                                tag?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_CANCELABLE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_CANCELABLE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -5414,7 +2028,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/events": {
+    "/api/v1/apps/{appId}/test-notification": {
         parameters: {
             query?: never;
             header?: never;
@@ -5424,44 +2038,58 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Report that a notification was shown or clicked (sent by the SDK service worker)
-         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
+         * Send the fixed test notification to a subscription, synchronously; nothing is stored or counted
+         * @description The push service answering 404 or 410 gives 410 SUBSCRIPTION_EXPIRED; any other failure (refusal, rate limit, server error, timeout, malformed keys) gives 502 PUSH_FAILED.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
                 cookie?: never;
             };
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The `id` of the push payload (a notification id, or "test") */
-                        notificationId: string;
-                        /**
-                         * @description The subscription's endpoint, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked */
-                        type: "shown" | "clicked";
-                        /**
-                         * @description With `type: "clicked"`: the button clicked (its `action`)
-                         * @example open
-                         */
-                        action?: string;
+                        /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
+                        subscription: {
+                            /**
+                             * @description Push endpoint, exactly as the browser gave it
+                             * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                             */
+                            endpoint: string;
+                            /** @description Subscription public key (base64url), `getKey("p256dh")` */
+                            p256dh: string;
+                            /** @description Subscription auth secret (base64url), `getKey("auth")` */
+                            auth: string;
+                            /** @description PushSubscription.toJSON() shape */
+                            keys?: {
+                                p256dh?: string;
+                                auth?: string;
+                            };
+                            /** @description From toJSON(); ignored */
+                            expirationTime?: number | null;
+                        };
                     };
                 };
             };
             responses: {
-                /** @description Accepted; says nothing about what exists */
-                202: {
+                /** @description OK */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        "application/json": {
+                            /**
+                             * @description The push service accepted the message
+                             * @enum {boolean}
+                             */
+                            ok: true;
+                        };
                     };
                 };
                 /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
@@ -5477,7 +2105,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                /** @description UNAUTHORIZED, INVALID_API_KEY, INVALID_SESSION */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5485,12 +2113,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5498,7 +2126,33 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description SUBSCRIPTION_EXPIRED */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "SUBSCRIPTION_EXPIRED";
                             upgrade_url?: string;
                         };
                     };
@@ -5551,6 +2205,283 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PUSH_FAILED */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PUSH_FAILED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This month's sends against the plan's limit, and the app's sends per UTC day */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Days to report, ending today (UTC): 1 to 90 */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Monthly usage of the app owner (per user, not per app) */
+                            month: {
+                                /** @description The owner's sends this calendar month (UTC) across all of their apps: what counts against the plan's limit */
+                                sends: number;
+                                /** @description The plan's sends per month; null: no limit */
+                                limit: number | null;
+                            };
+                            /** @description One entry per day, oldest first, days without sends included with 0 */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, YYYY-MM-DD
+                                 */
+                                date: string;
+                                /** @description This app's sends accepted that day (targets of its notifications) */
+                                sends: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/vapid-key/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the app’s VAPID key pair with a new one
+         * @description The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app: {
+                                id: string;
+                                name: string;
+                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
+                                vapidPublicKey: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
+                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
+                                pushFormat: "legacy" | "declarative";
+                                /** @description The page a click opens when a notification has no `url` */
+                                defaultUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
                             upgrade_url?: string;
                         };
                     };
@@ -5894,130 +2825,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/webhook/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the signing secret; the new one is shown only in this answer */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            webhook: {
-                                url: string;
-                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
-                                /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/apps/{appId}/webhook/deliveries": {
         parameters: {
             query?: never;
@@ -6264,20 +3071,19 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/usage": {
+    "/api/v1/apps/{appId}/webhook/rotate-secret": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** This month's sends against the plan's limit, and the app's sends per UTC day */
-        get: {
+        get?: never;
+        put?: never;
+        /** Replace the signing secret; the new one is shown only in this answer */
+        post: {
             parameters: {
-                query?: {
-                    /** @description Days to report, ending today (UTC): 1 to 90 */
-                    days?: number;
-                };
+                query?: never;
                 header?: never;
                 path: {
                     /** @description App id (uuid) */
@@ -6294,23 +3100,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Monthly usage of the app owner (per user, not per app) */
-                            month: {
-                                /** @description The owner's sends this calendar month (UTC) across all of their apps: what counts against the plan's limit */
-                                sends: number;
-                                /** @description The plan's sends per month; null: no limit */
-                                limit: number | null;
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
+                                secret: string;
                             };
-                            /** @description One entry per day, oldest first, days without sends included with 0 */
-                            days: {
-                                /**
-                                 * Format: date
-                                 * @description UTC day, YYYY-MM-DD
-                                 */
-                                date: string;
-                                /** @description This app's sends accepted that day (targets of its notifications) */
-                                sends: number;
-                            }[];
                         };
                     };
                 };
@@ -6336,6 +3131,19 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6366,24 +3174,35 @@ export interface paths {
                         };
                     };
                 };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/plans": {
+    "/api/v1/auth/github": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        /** Start GitHub sign-in: 302 to GitHub's authorize page */
         get: {
             parameters: {
                 query?: never;
@@ -6393,35 +3212,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description OK */
-                200: {
+                /** @description Redirect to GitHub */
+                302: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            plans: {
-                                /**
-                                 * @description What `user.plan` says: `free`, `pro` or `enterprise`
-                                 * @example free
-                                 */
-                                id: string;
-                                /**
-                                 * @description Display name
-                                 * @example Free
-                                 */
-                                name: string;
-                                limits: {
-                                    /** @description Apps per user; null: no limit */
-                                    apps: number | null;
-                                    /** @description Active subscribers per user, across their apps; null: no limit */
-                                    subscribers: number | null;
-                                    /** @description Sends per calendar month (UTC) per user, across their apps; null: no limit */
-                                    sendsPerMonth: number | null;
-                                };
-                            }[];
-                        };
-                    };
+                    content?: never;
                 };
                 /** @description INVALID_INPUT */
                 400: {
@@ -6432,6 +3228,394 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description OAUTH_NOT_CONFIGURED */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "OAUTH_NOT_CONFIGURED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/github/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed in; redirect to PUBLIC_URL */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_CODE, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_CODE" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_STATE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_STATE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description EMAIL_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description GITHUB_AUTH_FAILED */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "GITHUB_AUTH_FAILED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description OAUTH_NOT_CONFIGURED */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "OAUTH_NOT_CONFIGURED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with e-mail and password */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description E-mail address; compared case-insensitively
+                         * @example owner@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
+                         * @example correct horse battery staple
+                         */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_CREDENTIALS";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Session ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6451,22 +3635,20 @@ export interface paths {
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/api/v1/plan-requests": {
+    "/api/v1/auth/me": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Your plan requests, newest first (the open one, and the last few granted) */
+        /** The signed-in user */
         get: {
             parameters: {
                 query?: never;
@@ -6483,17 +3665,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            planRequests: {
-                                id: string;
-                                /** @description The plan asked for */
-                                plan: string;
-                                message: string | null;
-                                status: "open" | "granted";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                            }[];
+                            user: components["schemas"]["def-0"];
                         };
                     };
                 };
@@ -6539,11 +3711,12 @@ export interface paths {
             };
         };
         put?: never;
-        /**
-         * Ask the operator for another plan
-         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
-         */
-        post: {
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the signed-in user’s language (of the dashboard and the e-mails) */
+        patch: {
             parameters: {
                 query?: never;
                 header?: never;
@@ -6553,13 +3726,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /**
-                         * @description One of free, pro, enterprise
-                         * @example pro
-                         */
-                        plan: "free" | "pro" | "enterprise";
-                        /** @description A note to the operator */
-                        message?: string;
+                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
+                        language: "ja" | "en";
                     };
                 };
             };
@@ -6571,38 +3739,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            planRequest: {
-                                id: string;
-                                /** @description The plan asked for */
-                                plan: string;
-                                message: string | null;
-                                status: "open" | "granted";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            planRequest: {
-                                id: string;
-                                /** @description The plan asked for */
-                                plan: string;
-                                message: string | null;
-                                status: "open" | "granted";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                            };
+                            user: components["schemas"]["def-0"];
                         };
                     };
                 };
@@ -6667,6 +3804,2244 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description E-mail address of the account
+                         * @example owner@example.com
+                         */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: a known address gets a link valid for one hour */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the token from the reset e-mail; ends every session of the user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sign-in methods this server offers besides e-mail and password */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
+                            github: boolean;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register with e-mail and password; sends a verification e-mail
+         * @description The account’s language (its e-mails, starting with the verification e-mail) is `language` when given, else the dashboard’s `wp_lang` cookie, else the browser’s Accept-Language: Japanese when it prefers `ja`, English otherwise.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description E-mail address; compared case-insensitively
+                         * @example owner@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description 8 to 128 characters
+                         * @example correct horse battery staple
+                         */
+                        password: string;
+                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
+                        language?: "ja" | "en";
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_EMAIL, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description EMAIL_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your live sessions, most recently used first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sessions: {
+                                id: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Recorded at most once a minute
+                                 */
+                                lastUsedAt: string;
+                                /** @description User-Agent of the last recorded use */
+                                userAgent: string | null;
+                                /** @description The session making this request */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** End every session but the current one */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The other sessions ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sessions (the current one too: that signs you out) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: the e-mail is on its way */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report that a notification was shown or clicked (sent by the SDK service worker)
+         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The `id` of the push payload (a notification id, or "test") */
+                        notificationId: string;
+                        /**
+                         * @description The subscription's endpoint, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked */
+                        type: "shown" | "clicked";
+                        /**
+                         * @description With `type: "clicked"`: the button clicked (its `action`)
+                         * @example open
+                         */
+                        action?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted; says nothing about what exists */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Progress of a notification of the API key’s app */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
+                                shown: number;
+                                /** @description Subscriptions that clicked it (counted once each) */
+                                clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled send of the API key’s app
+         * @description Only a notification still `scheduled` can be canceled; any other is 409 NOT_CANCELABLE.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
+                                shown: number;
+                                /** @description Subscriptions that clicked it (counted once each) */
+                                clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_CANCELABLE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_CANCELABLE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send to every active subscriber of the app, or to one endpoint */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Notification title */
+                        title: string;
+                        /** @description Notification body */
+                        body: string;
+                        /**
+                         * @description Opened when the notification is clicked
+                         * @example https://example.com/
+                         */
+                        url?: string;
+                        /**
+                         * @description Icon image
+                         * @example https://example.com/
+                         */
+                        icon?: string;
+                        /**
+                         * @description Badge image
+                         * @example https://example.com/
+                         */
+                        badge?: string;
+                        /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Seconds the push service keeps the message for an offline browser
+                         * @default 86400
+                         */
+                        ttl?: number;
+                        /**
+                         * @description Push `Urgency` header
+                         * @default normal
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
+                        topic?: string;
+                        /**
+                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint?: string;
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        uids?: string[];
+                        /**
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
+                         * @example 2030-01-01T09:00:00Z
+                         */
+                        sendAt?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: queued for delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
+                                targets: number;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description SUBSCRIPTION_EXPIRED */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "SUBSCRIPTION_EXPIRED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notify/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send to a list of up to 100 endpoints of the app */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Subscriptions of the app to send to (1 to 100) */
+                        endpoints: string[];
+                        /** @description Notification title */
+                        title: string;
+                        /** @description Notification body */
+                        body: string;
+                        /**
+                         * @description Opened when the notification is clicked
+                         * @example https://example.com/
+                         */
+                        url?: string;
+                        /**
+                         * @description Icon image
+                         * @example https://example.com/
+                         */
+                        icon?: string;
+                        /**
+                         * @description Badge image
+                         * @example https://example.com/
+                         */
+                        badge?: string;
+                        /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Seconds the push service keeps the message for an offline browser
+                         * @default 86400
+                         */
+                        ttl?: number;
+                        /**
+                         * @description Push `Urgency` header
+                         * @default normal
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
+                        topic?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: queued for delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
+                                targets: number;
+                            };
+                            /** @description Endpoints that are not subscriptions of the app */
+                            unknownEndpoints: string[];
+                            /** @description Endpoints of the app whose subscription has expired: not sent to */
+                            expiredEndpoints: string[];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT, TOO_MANY_ENDPOINTS */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open plan requests, oldest first (operators only)
+         * @description At most 100; granting one takes it off the list.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequests: ({
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            } & {
+                                userId: string;
+                                email: string;
+                                /** @description The account’s plan now */
+                                currentPlan: string;
+                            })[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/plan-requests/{requestId}/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a plan request: the account moves to the plan asked for, and the request is done (operators only)
+         * @description A request that is not open (already granted, or unknown) is 404 NOT_FOUND, and nothing changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Plan request id (uuid) */
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            } & {
+                                userId: string;
+                                email: string;
+                                /** @description The account’s plan now */
+                                currentPlan: string;
+                            };
+                            tenant: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
                             upgrade_url?: string;
                         };
                     };
@@ -7213,17 +6588,14 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/operator/plan-requests": {
+    "/api/v1/plan-requests": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Open plan requests, oldest first (operators only)
-         * @description At most 100; granting one takes it off the list.
-         */
+        /** Your plan requests, newest first (the open one, and the last few granted) */
         get: {
             parameters: {
                 query?: never;
@@ -7240,7 +6612,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            planRequests: ({
+                            planRequests: {
                                 id: string;
                                 /** @description The plan asked for */
                                 plan: string;
@@ -7250,12 +6622,7 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 resolvedAt: string | null;
-                            } & {
-                                userId: string;
-                                email: string;
-                                /** @description The account’s plan now */
-                                currentPlan: string;
-                            })[];
+                            }[];
                         };
                     };
                 };
@@ -7285,7 +6652,116 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN */
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask the operator for another plan
+         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description One of free, pro, enterprise
+                         * @example pro
+                         */
+                        plan: "free" | "pro" | "enterprise";
+                        /** @description A note to the operator */
+                        message?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7293,7 +6769,114 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "FORBIDDEN";
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            plans: {
+                                /**
+                                 * @description What `user.plan` says: `free`, `pro` or `enterprise`
+                                 * @example free
+                                 */
+                                id: string;
+                                /**
+                                 * @description Display name
+                                 * @example Free
+                                 */
+                                name: string;
+                                limits: {
+                                    /** @description Apps per user; null: no limit */
+                                    apps: number | null;
+                                    /** @description Active subscribers per user, across their apps; null: no limit */
+                                    subscribers: number | null;
+                                    /** @description Sends per calendar month (UTC) per user, across their apps; null: no limit */
+                                    sendsPerMonth: number | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
                             upgrade_url?: string;
                         };
                     };
@@ -7321,7 +6904,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/operator/plan-requests/{requestId}/grant": {
+    "/api/v1/subscribe": {
         parameters: {
             query?: never;
             header?: never;
@@ -7330,21 +6913,56 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Grant a plan request: the account moves to the plan asked for, and the request is done (operators only)
-         * @description A request that is not open (already granted, or unknown) is 404 NOT_FOUND, and nothing changes.
-         */
+        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
         post: {
             parameters: {
                 query?: never;
                 header?: never;
-                path: {
-                    /** @description Plan request id (uuid) */
-                    requestId: string;
-                };
+                path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Push endpoint, exactly as the browser gave it
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description Subscription public key (base64url), `getKey("p256dh")` */
+                        p256dh: string;
+                        /** @description Subscription auth secret (base64url), `getKey("auth")` */
+                        auth: string;
+                        /** @description PushSubscription.toJSON() shape */
+                        keys?: {
+                            p256dh?: string;
+                            auth?: string;
+                        };
+                        /** @description From toJSON(); ignored */
+                        expirationTime?: number | null;
+                        /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
+                        uid?: string;
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
+                        uidSignature?: string;
+                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
+                        tagsSignature?: string;
+                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
+                        signatureExpires?: number;
+                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
+                        applicationServerKey?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description OK */
                 200: {
@@ -7353,46 +6971,79 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            planRequest: {
+                            subscriber: {
                                 id: string;
-                                /** @description The plan asked for */
-                                plan: string;
-                                message: string | null;
-                                status: "open" | "granted";
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                resolvedAt: string | null;
-                            } & {
-                                userId: string;
-                                email: string;
-                                /** @description The account’s plan now */
-                                currentPlan: string;
-                            };
-                            tenant: {
-                                id: string;
-                                email: string;
-                                /** @description free, pro or enterprise */
-                                plan: string;
-                                role: "customer" | "operator";
-                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
-                                suspended: boolean;
-                                /** Format: date-time */
-                                suspendedAt: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Apps of the account */
-                                apps: number;
-                                /** @description Active subscribers across its apps */
-                                subscribers: number;
-                                /** @description Sends accepted this calendar month (UTC), across its apps */
-                                sendsThisMonth: number;
                             };
                         };
                     };
                 };
-                /** @description INVALID_INPUT */
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED, INVALID_UID_SIGNATURE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7404,7 +7055,88 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
+                /** @description RATE_LIMITED, SUBSCRIBER_LIMIT_EXCEEDED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Remove a browser push subscription */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The endpoint to remove, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7412,12 +7144,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                /** @description ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7425,7 +7157,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -7439,6 +7171,45 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -7458,6 +7229,262 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        /**
+         * Set or remove the uid and/or replace the tags of a subscription (from your server)
+         * @description `uid: null` removes the uid; absent fields stay as they are.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The subscription to change, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description null removes the uid */
+                        uid?: string | (never | null);
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The VAPID public key of the API key's app */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The key's app VAPID public key, for `applicationServerKey` */
+                            vapidPublicKey: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

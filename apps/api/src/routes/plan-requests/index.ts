@@ -2,11 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listOwnPlanRequests, requestPlan } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../plugins/app/auth.js';
-import { sessionSecurity } from '../../plugins/app/operator.js';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses, sessionSecurity } from '../../schemas/common.js';
 import { CreatePlanRequestBody, PlanRequestListResponse, PlanRequestResponse } from '../../schemas/operator.js';
-import { publicPlanRequest } from '../../views/operator.js';
-import { planRequestMail } from '../../views/plan-request-mail.js';
+import { publicPlanRequest } from '../operator/public-views.js';
+import { planRequestMail } from './plan-request-mail.js';
 
 /**
  * The pricing page's call to action: the signed-in customer asks the operator for a plan. The

@@ -1,15 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listOpenPlanRequests } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { operatorOnly, sessionSecurity } from '../../../plugins/app/operator.js';
-import { errorResponses, MAX_PAGE_SIZE } from '../../../schemas/common.js';
+import { errorResponses, MAX_PAGE_SIZE, sessionSecurity } from '../../../schemas/common.js';
 import { OperatorPlanRequestListResponse } from '../../../schemas/operator.js';
-import { operatorPlanRequest } from '../../../views/operator.js';
+import { operatorPlanRequest } from '../public-views.js';
 
 /** GET /operator/plan-requests: the open plan requests of every account, oldest first (operators only). */
 export default async function operatorPlanRequestRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  operatorOnly(app);
 
   app.get(
     '/',

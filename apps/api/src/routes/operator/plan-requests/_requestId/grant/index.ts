@@ -3,15 +3,13 @@ import { findTenant, grantPlanRequest } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { operatorOnly, sessionSecurity } from '../../../../../plugins/app/operator.js';
-import { errorResponses } from '../../../../../schemas/common.js';
+import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
 import { GrantedPlanRequestResponse, PlanRequestParams } from '../../../../../schemas/operator.js';
-import { operatorPlanRequest, publicTenant } from '../../../../../views/operator.js';
+import { operatorPlanRequest, publicTenant } from '../../../public-views.js';
 
 /** POST /operator/plan-requests/:requestId/grant: one click moves the account and closes the request. */
 export default async function grantPlanRequestRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  operatorOnly(app);
 
   app.post(
     '/',

@@ -3,15 +3,13 @@ import { setTenantPlan } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { operatorOnly, sessionSecurity } from '../../../../../plugins/app/operator.js';
-import { errorResponses } from '../../../../../schemas/common.js';
+import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
 import { TenantParams, TenantPlanBody, TenantResponse } from '../../../../../schemas/operator.js';
-import { publicTenant } from '../../../../../views/operator.js';
+import { publicTenant } from '../../../public-views.js';
 
 /** PATCH /operator/tenants/:userId/plan: moves an account to another plan (operators only). */
 export default async function tenantPlanRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  operatorOnly(app);
 
   app.patch(
     '/',

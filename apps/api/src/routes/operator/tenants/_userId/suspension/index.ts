@@ -3,10 +3,9 @@ import { setTenantSuspended } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { operatorOnly, sessionSecurity } from '../../../../../plugins/app/operator.js';
-import { errorResponses } from '../../../../../schemas/common.js';
+import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
 import { TenantParams, TenantResponse } from '../../../../../schemas/operator.js';
-import { publicTenant } from '../../../../../views/operator.js';
+import { publicTenant } from '../../../public-views.js';
 
 const errors = errorResponses('INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION', 'FORBIDDEN', 'NOT_FOUND');
 
@@ -16,7 +15,6 @@ const errors = errorResponses('INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION'
  */
 export default async function tenantSuspensionRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  operatorOnly(app);
 
   const change = async (request: FastifyRequest<{ Params: { userId: string } }>, suspended: boolean) => {
     const operator = sessionUser(request);
