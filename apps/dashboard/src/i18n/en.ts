@@ -290,6 +290,8 @@ export const en = {
   'keys.colName': 'Name',
   'keys.colScope': 'Scope',
   'keys.colCreated': 'Created',
+  'keys.colPrefix': 'Key',
+  'keys.colLastUsed': 'Last used',
   'keys.colActions': 'Actions',
   'keys.unnamed': 'Unnamed',
   'keys.revoke': 'Revoke',

@@ -291,6 +291,8 @@ export const ja: Record<keyof typeof en, string> = {
   'keys.colName': '名前',
   'keys.colScope': 'スコープ',
   'keys.colCreated': '作成日時',
+  'keys.colPrefix': 'キー',
+  'keys.colLastUsed': '最終使用',
   'keys.colActions': '操作',
   'keys.unnamed': '名前なし',
   'keys.revoke': '取り消す',

@@ -55,6 +55,10 @@ export function AppsPage() {
             <li key={app.id}>
               <Link className="card card-link" to={`/apps/${app.id}`}>
                 <span className="card-title">{app.name}</span>
+                <span className="card-numbers" data-testid="app-numbers">
+                  <span>{plural('apps.subscribers.other', app.stats.activeSubscribers)}</span>
+                  <span>{plural('apps.sends.other', app.stats.sendsThisMonth)}</span>
+                </span>
                 <span className="muted">{t('apps.created', { date: date(app.createdAt) })}</span>
               </Link>
             </li>
