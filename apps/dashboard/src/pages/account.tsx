@@ -3,9 +3,9 @@ import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
 import { switchUser, useMe } from '../api/session.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { useOpenPlanRequest } from '../components/plan-request.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { useChangeLanguage } from '../components/language-picker.js';
+import { useOpenPlanRequest } from '../components/plan-request.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../i18n/index.js';
 

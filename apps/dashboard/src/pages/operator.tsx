@@ -200,7 +200,7 @@ function Tenants({ selfId }: { selfId: string }) {
   return (
     <section className="panel" aria-labelledby="tenants-title">
       <h2 id="tenants-title">{t('operator.accounts')}</h2>
-      <form className="inline-form" role="search" onSubmit={onSearch}>
+      <form className="inline-form" onSubmit={onSearch}>
         <Field
           id="tenant-search"
           type="search"

@@ -1,5 +1,5 @@
-import type { Page } from 'playwright-core';
 import { type MailServer, startMailServer } from '@webpush/testing';
+import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import {
   assertAccessible,
@@ -34,14 +34,6 @@ if (browser) {
   const operator = await openDashboard(t, browser);
   const customerEmail = uniqueEmail('customer');
   const operatorEmail = uniqueEmail('operator');
-
-  async function signIn(page: Page, email: string) {
-    await page.goto(`${url}/sign-in`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
-  }
 
   /** axe and screenshots at 1440 and 375 px (no sideways scrolling there). */
   async function checkPage(t: Test, page: Page, name: string) {
