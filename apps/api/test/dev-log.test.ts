@@ -19,7 +19,7 @@ const { app } = await buildTestApp(t, { LOG_LEVEL: 'info', RATE_LIMIT_REGISTER_M
 
 const formatAll = () => {
   const format = createDevLogFormatter();
-  return lines.flatMap((line) => format(line) as string[]);
+  return lines.flatMap((line) => format(line));
 };
 
 t.test('one readable line per request, none for the files Vite serves', async (t) => {

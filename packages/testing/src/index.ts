@@ -1,5 +1,11 @@
 export { testConfig } from './config.js';
 export {
+  type DedicatedPostgres,
+  type DedicatedRedis,
+  startDedicatedPostgres,
+  startDedicatedRedis,
+} from './dedicated-servers.js';
+export {
   type FakeGithub,
   type FakeGithubEmail,
   type FakeGithubEnv,

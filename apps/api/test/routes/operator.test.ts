@@ -63,7 +63,7 @@ interface TenantBody {
 }
 
 t.test('every console route refuses a customer (403 FORBIDDEN) and a request without a session', async (t) => {
-  const { rows: before } = { rows: await sql`select id, plan, role, suspended_at from users order by id` };
+  const before = await sql`select id, plan, role, suspended_at from users order by id`;
   const requestId = (
     (await as(bystander.token, 'POST', '/plan-requests', { plan: 'pro' })).json() as { planRequest: { id: string } }
   ).planRequest.id;

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A click link of a declarative notification: counts the click and redirects to its page */
+        /**
+         * A click link of a declarative notification: counts the click and redirects to its page
+         * @description The click link of a declarative notification (Safari opens it without running any script): counts the click once and redirects to the notification’s page.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -77,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your apps, each with its active subscribers and this month’s sends */
+        /**
+         * List your apps, each with its active subscribers and this month’s sends
+         * @description Your apps, oldest first.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -93,6 +99,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "apps": [
+                         *         {
+                         *           "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *           "name": "My blog",
+                         *           "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "allowedOrigins": [
+                         *             "https://www.example.com"
+                         *           ],
+                         *           "requireSignedTags": false,
+                         *           "signaturesExpire": false,
+                         *           "pushFormat": "legacy",
+                         *           "defaultUrl": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             apps: ({
                                 id: string;
@@ -164,7 +189,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an app (with its own VAPID key pair) */
+        /**
+         * Create an app (with its own VAPID key pair)
+         * @description Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -174,6 +202,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "My blog"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Display name
@@ -190,6 +223,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -318,7 +368,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One app, with its subscriber and send counts */
+        /**
+         * One app, with its subscriber and send counts
+         * @description One of your apps, with its subscriber count and this month’s sends.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -422,7 +475,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an app with its keys and subscriptions */
+        /**
+         * Delete an app with its keys and subscriptions
+         * @description Deletes the app with its API keys, subscriptions and history. It cannot be undone.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -527,6 +583,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "allowedOrigins": [
+                     *         "https://www.example.com"
+                     *       ],
+                     *       "pushFormat": "declarative",
+                     *       "defaultUrl": "https://www.example.com/"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Display name */
                         name?: string;
@@ -800,7 +865,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an app's API keys (never their secrets) */
+        /**
+         * List an app's API keys (never their secrets)
+         * @description The app’s API keys: name, scope and creation time, never the keys themselves.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -896,7 +964,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT */
+        /**
+         * Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT
+         * @description Creates an API key: `subscribe_only` for browsers (safe to put in a page), `notify` to send from your server, `full` to send and test. The key itself is shown only in this answer.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -909,6 +980,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "scope": "notify",
+                     *       "name": "Production server"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description `subscribe_only` (browsers: subscribe only), `notify` (send), or `full` (send and test); anything else is 400 INVALID_SCOPE
@@ -927,6 +1004,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "key": {
+                         *         "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a",
+                         *         "name": "Production server",
+                         *         "scope": "notify",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       },
+                         *       "secret": "wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo"
+                         *     }
+                         */
                         "application/json": {
                             key: {
                                 id: string;
@@ -1073,7 +1161,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it answers INVALID_API_KEY from then on */
+        /**
+         * Revoke an API key; it answers INVALID_API_KEY from then on
+         * @description Revokes an API key: every request with it answers 401 INVALID_API_KEY from then on.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1172,7 +1263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's notifications, newest first, a page at a time (keyset pagination) */
+        /**
+         * The app's notifications, newest first, a page at a time (keyset pagination)
+         * @description The app’s sends, newest first, a page at a time: pass `nextCursor` as `cursor` for the next page.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1351,6 +1445,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "Hello",
+                     *       "body": "A first notification from the dashboard."
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -1453,6 +1553,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 3
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -1613,7 +1722,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app */
+        /**
+         * Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app
+         * @description Cancels a scheduled send of the app from the dashboard.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1805,7 +1917,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag */
+        /**
+         * The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag
+         * @description The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1934,7 +2049,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a subscriber: it is no longer a target of any send */
+        /**
+         * Delete a subscriber: it is no longer a target of any send
+         * @description Removes one subscription of the app; the browser gets no more pushes from it.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2053,6 +2171,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *         "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *         "auth": "x8Tewbiv0CG7pXUjotWHxA"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
                         subscription: {
@@ -2083,6 +2210,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ok": true
+                         *     }
+                         */
                         "application/json": {
                             /**
                              * @description The push service accepted the message
@@ -2250,7 +2382,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This month's sends against the plan's limit, and the app's sends per UTC day */
+        /**
+         * This month's sends against the plan's limit, and the app's sends per UTC day
+         * @description The app’s sends per day over the last `days` days (30 by default), and this month’s usage against the plan.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2501,7 +2636,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The app's webhook, without its secret */
+        /**
+         * The app's webhook, without its secret
+         * @description The app’s webhook: its URL and the events it receives (not its secret).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2598,6 +2736,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/webhooks/push",
+                     *       "events": [
+                     *         "notification.completed",
+                     *         "subscription.expired"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)
@@ -2733,7 +2880,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Remove the app's webhook; events not yet delivered are dropped */
+        /**
+         * Remove the app's webhook; events not yet delivered are dropped
+         * @description Removes the app’s webhook; events are no longer sent.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2832,7 +2982,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent delivery attempts, newest first: status, duration, the first bytes of the answer */
+        /**
+         * Recent delivery attempts, newest first: status, duration, the first bytes of the answer
+         * @description The webhook’s recent deliveries, newest first: each event, its attempts and the receiver’s answers.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2954,7 +3107,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries */
+        /**
+         * Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries
+         * @description Sends an event to the receiver again, at once.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3080,7 +3236,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret; the new one is shown only in this answer */
+        /**
+         * Replace the signing secret; the new one is shown only in this answer
+         * @description Replaces the webhook’s signing secret; the new one is shown only in this answer.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3202,7 +3361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start GitHub sign-in: 302 to GitHub's authorize page */
+        /**
+         * Start GitHub sign-in: 302 to GitHub's authorize page
+         * @description Starts "Sign in with GitHub": redirects to GitHub’s authorize page.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3288,7 +3450,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie */
+        /**
+         * GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie
+         * @description Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3418,7 +3583,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with e-mail and password */
+        /**
+         * Sign in with e-mail and password
+         * @description Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3428,6 +3596,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address; compared case-insensitively
@@ -3449,6 +3623,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                             /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
@@ -3564,7 +3750,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the session */
+        /**
+         * End the session
+         * @description Ends the current session and clears its cookie.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3648,7 +3837,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description The signed-in account.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3664,6 +3856,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -3715,7 +3918,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the signed-in user’s language (of the dashboard and the e-mails) */
+        /**
+         * Change the signed-in user’s language (of the dashboard and the e-mails)
+         * @description Sets the account’s language (`ja` or `en`): the dashboard’s and the e-mails’.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -3725,6 +3931,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "language": "en"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
                         language: "ja" | "en";
@@ -3738,6 +3949,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "en"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -3834,7 +4056,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
+        /**
+         * Ask for a password-reset e-mail; 202 whether or not the address has an account
+         * @description Sends a password reset link to the address if an account has it. The answer is the same either way, so it tells no one which addresses have accounts.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3844,6 +4069,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address of the account
@@ -3958,7 +4188,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the token from the reset e-mail; ends every session of the user */
+        /**
+         * Set a new password with the token from the reset e-mail; ends every session of the user
+         * @description Sets a new password with the token from the reset e-mail, and ends every session of the account.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3968,6 +4201,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "wpr_7Yu2Ii5Oo8Pp1Aa4Ss7Dd0Ff3Gg6Hh9Jj2Kk5Ll",
+                     *       "password": "a new long passphrase"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
@@ -4081,7 +4320,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sign-in methods this server offers besides e-mail and password */
+        /**
+         * The sign-in methods this server offers besides e-mail and password
+         * @description The sign-in methods this server offers besides e-mail and password.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4097,6 +4339,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "github": true
+                         *     }
+                         */
                         "application/json": {
                             /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
                             github: boolean;
@@ -4161,6 +4408,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple",
+                     *       "language": "ja"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description E-mail address; compared case-insensitively
@@ -4184,6 +4438,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": false,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                             /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
@@ -4297,7 +4563,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your live sessions, most recently used first */
+        /**
+         * Your live sessions, most recently used first
+         * @description Your signed-in sessions, most recently used first; the current one is marked.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4374,7 +4643,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** End every session but the current one */
+        /**
+         * End every session but the current one
+         * @description Signs out every session but the current one.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4460,7 +4732,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of your sessions (the current one too: that signs you out) */
+        /**
+         * End one of your sessions (the current one too: that signs you out)
+         * @description Signs out one session.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4561,7 +4836,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
+        /**
+         * Verify the e-mail address with the token from the verification e-mail (single use, 24 h)
+         * @description Confirms the account’s e-mail address with the token from the verification e-mail.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4571,6 +4849,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The token from the link in the e-mail */
                         token: string;
@@ -4684,7 +4967,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
+        /**
+         * Send the verification e-mail again (nothing is sent when the e-mail is already verified)
+         * @description Sends the verification e-mail again (rate limited per address).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4798,6 +5084,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "type": "clicked",
+                     *       "action": "open"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The `id` of the push payload (a notification id, or "test") */
                         notificationId: string;
@@ -4823,6 +5117,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example {} */
                         "application/json": Record<string, never>;
                     };
                 };
@@ -4932,7 +5227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Progress of a notification of the API key’s app */
+        /**
+         * Progress of a notification of the API key’s app
+         * @description One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5320,7 +5618,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to every active subscriber of the app, or to one endpoint */
+        /**
+         * Send to every active subscriber of the app, or to one endpoint
+         * @description Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5333,6 +5634,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "セール開始",
+                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "url": "https://www.example.com/sale",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -5435,6 +5746,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1250
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -5594,7 +5914,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to a list of up to 100 endpoints of the app */
+        /**
+         * Send to a list of up to 100 endpoints of the app
+         * @description Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5607,6 +5930,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *       ],
+                     *       "title": "注文を発送しました",
+                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "url": "https://www.example.com/orders/1042"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Subscriptions of the app to send to (1 to 100) */
                         endpoints: string[];
@@ -5688,6 +6021,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1
+                         *       },
+                         *       "unknownEndpoints": [],
+                         *       "expiredEndpoints": []
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -6828,7 +7172,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        /**
+         * Every plan with its limits (for the pricing page); no sign-in needed
+         * @description The plans and their limits: apps, subscribers per app and sends a month.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6913,7 +7260,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
+        /**
+         * Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret
+         * @description Stores a browser’s push subscription (`PushSubscription.toJSON()` as is, or flat) for the API key’s app, with your own `uid` and `tags` if you give them. The web SDK calls it; subscribing the same endpoint again updates it. With a `subscribe_only` key from a browser, a `uid` needs your server’s `uidSignature`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6923,6 +7273,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *       "auth": "x8Tewbiv0CG7pXUjotWHxA",
+                     *       "tags": {
+                     *         "lang": "ja"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Push endpoint, exactly as the browser gave it
@@ -6970,6 +7330,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;
@@ -7096,7 +7463,10 @@ export interface paths {
                 };
             };
         };
-        /** Remove a browser push subscription */
+        /**
+         * Remove a browser push subscription
+         * @description Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7106,6 +7476,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The endpoint to remove, as subscribed
@@ -7244,6 +7619,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "uid": "user-42",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The subscription to change, as subscribed
@@ -7394,7 +7778,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The VAPID public key of the API key's app */
+        /**
+         * The VAPID public key of the API key's app
+         * @description The VAPID public key browsers subscribe with (`applicationServerKey` of `pushManager.subscribe`) for the API key’s app.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7410,6 +7797,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA"
+                         *     }
+                         */
                         "application/json": {
                             /** @description The key's app VAPID public key, for `applicationServerKey` */
                             vapidPublicKey: string;

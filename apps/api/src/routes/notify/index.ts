@@ -9,13 +9,11 @@ const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RA
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const keyAuth = [app.limiters.apiKey, app.authenticate({ apiKey: 'notify' })];
   const sending = notificationAcceptor(app);
 
   app.post(
     '/',
     {
-      onRequest: keyAuth,
       schema: {
         tags: ['sending'],
         summary: 'Send to every active subscriber of the app, or to one endpoint',

@@ -32,13 +32,11 @@ async function checkEndpointCount(request: FastifyRequest) {
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const keyAuth = [app.limiters.apiKey, app.authenticate({ apiKey: 'notify' })];
   const sending = notificationAcceptor(app);
 
   app.post(
     '/',
     {
-      onRequest: keyAuth,
       preValidation: checkEndpointCount,
       schema: {
         tags: ['sending'],
