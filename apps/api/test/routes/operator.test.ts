@@ -187,6 +187,7 @@ t.test(
         (select count(*)::int from subscriptions s join apps a on a.id = s.app_id where a.user_id = ${customer.user.user.id}) as subscriptions`
       )[0];
     const before = await counts();
+    if (!before) throw new Error('no counts');
     const subscribeKey = await createKey(app, customer.user.token, customer.app.id, 'subscribe_only');
 
     const suspended = await as(operator.token, 'PUT', `/operator/tenants/${customer.user.user.id}/suspension`);
