@@ -1,11 +1,14 @@
-// `pnpm admin <command>`: operations that have no API. For now one command, `set-plan`, because
-// there is no billing integration yet (CONTRACT "Operations"). Configured like the services, by
-// environment (DATABASE_URL); exits 0 on success, 1 when the request cannot be done, 2 on bad usage.
+// `pnpm admin <command>`: operations that need a shell. `set-plan` (CONTRACT "Operations"; the
+// operator console does the same from the dashboard) and `grant-operator`, which makes the first
+// operator. Configured like the services, by environment (DATABASE_URL); exits 0 on success, 1 when
+// the request cannot be done, 2 on bad usage.
 import { isPlanName, planNames } from '@webpush/plans';
 
 const USAGE = `usage: pnpm admin set-plan <email> <plan>
+       pnpm admin grant-operator <email>
 
-  set-plan   moves the user with <email> to <plan>, one of: ${planNames.join(', ')}`;
+  set-plan         moves the user with <email> to <plan>, one of: ${planNames.join(', ')}
+  grant-operator   gives the user with <email> the operator role: the operator console in the dashboard`;
 
 class CommandError extends Error {
   constructor(
@@ -75,11 +78,33 @@ async function tellApiInstances(config: import('@webpush/config').Config, userId
   }
 }
 
+async function grantOperator(args: string[]): Promise<string> {
+  const [rawEmail, ...extra] = args;
+  if (rawEmail === undefined || extra.length > 0)
+    throw usageError('grant-operator takes exactly one argument: <email>');
+  const email = rawEmail.trim().toLowerCase(); // as the API stores it
+  if (email === '') throw usageError('the e-mail is empty');
+
+  const { loadConfig } = await import('@webpush/config');
+  const { createDatabase, grantOperatorRole } = await import('@webpush/db');
+  const config = loadConfig();
+  const database = createDatabase(config.databaseUrl, { max: 1 });
+  try {
+    const granted = await grantOperatorRole(database.db, email);
+    if (!granted) throw new CommandError(`no user with the e-mail ${email}`, 1);
+    if (granted.already) return `${granted.user.email} already has the operator role: nothing changed`;
+    return `${granted.user.email} now has the operator role: the operator console is at ${config.publicUrl}/operator`;
+  } finally {
+    await database.close();
+  }
+}
+
 async function main(argv: string[]): Promise<string> {
   const [command, ...args] = argv;
   if (command === undefined) throw usageError('no command given');
   if (command === '--help' || command === '-h' || command === 'help') return USAGE;
   if (command === 'set-plan') return setPlan(args);
+  if (command === 'grant-operator') return grantOperator(args);
   throw usageError(`unknown command "${command}"`);
 }
 

@@ -23,4 +23,6 @@ runTogether(
     { name: 'sdk', args: ['packages/web-sdk/build.mjs', '--watch'], port: 0 },
   ],
   { NODE_ENV: 'development', DASHBOARD_DEV_SERVER: 'true', ...env },
+  // DEV_LOG=json shows the processes' own JSON lines instead.
+  { readable: env.DEV_LOG !== 'json' },
 );

@@ -1,19 +1,22 @@
 // Runs the API and the worker side by side: output prefixed, SIGINT/SIGTERM forwarded, and when one
-// process dies the other is stopped so a half-running service never goes unnoticed.
+// process dies the other is stopped so a half-running service never goes unnoticed. With
+// `readable`, each JSON log line is shown as a line a person reads (scripts/dev-log.mjs).
 import { spawn } from 'node:child_process';
+import { createDevLogFormatter } from './dev-log.mjs';
 
-export function runTogether(processes, env) {
+export function runTogether(processes, env, { readable = false } = {}) {
   const children = processes.map(({ name, args, port }) => {
     const child = spawn(process.execPath, args, {
       env: { ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const format = readable ? createDevLogFormatter({ colour: process.stdout.isTTY === true }) : (line) => [line];
     for (const stream of [child.stdout, child.stderr]) {
       let rest = '';
       stream.on('data', (chunk) => {
         const lines = (rest + chunk.toString()).split('\n');
         rest = lines.pop() ?? '';
-        for (const line of lines) process.stdout.write(`[${name}] ${line}\n`);
+        for (const line of lines) for (const shown of format(line)) process.stdout.write(`[${name}] ${shown}\n`);
       });
     }
     return { name, child };

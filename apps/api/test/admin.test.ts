@@ -106,3 +106,48 @@ t.test('pnpm admin set-plan', async (t) => {
     t.equal(result.stdout, '');
   });
 });
+
+t.test('pnpm admin grant-operator', async (t) => {
+  const resources = await createIsolatedResources();
+  const database = createDatabase(resources.databaseUrl, { max: 1 });
+  t.teardown(async () => {
+    await database.close();
+    await resources.dispose();
+  });
+  await createUser(database.db, { email: 'ops@example.com', passwordHash: 'x' });
+  await createUser(database.db, { email: 'customer@example.com', passwordHash: 'x' });
+  const roleOf = async (email: string) =>
+    (await database.sql<{ role: string }[]>`select role from users where email = ${email}`)[0]?.role;
+  const run = (...args: string[]) => runAdmin(resources.databaseUrl, args);
+
+  t.test('gives the role, says what it did, and says so again without changing anything', async (t) => {
+    const first = await run('grant-operator', ' OPS@example.com ');
+    t.equal(first.code, 0, first.stderr);
+    t.match(
+      first.stdout.trim(),
+      /^ops@example\.com now has the operator role: the operator console is at http.*\/operator$/,
+    );
+    t.equal(await roleOf('ops@example.com'), 'operator');
+    t.equal(await roleOf('customer@example.com'), 'customer', 'nobody else changes');
+
+    const again = await run('grant-operator', 'ops@example.com');
+    t.equal(again.code, 0, again.stderr);
+    t.equal(again.stdout.trim(), 'ops@example.com already has the operator role: nothing changed');
+  });
+
+  t.test('an unknown e-mail or a bad call fails clearly and changes nothing', async (t) => {
+    const [unknown, none, extra] = await Promise.all([
+      run('grant-operator', 'nobody@example.com'),
+      run('grant-operator'),
+      run('grant-operator', 'customer@example.com', 'more'),
+    ]);
+    t.equal(unknown.code, 1);
+    t.match(unknown.stderr, /no user with the e-mail nobody@example\.com/);
+    t.equal(unknown.stdout, '');
+    for (const [label, result] of Object.entries({ none, extra })) {
+      t.equal(result.code, 2, `${label}: usage error`);
+      t.match(result.stderr, /usage: .*grant-operator <email>/s, `${label}: prints the usage`);
+    }
+    t.equal(await roleOf('customer@example.com'), 'customer');
+  });
+});

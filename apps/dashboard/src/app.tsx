@@ -9,6 +9,7 @@ import { AuthPage } from './pages/auth.js';
 import { KeysPage } from './pages/keys.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { NotificationsPage } from './pages/notifications.js';
+import { OperatorPage } from './pages/operator.js';
 import { OverviewPage } from './pages/overview.js';
 import { PricingPage } from './pages/pricing.js';
 import { SendPage } from './pages/send.js';
@@ -45,6 +46,7 @@ export function App() {
             <Route path="*" element={<NotFoundPage />} />
           </Route>
           <Route path="/account" element={<AccountPage />} />
+          <Route path="/operator" element={<OperatorPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
       </Route>

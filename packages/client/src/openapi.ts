@@ -1816,6 +1816,8 @@ export interface components {
             emailVerified: boolean;
             /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
             language: "ja" | "en";
+            /** @description `operator`: may use the operator console (`pnpm admin grant-operator`) */
+            role: "customer" | "operator";
         };
     };
     responses: never;

@@ -76,6 +76,8 @@ export interface Config {
     /** `smtp://…` / `smtps://…`; null: messages are written to the log instead (development). */
     readonly smtpUrl: string | null;
     readonly from: string;
+    /** OPERATOR_EMAIL: who is told of plan requests; null: nobody is e-mailed (the console still lists them). */
+    readonly operator: string | null;
   };
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
@@ -377,7 +379,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       subscribePerAppMax: env.RATE_LIMIT_SUBSCRIBE_PER_APP_MAX,
     },
     apiKeysPerAppMax: env.API_KEYS_PER_APP_MAX,
-    mail: { smtpUrl: env.SMTP_URL ?? null, from: env.MAIL_FROM ?? defaultMailFrom(publicUrl) },
+    mail: {
+      smtpUrl: env.SMTP_URL ?? null,
+      from: env.MAIL_FROM ?? defaultMailFrom(publicUrl),
+      operator: env.OPERATOR_EMAIL?.trim() || null,
+    },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
     retention: {
       notificationDays: env.RETENTION_DAYS,

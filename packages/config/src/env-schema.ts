@@ -100,6 +100,8 @@ export const EnvSchema = Type.Object({
   // Mail (verification and password-reset links). Without SMTP_URL messages are logged, not sent.
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
+  /** Where plan requests from the pricing page are e-mailed (the operator's mailbox); unset: shown in the console only. */
+  OPERATOR_EMAIL: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),
   /** Days finished notifications are kept, with their events, chunks and progress (at least 32: this month's sends are summed from them). */

@@ -9,11 +9,13 @@ export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
 export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
+export * from './repositories/plan-requests.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
 export * from './repositories/sessions.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
 export * from './repositories/subscriptions.js';
+export * from './repositories/tenants.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';
 export * from './repositories/vapid-keys.js';
@@ -31,11 +33,13 @@ export {
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,
+  type PlanRequestStatus,
   type PushFormat,
   pushFormats,
   type SubscriptionStatus,
   type SubscriptionTags,
   type Urgency,
+  type UserRole,
   urgencies,
   type WebhookEventType,
   type WebhookMessageStatus,

@@ -18,6 +18,9 @@ import {
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
+export const userRoles = ['customer', 'operator'] as const;
+export type UserRole = (typeof userRoles)[number];
+
 export const users = pgTable(
   'users',
   {
@@ -35,6 +38,10 @@ export const users = pgTable(
     emailVerified: boolean('email_verified').notNull().default(false),
     /** 'ja' or 'en': the language of the account's e-mails, chosen at registration, changeable. */
     language: text('language').$type<'ja' | 'en'>().notNull().default('ja'),
+    /** `operator`: may use the operator console (granted by `pnpm admin grant-operator`). */
+    role: text('role').$type<UserRole>().notNull().default('customer'),
+    /** Set while the account is suspended: its API keys and sessions do not authenticate. Nothing is deleted. */
+    suspendedAt: timestamp('suspended_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email), uniqueIndex('users_github_id_key').on(table.githubId)],
@@ -88,6 +95,36 @@ export const accountTokens = pgTable(
     uniqueIndex('account_tokens_token_hash_key').on(table.tokenHash),
     index('account_tokens_user_id_idx').on(table.userId),
     index('account_tokens_expires_at_idx').on(table.expiresAt),
+  ],
+);
+
+export const planRequestStatuses = ['open', 'granted'] as const;
+export type PlanRequestStatus = (typeof planRequestStatuses)[number];
+
+/**
+ * A customer's request for another plan, sent from the pricing page: the operator is e-mailed
+ * (OPERATOR_EMAIL) and grants it in the console. One open request per account; asking again
+ * changes the plan asked for.
+ */
+export const planRequests = pgTable(
+  'plan_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    plan: text('plan').notNull(),
+    /** What the customer wrote to the operator, if anything. */
+    message: text('message'),
+    status: text('status').$type<PlanRequestStatus>().notNull().default('open'),
+    createdAt: createdAt(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    /** The operator who granted it. */
+    resolvedBy: uuid('resolved_by').references(() => users.id, { onDelete: 'set null' }),
+  },
+  (table) => [
+    uniqueIndex('plan_requests_open_user_key').on(table.userId).where(sql`${table.status} = 'open'`),
+    index('plan_requests_open_created_idx').on(table.createdAt, table.id).where(sql`${table.status} = 'open'`),
   ],
 );
 
@@ -163,6 +200,10 @@ export const apiKeys = pgTable(
     scope: text('scope').$type<ApiKeyScope>().notNull(),
     /** HMAC-SHA-256 of the `wpk_…` secret under API_KEY_PEPPER. */
     keyHash: text('key_hash').notNull(),
+    /** The secret's first characters (`wpk_` and 6 more), to tell keys apart; never the secret. Null before 0020. */
+    displayPrefix: text('display_prefix'),
+    /** When the key last authenticated, written at most once a minute per key (API_KEY_TOUCH_SECONDS). */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex('api_keys_key_hash_key').on(table.keyHash), index('api_keys_app_id_idx').on(table.appId)],

@@ -40,6 +40,7 @@ export const errorCatalogue = {
   INVALID_STATE: define(403, 'OAuth の state が一致しません'),
   ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからのリクエストは許可されていません'),
   INVALID_UID_SIGNATURE: define(403, 'uid の署名 (uidSignature) がないか、正しくありません'),
+  FORBIDDEN: define(403, 'この操作を行う権限がありません'),
 
   // 404 / 409 / 410 / 413
   NOT_FOUND: define(404, 'リソースが見つかりません'),

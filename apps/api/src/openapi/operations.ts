@@ -218,6 +218,25 @@ export const operations: Record<string, OperationDoc> = {
     description:
       'Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.',
   },
+  'POST /api/v1/plan-requests': {
+    description: '',
+    request: { plan: 'pro', message: '来月からの本番利用に向けて Pro をお願いします。' },
+  },
+  'GET /api/v1/plan-requests': { description: 'Your plan requests and what became of them, newest first.' },
+  // The operator console (users with the operator role).
+  'GET /api/v1/operator/tenants': { description: '' },
+  'PATCH /api/v1/operator/tenants/{userId}/plan': {
+    description: 'Moves an account to another plan; its limits apply from the next request.',
+    request: { plan: 'pro' },
+  },
+  'PUT /api/v1/operator/tenants/{userId}/suspension': { description: '' },
+  'DELETE /api/v1/operator/tenants/{userId}/suspension': {
+    description: 'Resumes a suspended account: its keys and sessions work again, as they were.',
+  },
+  'GET /api/v1/operator/plan-requests': { description: '' },
+  'POST /api/v1/operator/plan-requests/{requestId}/grant': {
+    description: 'Grants an open plan request: the account moves to the plan asked for and the request is closed.',
+  },
   // Operations whose route gives its own description still get an example here.
   'POST /api/v1/auth/register': {
     description: '',
@@ -254,5 +273,7 @@ export const tags = [
   { name: 'api keys', description: 'The keys your servers and pages use.' },
   { name: 'webhooks', description: 'Events sent to your server, signed (Standard Webhooks).' },
   { name: 'plans', description: 'Plans and their limits.' },
+  { name: 'accounts', description: 'Your account: plan requests to the operator.' },
   { name: 'auth', description: 'Accounts and sessions (the dashboard).' },
+  { name: 'operator', description: 'The operator console: every account, plans, suspension, plan requests.' },
 ];

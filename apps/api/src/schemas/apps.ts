@@ -71,7 +71,22 @@ export const AppResponse = Type.Object({ app: AppSchema });
 export const AppWithStatsResponse = Type.Object({
   app: Type.Intersect([AppSchema, Type.Object({ stats: AppStatsSchema })]),
 });
-export const AppListResponse = Type.Object({ apps: Type.Array(AppSchema) });
+export const AppListResponse = Type.Object({
+  apps: Type.Array(
+    Type.Intersect([
+      AppSchema,
+      Type.Object({
+        stats: Type.Object(
+          {
+            activeSubscribers: Type.Integer(),
+            sendsThisMonth: Type.Integer({ description: 'Sends accepted this calendar month (UTC)' }),
+          },
+          { description: 'What the app’s card shows; GET /apps/{appId} has the expired subscribers too' },
+        ),
+      }),
+    ]),
+  ),
+});
 
 export const IdentitySecretResponse = Type.Object({
   secret: Type.String({

@@ -15,6 +15,9 @@ export const UserSchema = Type.Object(
       description: 'The owner proved control of the e-mail (our verification link, or GitHub verified it)',
     }),
     language: LanguageSchema,
+    role: Type.Union([Type.Literal('customer'), Type.Literal('operator')], {
+      description: '`operator`: may use the operator console (`pnpm admin grant-operator`)',
+    }),
   },
   { $id: 'User' },
 );

@@ -6,6 +6,15 @@ export const ApiKeySchema = Type.Object({
   name: Type.String(),
   scope: Type.String({ enum: ['subscribe_only', 'notify', 'full'] }),
   createdAt: Type.String({ format: 'date-time' }),
+  prefix: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The first characters of the secret (`wpk_` and 6 more), to tell keys apart; never the secret. null for keys made before it was kept',
+    examples: ['wpk_Ab3dE9'],
+  }),
+  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'When the key last authenticated a request, to the minute (written at most once a minute); null: never',
+  }),
 });
 
 export const CreateKeyBody = Type.Object({

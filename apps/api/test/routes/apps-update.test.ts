@@ -44,7 +44,7 @@ t.test('PATCH /apps/{appId} renames and sets allowedOrigins; the app everywhere 
   t.strictSame(await stored(created.id), { name: 'After', allowed_origins: expected.allowedOrigins });
 
   const list = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: bearer(user.token) });
-  t.strictSame(list.json(), { apps: [expected] });
+  t.strictSame(list.json(), { apps: [{ ...expected, stats: { activeSubscribers: 0, sendsThisMonth: 0 } }] });
   const one = await app.inject({ method: 'GET', url: `/api/v1/apps/${created.id}`, headers: bearer(user.token) });
   t.match(one.json(), { app: expected });
 });

@@ -107,7 +107,7 @@ t.test('GET /apps lists only the caller’s apps', async (t) => {
   await createApp(app, other.token, 'Not mine');
   const response = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: bearer(user.token) });
   t.equal(response.statusCode, 200);
-  t.strictSame(response.json(), { apps: [created] });
+  t.strictSame(response.json(), { apps: [{ ...created, stats: { activeSubscribers: 0, sendsThisMonth: 0 } }] });
 });
 
 t.test('GET /apps/:appId returns the app with its subscriber counts', async (t) => {
@@ -145,6 +145,22 @@ t.test('GET /apps/:appId returns the app with its subscriber counts', async (t) 
   t.strictSame(response.json(), {
     app: { ...created, stats: { activeSubscribers: 3, expiredSubscribers: 3, sendsThisMonth: 0 } },
   });
+
+  // The list carries the two numbers of each app's card; a send of this month counts its targets.
+  const notifyKey = await createKey(app, user.token, created.id, 'notify');
+  const sent = await app.inject({
+    method: 'POST',
+    url: '/api/v1/notify',
+    headers: bearer(notifyKey.secret),
+    payload: { title: 'Counted', body: 'b' },
+  });
+  t.equal(sent.statusCode, 202);
+  const list = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: bearer(user.token) });
+  t.strictSame(
+    list.json<{ apps: { id: string; stats: unknown }[] }>().apps.map(({ id, stats }) => ({ id, stats })),
+    [{ id: created.id, stats: { activeSubscribers: 3, sendsThisMonth: 3 } }],
+    'only this account’s app, with its own numbers',
+  );
 });
 
 t.test('DELETE /apps/:appId answers 204 and takes its keys and subscriptions with it', async (t) => {
@@ -240,7 +256,13 @@ t.test('a Pro user can create a second app', async (t) => {
   t.equal(response.statusCode, 201);
   const second = (response.json() as { app: PublicApp }).app;
   const list = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: bearer(user.token) });
-  t.strictSame(list.json(), { apps: [first, second] });
+  const noCounts = { stats: { activeSubscribers: 0, sendsThisMonth: 0 } };
+  t.strictSame(list.json(), {
+    apps: [
+      { ...first, ...noCounts },
+      { ...second, ...noCounts },
+    ],
+  });
   const me = await app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(user.token) });
   t.equal(me.json<{ user: { plan: string } }>().user.plan, 'pro');
 });
@@ -290,7 +312,7 @@ t.test("another user's app is 404 NOT_FOUND, everywhere", async (t) => {
   });
   t.equal(stillWorks.statusCode, 200, "the owner's key still works");
   const list = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: asIntruder });
-  t.strictSame(list.json(), { apps: [intruderApp] });
+  t.strictSame(list.json(), { apps: [{ ...intruderApp, stats: { activeSubscribers: 0, sendsThisMonth: 0 } }] });
 });
 
 t.test('an app id that is not a uuid, or no app, is 404 NOT_FOUND', async (t) => {

@@ -27,7 +27,14 @@ t.test('register answers 201 with the user, a session token and an HttpOnly sess
   t.match(response.headers['content-type'], /^application\/json/);
   const body = response.json() as SessionBody;
   t.strictSame(Object.keys(body).sort(), ['token', 'user']);
-  t.strictSame(body.user, { id: body.user.id, email, plan: 'free', emailVerified: false, language: 'en' });
+  t.strictSame(body.user, {
+    id: body.user.id,
+    email,
+    plan: 'free',
+    emailVerified: false,
+    language: 'en',
+    role: 'customer',
+  });
   t.match(body.user.id, UUID);
   t.match(body.token, /^wps_[A-Za-z0-9_-]{43,}$/);
 

@@ -162,7 +162,7 @@ t.test('the whole API serves the built dashboard and keeps its own paths', async
     '30,000 sends a month',
     '3,000,000 sends a month',
     '1 app',
-    'pnpm admin set-plan',
+    'Sign in to request this plan',
   ]) {
     t.match(pricing.body, text, `pricing shows ${text}`);
   }

@@ -34,7 +34,14 @@ t.test('POST /apps/:appId/keys answers 201 with the key and its secret, shown on
   t.equal(response.statusCode, 201);
   const body = response.json() as CreatedKey;
   t.strictSame(Object.keys(body).sort(), ['key', 'secret']);
-  t.strictSame(body.key, { id: body.key.id, name: 'Backend', scope: 'notify', createdAt: body.key.createdAt });
+  t.strictSame(body.key, {
+    id: body.key.id,
+    name: 'Backend',
+    scope: 'notify',
+    createdAt: body.key.createdAt,
+    prefix: body.secret.slice(0, 10),
+    lastUsedAt: null,
+  });
   t.match(body.key.id, UUID);
   const created = Date.parse(body.key.createdAt);
   t.ok(created >= before - 1000 && created <= Date.now() + 1000, 'createdAt is now');
@@ -54,6 +61,44 @@ t.test('POST /apps/:appId/keys answers 201 with the key and its secret, shown on
 
   t.equal((await vapidKeyWith(body.secret)).statusCode, 200, 'the secret authenticates');
 });
+
+t.test(
+  'a key shows a prefix of its secret, never more, and when it was last used, written at most once a minute',
+  async (t) => {
+    const { key, secret } = (await postKey({ scope: 'notify', name: 'Tracked' })).json() as CreatedKey & {
+      key: { prefix: string };
+    };
+    t.match(key.prefix, /^wpk_[A-Za-z0-9_-]{6}$/);
+    t.ok(secret.startsWith(key.prefix), 'the prefix is the start of the secret');
+    const [stored] = await sql`select display_prefix from api_keys where id = ${key.id}`;
+    t.equal(stored?.display_prefix, key.prefix, 'only the prefix is stored beside the hash');
+
+    const listed = async () => {
+      const answer = await app.inject({ method: 'GET', url: keysUrl, headers: bearer(owner.token) });
+      const keys = (answer.json() as { keys: { id: string; prefix: string; lastUsedAt: string | null }[] }).keys;
+      const found = keys.find((candidate) => candidate.id === key.id);
+      if (!found) throw new Error('the key is not listed');
+      return found;
+    };
+    t.equal((await listed()).lastUsedAt, null, 'never used');
+    t.notMatch(JSON.stringify(await listed()), secret, 'the list never carries the secret');
+
+    const before = Date.now();
+    t.equal((await vapidKeyWith(secret)).statusCode, 200);
+    const first = (await listed()).lastUsedAt;
+    t.ok(first !== null && Math.abs(Date.parse(first) - before) < 60_000, 'used just now');
+
+    // Within the minute, further use writes nothing: the stored time stays the first one.
+    for (let i = 0; i < 3; i++) t.equal((await vapidKeyWith(secret)).statusCode, 200);
+    t.equal((await listed()).lastUsedAt, first, 'not rewritten within the minute');
+
+    // An hour-old time is replaced by the next use.
+    await sql`update api_keys set last_used_at = now() - interval '1 hour' where id = ${key.id}`;
+    t.equal((await vapidKeyWith(secret)).statusCode, 200);
+    const later = (await listed()).lastUsedAt;
+    t.ok(later !== null && Date.parse(later) >= before - 1000, 'written again after a minute');
+  },
+);
 
 t.test('every scope can be created; the name is optional', async (t) => {
   const secrets = new Set<string>();

@@ -107,6 +107,12 @@ t.test('GET /demo: a self-contained page whose inline code its own CSP allows', 
   const response = await app.inject({ method: 'GET', url: '/demo' });
   t.equal(response.statusCode, 200);
   t.equal(response.headers['content-type'], 'text/html; charset=utf-8');
+  t.equal(response.headers.vary, 'Accept-Language');
+  t.equal(response.headers['content-language'], 'en');
+  const japanese = await app.inject({ method: 'GET', url: '/demo', headers: { 'accept-language': 'ja,en;q=0.5' } });
+  t.match(japanese.body, '<html lang="ja">');
+  t.match(japanese.body, 'Web プッシュのデモ');
+  t.equal(japanese.headers['content-security-policy'], response.headers['content-security-policy'], 'one policy');
   const html = response.body;
   t.match(html, /<input id="key"/);
   t.match(html, /<button id="subscribe"/);
@@ -119,6 +125,7 @@ t.test('GET /demo: a self-contained page whose inline code its own CSP allows', 
   t.match(csp, /connect-src 'self'/);
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
   const inlineScript = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+  t.match(html, /<script type="application\/json" id="messages">/, 'the messages are data, not code');
   const inlineStyle = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
   t.ok(inlineScript.length > 100 && inlineStyle.length > 100, 'the page has inline script and style');
   t.ok(csp.includes(hash(inlineScript)), 'the inline script is allowed by hash');

@@ -81,7 +81,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your apps
+         * List your apps, each with its active subscribers and this month’s sends
          * @description Your apps, oldest first.
          */
         get: {
@@ -119,7 +119,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            apps: {
+                            apps: ({
                                 id: string;
                                 name: string;
                                 /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
@@ -136,7 +136,14 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
-                            }[];
+                            } & {
+                                /** @description What the app’s card shows; GET /apps/{appId} has the expired subscribers too */
+                                stats: {
+                                    activeSubscribers: number;
+                                    /** @description Sends accepted this calendar month (UTC) */
+                                    sendsThisMonth: number;
+                                };
+                            })[];
                         };
                     };
                 };
@@ -888,6 +895,16 @@ export interface paths {
                                 scope: "subscribe_only" | "notify" | "full";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The first characters of the secret (`wpk_` and 6 more), to tell keys apart; never the secret. null for keys made before it was kept
+                                 * @example wpk_Ab3dE9
+                                 */
+                                prefix: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the key last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
                             }[];
                         };
                     };
@@ -1006,6 +1023,16 @@ export interface paths {
                                 scope: "subscribe_only" | "notify" | "full";
                                 /** Format: date-time */
                                 createdAt: string;
+                                /**
+                                 * @description The first characters of the secret (`wpk_` and 6 more), to tell keys apart; never the secret. null for keys made before it was kept
+                                 * @example wpk_Ab3dE9
+                                 */
+                                prefix: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the key last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
                             };
                             /** @description The API key `wpk_…`. Shown only in this response. */
                             secret: string;
@@ -6133,6 +6160,1011 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/operator/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open plan requests, oldest first (operators only)
+         * @description At most 100; granting one takes it off the list.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequests: ({
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            } & {
+                                userId: string;
+                                email: string;
+                                /** @description The account’s plan now */
+                                currentPlan: string;
+                            })[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/plan-requests/{requestId}/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a plan request: the account moves to the plan asked for, and the request is done (operators only)
+         * @description A request that is not open (already granted, or unknown) is 404 NOT_FOUND, and nothing changes.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Plan request id (uuid) */
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            } & {
+                                userId: string;
+                                email: string;
+                                /** @description The account’s plan now */
+                                currentPlan: string;
+                            };
+                            tenant: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account with its plan, apps, subscribers and sends this month (operators only)
+         * @description In e-mail order, keyset-paginated; `q` keeps the accounts whose e-mail starts with it. A session of a user without the operator role is 403 FORBIDDEN.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                    /** @description Only accounts whose e-mail starts with this */
+                    q?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenants: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/operator/tenants/{userId}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move an account to another plan (operators only)
+         * @description The new limits hold from the next request on. An unknown account is 404 NOT_FOUND.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The account’s user id (uuid) */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description One of free, pro, enterprise
+                         * @example pro
+                         */
+                        plan: "free" | "pro" | "enterprise";
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenant: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/operator/tenants/{userId}/suspension": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Suspend an account (operators only)
+         * @description From the next request on, its API keys answer 401 INVALID_API_KEY and its sessions 401 INVALID_SESSION. Its apps, keys, sessions and subscribers are kept. Suspending your own account is 400 INVALID_INPUT.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The account’s user id (uuid) */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenant: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Resume a suspended account (operators only)
+         * @description Its API keys and unexpired sessions work again.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The account’s user id (uuid) */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenant: {
+                                id: string;
+                                email: string;
+                                /** @description free, pro or enterprise */
+                                plan: string;
+                                role: "customer" | "operator";
+                                /** @description A suspended account’s API keys answer INVALID_API_KEY and its sessions INVALID_SESSION */
+                                suspended: boolean;
+                                /** Format: date-time */
+                                suspendedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Apps of the account */
+                                apps: number;
+                                /** @description Active subscribers across its apps */
+                                subscribers: number;
+                                /** @description Sends accepted this calendar month (UTC), across its apps */
+                                sendsThisMonth: number;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plan-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your plan requests, newest first (the open one, and the last few granted) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequests: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask the operator for another plan
+         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description One of free, pro, enterprise
+                         * @example pro
+                         */
+                        plan: "free" | "pro" | "enterprise";
+                        /** @description A note to the operator */
+                        message?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            planRequest: {
+                                id: string;
+                                /** @description The plan asked for */
+                                plan: string;
+                                message: string | null;
+                                status: "open" | "granted";
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                resolvedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/plans": {
         parameters: {
             query?: never;
@@ -6865,6 +7897,8 @@ export interface components {
             emailVerified: boolean;
             /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
             language: "ja" | "en";
+            /** @description `operator`: may use the operator console (`pnpm admin grant-operator`) */
+            role: "customer" | "operator";
         };
     };
     responses: never;

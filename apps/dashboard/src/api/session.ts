@@ -1,7 +1,15 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { ApiError, api, call } from './client.js';
 
-export type User = { id: string; email: string; plan: string; emailVerified: boolean; language: 'ja' | 'en' };
+export type User = {
+  id: string;
+  email: string;
+  plan: string;
+  emailVerified: boolean;
+  language: 'ja' | 'en';
+  /** `operator`: the operator console is shown. */
+  role: 'customer' | 'operator';
+};
 
 /** The signed-in user, or null when the session cookie is absent or dead. */
 export function useMe() {

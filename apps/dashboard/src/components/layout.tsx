@@ -37,6 +37,11 @@ export function Layout() {
               <li>
                 <a href="/docs">{t('layout.apiDocs')}</a>
               </li>
+              {me.data?.role === 'operator' && (
+                <li>
+                  <NavLink to="/operator">{t('layout.operator')}</NavLink>
+                </li>
+              )}
               {signedIn ? (
                 <li>
                   <NavLink to="/account">{t('layout.account')}</NavLink>

@@ -36,6 +36,7 @@ export const en = {
   'layout.pricing': 'Pricing',
   'layout.apiDocs': 'API docs',
   'layout.account': 'Account',
+  'layout.operator': 'Console',
   'layout.signIn': 'Sign in',
   'layout.language': 'Language',
 
@@ -64,6 +65,7 @@ export const en = {
   'error.code.INVALID_STATE': 'The GitHub sign-in expired or was tampered with. Try again.',
   'error.code.ORIGIN_NOT_ALLOWED': 'This origin is not in the app’s allowed origins.',
   'error.code.INVALID_UID_SIGNATURE': 'The uid signature is missing or wrong.',
+  'error.code.FORBIDDEN': 'Only the service’s operators can do this.',
   'error.code.NOT_FOUND': 'It does not exist, or it is not yours.',
   'error.code.EMAIL_IN_USE': 'This e-mail address is already registered.',
   'error.code.NOT_CANCELABLE': 'This notification is no longer scheduled, so it cannot be canceled.',
@@ -110,6 +112,13 @@ export const en = {
   'apps.namePlaceholder': 'My blog',
   'apps.creating': 'Creating…',
   'apps.create': 'Create app',
+  'apps.atLimit.one': 'Your {plan} plan has room for {count} app, and it is in use.',
+  'apps.atLimit.other': 'Your {plan} plan has room for {count} apps, and they are all in use.',
+  'apps.seePlans': 'Ask for a bigger plan',
+  'apps.subscribers.one': '{count} subscriber',
+  'apps.subscribers.other': '{count} subscribers',
+  'apps.sends.one': '{count} send this month',
+  'apps.sends.other': '{count} sends this month',
 
   // One app: heading and tabs
   'app.nav': 'App',
@@ -120,6 +129,7 @@ export const en = {
   'app.tab.keys': 'API keys',
   'app.tab.try': 'Try it',
   'app.tab.settings': 'Settings',
+  'app.switch': 'Switch app',
   'app.loadFailed': 'This app could not be loaded',
 
   // Not found
@@ -143,9 +153,19 @@ export const en = {
   'pricing.planId': 'Plan id',
   'pricing.changingHeading': 'Changing plans',
   'pricing.changingBody':
-    'There is no billing yet. The operator of this service moves an account to another plan with {command}, for example {example}.',
+    'Ask for another plan with its button above. The operator is told by e-mail and changes your plan; the new limits hold from then on, and your account page shows the plan you are on.',
   'pricing.sendsNote':
     'A send is one message to one subscription. Months are calendar months in UTC. A send that would go over the month’s limit is refused whole, before anything is queued.',
+  'pricing.requestLabel': 'Request the {plan} plan',
+  'pricing.requestTitle': 'Request the {plan} plan?',
+  'pricing.requestBody':
+    'The operator of this service is told by e-mail and changes your plan. You can keep using the service meanwhile.',
+  'pricing.requestMessage': 'Note to the operator (optional)',
+  'pricing.requestSend': 'Send the request',
+  'pricing.requested':
+    'You asked for {plan} on {date}. The operator has been told; your plan changes as soon as they grant it.',
+  'pricing.requestedBadge': 'Requested',
+  'pricing.signInToRequest': 'Sign in to request this plan',
 
   // The 30-day chart
   'chart.summary': 'Daily sends from {first} to {last}: {total} in total, at most {max} a day.',
@@ -161,8 +181,8 @@ export const en = {
   'account.notVerified': 'not verified',
   'account.plan': 'Plan',
   'account.comparePlans': 'Compare plans',
-  'account.planNote':
-    'There is no billing yet: to change your plan, ask the operator of this service to run {command}.',
+  'account.planNote': 'To change your plan, request one on the pricing page: the operator is told and grants it.',
+  'account.planRequested': 'You asked for the {plan} plan on {date}: waiting for the operator.',
   'account.language': 'Language',
   'account.languageHint': 'The dashboard and the e-mails we send you (verification, password reset) use this language.',
   'account.sessions': 'Sessions',
@@ -271,6 +291,8 @@ export const en = {
   'keys.colName': 'Name',
   'keys.colScope': 'Scope',
   'keys.colCreated': 'Created',
+  'keys.colPrefix': 'Key',
+  'keys.colLastUsed': 'Last used',
   'keys.colActions': 'Actions',
   'keys.unnamed': 'Unnamed',
   'keys.revoke': 'Revoke',
@@ -555,7 +577,63 @@ export const en = {
   'settings.vapidRotateConfirm': 'Rotate key',
   'settings.vapidRotateBody':
     'A new key pair replaces the current one for new subscriptions. Existing subscribers keep receiving your notifications: each is still signed with the key it subscribed with. The SDK moves each browser to the new key the next time its page calls {subscribe} or the browser renews its subscription; the old key is deleted once no active subscriber uses it. Rotate when the private key may have leaked.',
+  'settings.deleteTitle': 'Delete this app',
+  'settings.deleteLead': 'Removes the app and everything in it. Your other apps are not affected.',
+  'settings.delete': 'Delete app',
+  'settings.deleteConfirmTitle': 'Delete “{name}”?',
+  'settings.deleteConfirm': 'Delete for good',
+  'settings.deleteBody': 'Deleting {name} also deletes:',
+  'settings.deleteSubscribers.one':
+    'its {count} subscriber: they get nothing more, and must subscribe again to a new app',
+  'settings.deleteSubscribers.other':
+    'its {count} subscribers: they get nothing more, and must subscribe again to a new app',
+  'settings.deleteKeys': 'its API keys, which answer {code} from then on',
+  'settings.deleteHistory': 'its notifications, with their history and any scheduled send',
+  'settings.deleteWebhook': 'its webhook and its VAPID keys',
+  'settings.deleteFinal': 'This cannot be undone.',
 
   // Password rules
   'auth.passwordCommon': 'This password is too common: choose another.',
+
+  // The operator console
+  'operator.title': 'Operator console',
+  'operator.lead': 'Every account of this service. Plan changes and suspensions hold from the account’s next request.',
+  'operator.requests': 'Plan requests',
+  'operator.requestsLead':
+    'Customers ask for a plan on the pricing page. Granting one changes the plan at once and closes the request.',
+  'operator.requestsEmpty': 'No open requests.',
+  'operator.colAccount': 'Account',
+  'operator.colAsked': 'Plan (now → asked)',
+  'operator.colMessage': 'Message',
+  'operator.colWhen': 'Asked',
+  'operator.colActions': 'Actions',
+  'operator.grant': 'Grant',
+  'operator.grantLabel': 'Grant {plan} to {email}',
+  'operator.planOf': 'Plan of {email}',
+  'operator.you': 'You',
+  'operator.resume': 'Resume',
+  'operator.resumeLabel': 'Resume {email}',
+  'operator.resumeTitle': 'Resume this account?',
+  'operator.resumeConfirm': 'Resume it',
+  'operator.resumeBody': '{email} can use its sessions and API keys again.',
+  'operator.suspend': 'Suspend',
+  'operator.suspendLabel': 'Suspend {email}',
+  'operator.suspendTitle': 'Suspend this account?',
+  'operator.suspendConfirm': 'Suspend it',
+  'operator.suspendBody':
+    'From the next request on, the API keys of {email} answer {key} and its sessions {session}. Nothing is deleted: resuming restores everything.',
+  'operator.accounts': 'Accounts',
+  'operator.search': 'E-mail starts with',
+  'operator.searchPlaceholder': 'owner@',
+  'operator.searchButton': 'Search',
+  'operator.accountsEmpty': 'No account matches.',
+  'operator.colEmail': 'E-mail',
+  'operator.colPlan': 'Plan',
+  'operator.colApps': 'Apps',
+  'operator.colSubscribers': 'Subscribers',
+  'operator.colSends': 'Sends this month',
+  'operator.colStatus': 'Status',
+  'operator.roleOperator': 'operator',
+  'operator.suspended': 'Suspended',
+  'operator.active': 'Active',
 } as const;

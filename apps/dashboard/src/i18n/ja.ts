@@ -34,6 +34,7 @@ export const ja: Record<keyof typeof en, string> = {
   'layout.pricing': '料金プラン',
   'layout.apiDocs': 'API ドキュメント',
   'layout.account': 'アカウント',
+  'layout.operator': '運営',
   'layout.signIn': 'ログイン',
   'layout.language': '言語',
 
@@ -62,6 +63,7 @@ export const ja: Record<keyof typeof en, string> = {
   'error.code.INVALID_STATE': 'GitHub ログインの有効期限が切れたか、改ざんされました。もう一度お試しください。',
   'error.code.ORIGIN_NOT_ALLOWED': 'このオリジンはアプリの許可オリジンに含まれていません。',
   'error.code.INVALID_UID_SIGNATURE': 'uid の署名がないか、正しくありません。',
+  'error.code.FORBIDDEN': 'この操作はサービスの運営者だけが行えます。',
   'error.code.NOT_FOUND': '見つかりません。存在しないか、ほかのアカウントのものです。',
   'error.code.EMAIL_IN_USE': 'このメールアドレスは既に登録されています。',
   'error.code.NOT_CANCELABLE': 'この通知は予約中ではないため、取り消せません。',
@@ -108,6 +110,13 @@ export const ja: Record<keyof typeof en, string> = {
   'apps.namePlaceholder': '私のブログ',
   'apps.creating': '作成中…',
   'apps.create': 'アプリを作成',
+  'apps.atLimit.one': '{plan} プランで作成できるアプリ（{count} 個）はすべて使用中です。',
+  'apps.atLimit.other': '{plan} プランで作成できるアプリ（{count} 個）はすべて使用中です。',
+  'apps.seePlans': 'より大きなプランを依頼する',
+  'apps.subscribers.one': '購読者 {count} 人',
+  'apps.subscribers.other': '購読者 {count} 人',
+  'apps.sends.one': '今月の送信 {count} 件',
+  'apps.sends.other': '今月の送信 {count} 件',
 
   // アプリ：見出しとタブ
   'app.nav': 'アプリ',
@@ -118,6 +127,7 @@ export const ja: Record<keyof typeof en, string> = {
   'app.tab.keys': 'API キー',
   'app.tab.try': '試す',
   'app.tab.settings': '設定',
+  'app.switch': 'アプリを切り替え',
   'app.loadFailed': 'このアプリを読み込めませんでした',
 
   // ページが見つからない
@@ -141,9 +151,19 @@ export const ja: Record<keyof typeof en, string> = {
   'pricing.planId': 'プラン ID',
   'pricing.changingHeading': 'プランの変更',
   'pricing.changingBody':
-    '現在、課金機能はありません。アカウントのプランは、このサービスの運営者が {command} で変更します（例：{example}）。',
+    '上の各プランのボタンから変更を依頼できます。運営者にメールで通知され、承認されるとプランが変わり、その時点から新しい上限が適用されます。現在のプランはアカウントページで確認できます。',
   'pricing.sendsNote':
     '送信数は 1 件の購読への 1 通のメッセージで数えます。月は UTC の暦月です。その月の上限を超える送信は、キューに入る前にまとめて拒否されます。',
+  'pricing.requestLabel': '{plan} プランを依頼する',
+  'pricing.requestTitle': '{plan} プランを依頼しますか？',
+  'pricing.requestBody':
+    'このサービスの運営者にメールで通知され、運営者がプランを変更します。その間もサービスはそのまま使えます。',
+  'pricing.requestMessage': '運営者へのメッセージ（任意）',
+  'pricing.requestSend': '依頼を送る',
+  'pricing.requested':
+    '{date} に {plan} プランを依頼しました。運営者に通知済みで、承認されるとすぐにプランが変わります。',
+  'pricing.requestedBadge': '依頼中',
+  'pricing.signInToRequest': 'ログインしてこのプランを依頼する',
 
   // 30 日間のグラフ
   'chart.summary': '{first} から {last} までの日別送信数：合計 {total} 件、1 日の最大 {max} 件。',
@@ -160,7 +180,8 @@ export const ja: Record<keyof typeof en, string> = {
   'account.plan': 'プラン',
   'account.comparePlans': 'プランを比較',
   'account.planNote':
-    '現在、課金機能はありません。プランを変更するには、このサービスの運営者に {command} の実行を依頼してください。',
+    'プランを変更するには、料金ページから依頼してください。運営者に通知され、承認されると変わります。',
+  'account.planRequested': '{date} に {plan} プランを依頼しました。運営者の承認待ちです。',
   'account.language': '言語',
   'account.languageHint':
     'ダッシュボードと、お送りするメール（メールアドレスの確認、パスワードの再設定）はこの言語になります。',
@@ -271,6 +292,8 @@ export const ja: Record<keyof typeof en, string> = {
   'keys.colName': '名前',
   'keys.colScope': 'スコープ',
   'keys.colCreated': '作成日時',
+  'keys.colPrefix': 'キー',
+  'keys.colLastUsed': '最終使用',
   'keys.colActions': '操作',
   'keys.unnamed': '名前なし',
   'keys.revoke': '取り消す',
@@ -561,7 +584,62 @@ export const ja: Record<keyof typeof en, string> = {
   'settings.vapidRotateConfirm': '鍵を更新',
   'settings.vapidRotateBody':
     '新しい購読には、新しい鍵ペアが今の鍵の代わりに使われます。既存の購読者には引き続き通知が届きます。それぞれ購読したときの鍵で署名されるためです。SDK は、ページが次に {subscribe} を呼んだときや、ブラウザーが購読を更新したときに、各ブラウザーを新しい鍵に移します。古い鍵は、使っているアクティブな購読者がいなくなった時点で削除されます。秘密鍵が漏れたおそれがあるときに更新してください。',
+  'settings.deleteTitle': 'このアプリを削除',
+  'settings.deleteLead': 'アプリとその中のすべてを削除します。ほかのアプリには影響しません。',
+  'settings.delete': 'アプリを削除',
+  'settings.deleteConfirmTitle': '「{name}」を削除しますか？',
+  'settings.deleteConfirm': '完全に削除する',
+  'settings.deleteBody': '{name} を削除すると、次のものも削除されます：',
+  'settings.deleteSubscribers.one': '購読者 {count} 人（以後は何も届かず、新しいアプリに購読し直す必要があります）',
+  'settings.deleteSubscribers.other': '購読者 {count} 人（以後は何も届かず、新しいアプリに購読し直す必要があります）',
+  'settings.deleteKeys': 'API キー（以後は {code} が返ります）',
+  'settings.deleteHistory': '通知とその履歴、予約中の送信',
+  'settings.deleteWebhook': 'Webhook と VAPID キー',
+  'settings.deleteFinal': 'この操作は取り消せません。',
 
   // パスワードのルール
   'auth.passwordCommon': 'よく使われているパスワードのため使えません。別のパスワードにしてください。',
+
+  // The operator console
+  'operator.title': '運営コンソール',
+  'operator.lead':
+    'このサービスのすべてのアカウントです。プランの変更と利用停止は、そのアカウントの次のリクエストから反映されます。',
+  'operator.requests': 'プラン変更の依頼',
+  'operator.requestsLead':
+    'お客様は料金ページからプランを依頼します。承認するとすぐにプランが変わり、依頼は完了になります。',
+  'operator.requestsEmpty': '未対応の依頼はありません。',
+  'operator.colAccount': 'アカウント',
+  'operator.colAsked': 'プラン（現在 → 希望）',
+  'operator.colMessage': 'メッセージ',
+  'operator.colWhen': '依頼日時',
+  'operator.colActions': '操作',
+  'operator.grant': '承認',
+  'operator.grantLabel': '{email} を {plan} プランにする',
+  'operator.planOf': '{email} のプラン',
+  'operator.you': 'あなた',
+  'operator.resume': '再開',
+  'operator.resumeLabel': '{email} を再開',
+  'operator.resumeTitle': 'このアカウントを再開しますか？',
+  'operator.resumeConfirm': '再開する',
+  'operator.resumeBody': '{email} のセッションと API キーが再び使えるようになります。',
+  'operator.suspend': '利用停止',
+  'operator.suspendLabel': '{email} を利用停止',
+  'operator.suspendTitle': 'このアカウントを利用停止しますか？',
+  'operator.suspendConfirm': '利用停止する',
+  'operator.suspendBody':
+    '次のリクエストから、{email} の API キーには {key}、セッションには {session} が返ります。何も削除されず、再開すればすべて元どおりに使えます。',
+  'operator.accounts': 'アカウント一覧',
+  'operator.search': 'メールアドレス（前方一致）',
+  'operator.searchPlaceholder': 'owner@',
+  'operator.searchButton': '検索',
+  'operator.accountsEmpty': '該当するアカウントはありません。',
+  'operator.colEmail': 'メールアドレス',
+  'operator.colPlan': 'プラン',
+  'operator.colApps': 'アプリ',
+  'operator.colSubscribers': '購読者',
+  'operator.colSends': '今月の送信数',
+  'operator.colStatus': '状態',
+  'operator.roleOperator': '運営者',
+  'operator.suspended': '利用停止中',
+  'operator.active': '有効',
 };

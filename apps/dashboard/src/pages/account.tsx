@@ -5,6 +5,7 @@ import { switchUser, useMe } from '../api/session.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { useChangeLanguage } from '../components/language-picker.js';
+import { useOpenPlanRequest } from '../components/plan-request.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../i18n/index.js';
 
@@ -155,8 +156,22 @@ function LanguageSetting() {
   );
 }
 
+/** How to change plans, or the request already waiting for the operator. */
+function PlanNote() {
+  const { t, dateTime } = useI18n();
+  const open = useOpenPlanRequest(true);
+  if (open) {
+    return (
+      <p className="muted" role="status">
+        {t('account.planRequested', { plan: open.plan, date: dateTime(open.createdAt) })}
+      </p>
+    );
+  }
+  return <p className="muted">{t('account.planNote')}</p>;
+}
+
 export function AccountPage() {
-  const { t, rich } = useI18n();
+  const { t } = useI18n();
   usePageTitle(t('account.title'));
   const me = useMe();
   const navigate = useNavigate();
@@ -185,9 +200,7 @@ export function AccountPage() {
             <span className="badge">{user.plan}</span> <Link to="/pricing">{t('account.comparePlans')}</Link>
           </dd>
         </dl>
-        <p className="muted">
-          {rich('account.planNote', { command: <code>pnpm admin set-plan {user.email} pro</code> })}
-        </p>
+        <PlanNote />
       </section>
       <LanguageSetting />
       <Sessions />

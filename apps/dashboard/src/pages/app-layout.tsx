@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link, NavLink, Outlet, useOutletContext, useParams } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useOutletContext, useParams } from 'react-router';
 import { ApiError, api, call } from '../api/client.js';
 import { ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
+import { appsQuery } from './apps.js';
 
 const fetchApp = (appId: string) => call(api.GET('/api/v1/apps/{appId}', { params: { path: { appId } } }));
 
@@ -40,6 +41,29 @@ function MissingApp() {
   );
 }
 
+/** Another of the account's apps, on the same tab; shown when there is more than one. */
+function AppSwitcher({ appId }: { appId: string }) {
+  const { t } = useI18n();
+  const apps = useQuery(appsQuery);
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const list = apps.data?.apps ?? [];
+  if (list.length < 2 || !list.some((app) => app.id === appId)) return null;
+  const tab = pathname.slice(`/apps/${appId}`.length); // '' or '/send', '/keys', …
+  return (
+    <div className="field field-inline app-switcher">
+      <label htmlFor="app-switcher">{t('app.switch')}</label>
+      <select id="app-switcher" value={appId} onChange={(event) => void navigate(`/apps/${event.target.value}${tab}`)}>
+        {list.map((app) => (
+          <option key={app.id} value={app.id}>
+            {app.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export function AppLayout() {
   const { t } = useI18n();
   const { appId = '' } = useParams();
@@ -49,7 +73,10 @@ export function AppLayout() {
   return (
     <>
       <div className="app-heading">
-        {app.data ? <h1>{app.data.app.name}</h1> : <div className="skeleton skeleton-title" aria-hidden="true" />}
+        <div className="app-title-row">
+          {app.data ? <h1>{app.data.app.name}</h1> : <div className="skeleton skeleton-title" aria-hidden="true" />}
+          <AppSwitcher appId={appId} />
+        </div>
         <nav aria-label={t('app.nav')} className="tabs">
           {tabs.map((tab) => (
             <NavLink key={tab.to} to={tab.to ? `/apps/${appId}/${tab.to}` : `/apps/${appId}`} end={tab.end}>

@@ -3,6 +3,7 @@ import { MAX_NAME_LENGTH } from '@webpush/plans';
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
+import { useMe } from '../api/session.js';
 import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { Skeleton } from '../components/skeleton.js';
@@ -18,8 +19,14 @@ export function AppsPage() {
   const [name, setName] = useState('');
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const { t, date } = useI18n();
+  const { t, date, plural } = useI18n();
   usePageTitle(t('apps.title'));
+  const me = useMe();
+  const plans = useQuery({ queryKey: ['plans'], queryFn: () => call(api.GET('/api/v1/plans')) });
+  // At the plan's app limit the form would only end in PLAN_LIMIT_EXCEEDED: point to the plans instead.
+  const plan = plans.data?.plans.find((candidate) => candidate.id === me.data?.plan);
+  const appLimit = plan?.limits.apps ?? null;
+  const atLimit = appLimit !== null && apps.data !== undefined && apps.data.apps.length >= appLimit;
 
   const create = useMutation({
     mutationFn: () => call(api.POST('/api/v1/apps', { body: { name } })),
@@ -49,30 +56,44 @@ export function AppsPage() {
             <li key={app.id}>
               <Link className="card card-link" to={`/apps/${app.id}`}>
                 <span className="card-title">{app.name}</span>
+                <span className="card-numbers" data-testid="app-numbers">
+                  <span>{plural('apps.subscribers.other', app.stats.activeSubscribers)}</span>
+                  <span>{plural('apps.sends.other', app.stats.sendsThisMonth)}</span>
+                </span>
                 <span className="muted">{t('apps.created', { date: date(app.createdAt) })}</span>
               </Link>
             </li>
           ))}
         </ul>
       )}
-      <section className="panel">
-        <h2>{t('apps.createHeading')}</h2>
-        <form onSubmit={onSubmit} className="inline-form">
-          <Field
-            id="app-name"
-            label={t('apps.name')}
-            required
-            maxLength={MAX_NAME_LENGTH}
-            placeholder={t('apps.namePlaceholder')}
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-          />
-          <button type="submit" className="button button-primary" disabled={create.isPending}>
-            {create.isPending ? t('apps.creating') : t('apps.create')}
-          </button>
-        </form>
-        <ErrorMessage error={create.error} />
-      </section>
+      {atLimit && plan ? (
+        <section className="panel" data-testid="app-limit">
+          <h2>{t('apps.createHeading')}</h2>
+          <p className="plan-limit-note">
+            {plural('apps.atLimit.other', appLimit, { plan: plan.name })}{' '}
+            <Link to="/pricing">{t('apps.seePlans')}</Link>
+          </p>
+        </section>
+      ) : (
+        <section className="panel">
+          <h2>{t('apps.createHeading')}</h2>
+          <form onSubmit={onSubmit} className="inline-form">
+            <Field
+              id="app-name"
+              label={t('apps.name')}
+              required
+              maxLength={MAX_NAME_LENGTH}
+              placeholder={t('apps.namePlaceholder')}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+            <button type="submit" className="button button-primary" disabled={create.isPending}>
+              {create.isPending ? t('apps.creating') : t('apps.create')}
+            </button>
+          </form>
+          <ErrorMessage error={create.error} />
+        </section>
+      )}
     </>
   );
 }

@@ -126,7 +126,9 @@ export function KeysPage() {
                 <tr>
                   <th scope="col">{t('keys.colName')}</th>
                   <th scope="col">{t('keys.colScope')}</th>
+                  <th scope="col">{t('keys.colPrefix')}</th>
                   <th scope="col">{t('keys.colCreated')}</th>
+                  <th scope="col">{t('keys.colLastUsed')}</th>
                   <th scope="col">
                     <span className="visually-hidden">{t('keys.colActions')}</span>
                   </th>
@@ -139,7 +141,11 @@ export function KeysPage() {
                     <td>
                       <code>{key.scope}</code>
                     </td>
+                    <td>{key.prefix ? <code>{key.prefix}…</code> : <span className="muted">—</span>}</td>
                     <td>{dateTime(key.createdAt)}</td>
+                    <td>
+                      {key.lastUsedAt ? dateTime(key.lastUsedAt) : <span className="muted">{t('common.never')}</span>}
+                    </td>
                     <td className="actions">
                       <ConfirmButton
                         label={t('keys.revoke')}

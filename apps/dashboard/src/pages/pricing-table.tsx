@@ -6,6 +6,7 @@
  * dist/pricing.html and dist/pricing.ja.html (readable without JavaScript), and the live pricing
  * page renders the same.
  */
+import type { ReactNode } from 'react';
 import { useI18n } from '../i18n/index.js';
 
 export interface Plan {
@@ -17,8 +18,20 @@ export interface Plan {
 /** The element id of the plans JSON embedded in dist/pricing.html (a data block, never executed). */
 export const PRERENDERED_PLANS_ID = 'prerendered-plans';
 
-export function PricingTable({ plans, currentPlan }: { plans: Plan[]; currentPlan: string | null }) {
-  const { t, plural, rich } = useI18n();
+/**
+ * `action` renders each plan's call to action (the live page's "Request this plan"); without one
+ * (the prerendered page, nobody signed in) each plan links to sign-in.
+ */
+export function PricingTable({
+  plans,
+  currentPlan,
+  action,
+}: {
+  plans: Plan[];
+  currentPlan: string | null;
+  action?: (plan: Plan) => ReactNode;
+}) {
+  const { t, plural } = useI18n();
   const limit = (value: number | null, key: 'apps' | 'subscribers' | 'sends') =>
     value === null ? t(`pricing.${key}Unlimited`) : plural(`pricing.${key}.other`, value);
   return (
@@ -46,18 +59,24 @@ export function PricingTable({ plans, currentPlan }: { plans: Plan[]; currentPla
               <p className="plan-id muted">
                 {t('pricing.planId')} <code>{plan.id}</code>
               </p>
+              {!current && (
+                <div className="plan-action">
+                  {action ? (
+                    action(plan)
+                  ) : (
+                    <a className="button" href="/sign-in">
+                      {t('pricing.signInToRequest')}
+                    </a>
+                  )}
+                </div>
+              )}
             </li>
           );
         })}
       </ul>
       <section className="panel">
         <h2>{t('pricing.changingHeading')}</h2>
-        <p>
-          {rich('pricing.changingBody', {
-            command: <code>pnpm admin set-plan &lt;email&gt; &lt;plan&gt;</code>,
-            example: <code>pnpm admin set-plan owner@example.com pro</code>,
-          })}
-        </p>
+        <p>{t('pricing.changingBody')}</p>
         <p className="muted">{t('pricing.sendsNote')}</p>
       </section>
     </>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, call } from '../api/client.js';
 import { useMe } from '../api/session.js';
 import { ErrorPanel } from '../components/error-panel.js';
+import { RequestPlanButton, useOpenPlanRequest } from '../components/plan-request.js';
 import { Skeleton } from '../components/skeleton.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from './pricing-table.js';
@@ -18,7 +19,7 @@ function prerenderedPlans(): { plans: Plan[] } | undefined {
 }
 
 export function PricingPage() {
-  const { t } = useI18n();
+  const { t, dateTime } = useI18n();
   const me = useMe();
   const plans = useQuery({
     queryKey: ['plans'],
@@ -27,7 +28,29 @@ export function PricingPage() {
     initialDataUpdatedAt: 0,
   });
   usePageTitle(t('pricing.title'));
-  if (plans.data) return <PricingTable plans={plans.data.plans} currentPlan={me.data?.plan ?? null} />;
+  const signedIn = Boolean(me.data);
+  const open = useOpenPlanRequest(signedIn);
+  const action = (plan: Plan) => {
+    if (!signedIn) return undefined;
+    if (open?.plan === plan.id) return <span className="badge badge-muted">{t('pricing.requestedBadge')}</span>;
+    if (plan.id !== 'free' && plan.id !== 'pro' && plan.id !== 'enterprise') return null;
+    return <RequestPlanButton plan={plan.id} planName={plan.name} />;
+  };
+  if (plans.data)
+    return (
+      <>
+        {open && (
+          <p className="success" role="status">
+            {t('pricing.requested', { plan: open.plan, date: dateTime(open.createdAt) })}
+          </p>
+        )}
+        <PricingTable
+          plans={plans.data.plans}
+          currentPlan={me.data?.plan ?? null}
+          action={me.isSuccess && signedIn ? action : undefined}
+        />
+      </>
+    );
   if (plans.isError) return <ErrorPanel error={plans.error} onRetry={() => void plans.refetch()} />;
   return (
     <>

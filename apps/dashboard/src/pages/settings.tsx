@@ -8,6 +8,7 @@ import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
+import { DeleteApp } from './delete-app.js';
 import { PushFormatSettings } from './push-format-settings.js';
 import type { Problem } from './send-draft.js';
 import { WebhookSettings } from './webhook-settings.js';
@@ -273,6 +274,7 @@ export function SettingsPage() {
       <IdentitySecret />
       <VapidKey />
       <WebhookSettings />
+      <DeleteApp />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, lt, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { accountTokens, sessions, users } from '../schema.js';
 import type { User } from './users.js';
@@ -27,12 +27,13 @@ export interface LiveSession {
   lastUsedAt: Date;
 }
 
+/** A suspended account's sessions are not live (they are kept: resuming the account revives them). */
 export async function findLiveSession(db: Database, tokenHash: string): Promise<LiveSession | null> {
   const [row] = await db
     .select({ user: users, sessionId: sessions.id, lastUsedAt: sessions.lastUsedAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, new Date())))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, new Date()), isNull(users.suspendedAt)))
     .limit(1);
   return row ?? null;
 }

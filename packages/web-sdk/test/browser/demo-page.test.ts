@@ -25,7 +25,7 @@ if (browser) {
 
   await t.test('subscribe with a pasted key shows the stored subscription id', async (t) => {
     await page.goto(`${api.url}/demo`);
-    await page.waitForFunction(() => document.getElementById('state')?.textContent === 'unsubscribed');
+    await page.waitForFunction(() => document.getElementById('state')?.dataset.state === 'unsubscribed');
     await page.fill('#key', api.apiKey);
     await page.click('#subscribe');
     await page.waitForFunction(() => (document.getElementById('subscriber-id')?.textContent ?? '') !== '', null, {
@@ -36,7 +36,8 @@ if (browser) {
     const stored = await storedSubscription(api, keys.endpoint);
     t.equal(stored?.id, id, 'the page shows the id the API stored');
     t.equal(stored?.app_id, api.appId);
-    t.equal(await page.textContent('#state'), 'subscribed');
+    t.equal(await page.getAttribute('#state', 'data-state'), 'subscribed');
+    t.equal(await page.textContent('#state'), 'subscribed', 'the state in the page’s words');
     t.equal(await page.isVisible('#result'), true);
 
     const curl = (await page.textContent('#curl')) ?? '';
@@ -57,13 +58,14 @@ if (browser) {
     t.equal(url.searchParams.get('apiKey'), api.apiKey);
   });
 
-  await t.test('a wrong key shows the API error code', async (t) => {
+  await t.test('a wrong key shows the message for the API error code, the code beside it', async (t) => {
     await page.click('#unsubscribe');
-    await page.waitForFunction(() => document.getElementById('state')?.textContent === 'unsubscribed');
+    await page.waitForFunction(() => document.getElementById('state')?.dataset.state === 'unsubscribed');
     t.equal(await storedSubscription(api, keys.endpoint), null, 'Unsubscribe removed it');
     await page.fill('#key', 'wpk_wrong');
     await page.click('#subscribe');
     await page.waitForFunction(() => (document.getElementById('error')?.textContent ?? '') !== '');
-    t.match(await page.textContent('#error'), /^api INVALID_API_KEY 401: /);
+    t.equal(await page.textContent('#error span'), 'The API key is not valid (it may have been revoked).');
+    t.equal(await page.textContent('#error code.error-code'), 'INVALID_API_KEY');
   });
 }

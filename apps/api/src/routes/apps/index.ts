@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createAppWithinLimit, listApps } from '@webpush/db';
+import { createAppWithinLimit, listAppsWithCounts } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
 import { vapidKeyContext } from '@webpush/secrets';
@@ -57,11 +57,16 @@ export default async function routes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'List your apps',
+        summary: 'List your apps, each with its active subscribers and this month’s sends',
         security: sessionSecurity,
         response: { 200: AppListResponse, ...errorResponses(...authErrors) },
       },
     },
-    async (request) => ({ apps: (await listApps(app.db, sessionUser(request).id)).map(publicApp) }),
+    async (request) => ({
+      apps: (await listAppsWithCounts(app.db, sessionUser(request).id)).map((found) => ({
+        ...publicApp(found),
+        stats: { activeSubscribers: found.activeSubscribers, sendsThisMonth: found.sendsThisMonth },
+      })),
+    }),
   );
 }

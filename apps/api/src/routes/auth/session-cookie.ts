@@ -10,6 +10,7 @@ export const publicUser = (user: User) => ({
   plan: user.plan,
   emailVerified: user.emailVerified,
   language: user.language,
+  role: user.role,
 });
 
 /** Opens a session: stores only its keyed hash, sets the HttpOnly cookie, returns the token. */

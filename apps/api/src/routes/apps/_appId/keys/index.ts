@@ -17,7 +17,12 @@ const publicKey = (key: ApiKey) => ({
   name: key.name,
   scope: key.scope,
   createdAt: key.createdAt.toISOString(),
+  prefix: key.displayPrefix,
+  lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
 });
+
+/** `wpk_` and the next 6 characters: enough to tell keys apart, 36 bits of a 256-bit secret. */
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
 const isScope = (value: unknown): value is ApiKeyScope =>
   typeof value === 'string' && (apiKeyScopes as readonly string[]).includes(value);
 
@@ -57,7 +62,12 @@ export default async function routes(fastify: FastifyInstance) {
         app.db,
         user.id,
         appId,
-        { name: name?.trim() ?? '', scope, keyHash: app.secrets.hash(secret) },
+        {
+          name: name?.trim() ?? '',
+          scope,
+          keyHash: app.secrets.hash(secret),
+          displayPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
+        },
         app.config.apiKeysPerAppMax,
       );
       if (key === 'limit') throw new AppError('INVALID_INPUT', { detail: 'TOO_MANY_API_KEYS' });

@@ -1,0 +1,302 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, call } from '../api/client.js';
+import { useMe } from '../api/session.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { Field } from '../components/field.js';
+import { Pager, useCursorPages } from '../components/pager.js';
+import { Skeleton } from '../components/skeleton.js';
+import { useI18n, usePageTitle } from '../i18n/index.js';
+import { NotFoundPage } from './not-found.js';
+
+const PLANS = ['free', 'pro', 'enterprise'] as const;
+type PlanId = (typeof PLANS)[number];
+const PAGE_SIZE = 25;
+
+type Tenant = {
+  id: string;
+  email: string;
+  plan: string;
+  role: 'customer' | 'operator';
+  suspended: boolean;
+  apps: number;
+  subscribers: number;
+  sendsThisMonth: number;
+};
+
+/** Everything the console shows comes from the API again after a change. */
+const refreshConsole = (queryClient: ReturnType<typeof useQueryClient>) =>
+  queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] === 'operator' });
+
+function PlanRequests() {
+  const { t, dateTime } = useI18n();
+  const queryClient = useQueryClient();
+  const requests = useQuery({
+    queryKey: ['operator', 'plan-requests'],
+    queryFn: () => call(api.GET('/api/v1/operator/plan-requests')),
+  });
+  const grant = useMutation({
+    mutationFn: (requestId: string) =>
+      call(api.POST('/api/v1/operator/plan-requests/{requestId}/grant', { params: { path: { requestId } } })),
+    onSuccess: () => refreshConsole(queryClient),
+  });
+  return (
+    <section className="panel" aria-labelledby="plan-requests-title">
+      <h2 id="plan-requests-title">{t('operator.requests')}</h2>
+      <p className="muted">{t('operator.requestsLead')}</p>
+      <ErrorMessage error={grant.error} />
+      {requests.isPending ? (
+        <Skeleton lines={2} />
+      ) : requests.isError ? (
+        <ErrorPanel error={requests.error} onRetry={() => void requests.refetch()} />
+      ) : requests.data.planRequests.length === 0 ? (
+        <p className="empty">{t('operator.requestsEmpty')}</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('operator.colAccount')}</th>
+                <th scope="col">{t('operator.colAsked')}</th>
+                <th scope="col">{t('operator.colMessage')}</th>
+                <th scope="col">{t('operator.colWhen')}</th>
+                <th scope="col">
+                  <span className="visually-hidden">{t('operator.colActions')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {requests.data.planRequests.map((request) => (
+                <tr key={request.id}>
+                  <td className="account-email">{request.email}</td>
+                  <td>
+                    <code>{request.currentPlan}</code> → <code>{request.plan}</code>
+                  </td>
+                  <td>{request.message ?? <span className="muted">—</span>}</td>
+                  <td>{dateTime(request.createdAt)}</td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="button button-small button-primary"
+                      aria-label={t('operator.grantLabel', { email: request.email, plan: request.plan })}
+                      disabled={grant.isPending}
+                      onClick={() => grant.mutate(request.id)}
+                    >
+                      {t('operator.grant')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function PlanSelect({ tenant }: { tenant: Tenant }) {
+  const { t } = useI18n();
+  const queryClient = useQueryClient();
+  const change = useMutation({
+    mutationFn: (plan: PlanId) =>
+      call(
+        api.PATCH('/api/v1/operator/tenants/{userId}/plan', {
+          params: { path: { userId: tenant.id } },
+          body: { plan },
+        }),
+      ),
+    onSuccess: () => refreshConsole(queryClient),
+  });
+  return (
+    <>
+      <select
+        className="select-small"
+        aria-label={t('operator.planOf', { email: tenant.email })}
+        value={tenant.plan}
+        disabled={change.isPending}
+        onChange={(event) => change.mutate(event.target.value as PlanId)}
+      >
+        {PLANS.map((plan) => (
+          <option key={plan} value={plan}>
+            {plan}
+          </option>
+        ))}
+      </select>
+      <ErrorMessage error={change.error} />
+    </>
+  );
+}
+
+function Suspension({ tenant, self }: { tenant: Tenant; self: boolean }) {
+  const { t, rich } = useI18n();
+  const queryClient = useQueryClient();
+  const params = { params: { path: { userId: tenant.id } } };
+  if (self) return <span className="muted">{t('operator.you')}</span>;
+  if (tenant.suspended) {
+    return (
+      <ConfirmButton
+        label={t('operator.resume')}
+        ariaLabel={t('operator.resumeLabel', { email: tenant.email })}
+        title={t('operator.resumeTitle')}
+        confirmLabel={t('operator.resumeConfirm')}
+        onConfirm={async () => {
+          await call(api.DELETE('/api/v1/operator/tenants/{userId}/suspension', params));
+          await refreshConsole(queryClient);
+        }}
+      >
+        <p>{rich('operator.resumeBody', { email: <strong className="break-all">{tenant.email}</strong> })}</p>
+      </ConfirmButton>
+    );
+  }
+  return (
+    <ConfirmButton
+      label={t('operator.suspend')}
+      ariaLabel={t('operator.suspendLabel', { email: tenant.email })}
+      title={t('operator.suspendTitle')}
+      confirmLabel={t('operator.suspendConfirm')}
+      onConfirm={async () => {
+        await call(api.PUT('/api/v1/operator/tenants/{userId}/suspension', params));
+        await refreshConsole(queryClient);
+      }}
+    >
+      <p>
+        {rich('operator.suspendBody', {
+          email: <strong className="break-all">{tenant.email}</strong>,
+          key: <code>INVALID_API_KEY</code>,
+          session: <code>INVALID_SESSION</code>,
+        })}
+      </p>
+    </ConfirmButton>
+  );
+}
+
+function Tenants({ selfId }: { selfId: string }) {
+  const { t, number } = useI18n();
+  const pages = useCursorPages();
+  const [draft, setDraft] = useState('');
+  const [search, setSearch] = useState('');
+  const tenants = useQuery({
+    queryKey: ['operator', 'tenants', search, pages.cursor],
+    queryFn: () =>
+      call(
+        api.GET('/api/v1/operator/tenants', {
+          params: {
+            query: {
+              limit: PAGE_SIZE,
+              ...(pages.cursor ? { cursor: pages.cursor } : {}),
+              ...(search ? { q: search } : {}),
+            },
+          },
+        }),
+      ),
+  });
+  const onSearch = (event: FormEvent) => {
+    event.preventDefault();
+    setSearch(draft.trim());
+    pages.reset();
+  };
+  return (
+    <section className="panel" aria-labelledby="tenants-title">
+      <h2 id="tenants-title">{t('operator.accounts')}</h2>
+      <form className="inline-form" onSubmit={onSearch}>
+        <Field
+          id="tenant-search"
+          type="search"
+          label={t('operator.search')}
+          value={draft}
+          placeholder={t('operator.searchPlaceholder')}
+          onChange={(event) => setDraft(event.target.value)}
+        />
+        <button type="submit" className="button">
+          {t('operator.searchButton')}
+        </button>
+      </form>
+      {tenants.isPending ? (
+        <Skeleton lines={4} />
+      ) : tenants.isError ? (
+        <ErrorPanel error={tenants.error} onRetry={() => void tenants.refetch()} />
+      ) : tenants.data.tenants.length === 0 ? (
+        <p className="empty">{t('operator.accountsEmpty')}</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="accounts-table">
+              <thead>
+                <tr>
+                  <th scope="col">{t('operator.colEmail')}</th>
+                  <th scope="col">{t('operator.colPlan')}</th>
+                  <th scope="col" className="num">
+                    {t('operator.colApps')}
+                  </th>
+                  <th scope="col" className="num">
+                    {t('operator.colSubscribers')}
+                  </th>
+                  <th scope="col" className="num">
+                    {t('operator.colSends')}
+                  </th>
+                  <th scope="col">{t('operator.colStatus')}</th>
+                  <th scope="col">
+                    <span className="visually-hidden">{t('operator.colActions')}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {tenants.data.tenants.map((tenant) => (
+                  <tr key={tenant.id} data-testid="tenant-row">
+                    <td className="account-email">
+                      {tenant.email}
+                      {tenant.role === 'operator' && <span className="badge">{t('operator.roleOperator')}</span>}
+                    </td>
+                    <td>
+                      <PlanSelect tenant={tenant} />
+                    </td>
+                    <td className="num">{number(tenant.apps)}</td>
+                    <td className="num">{number(tenant.subscribers)}</td>
+                    <td className="num">{number(tenant.sendsThisMonth)}</td>
+                    <td>
+                      {tenant.suspended ? (
+                        <span className="badge badge-danger">{t('operator.suspended')}</span>
+                      ) : (
+                        t('operator.active')
+                      )}
+                    </td>
+                    <td className="actions">
+                      <Suspension tenant={tenant} self={tenant.id === selfId} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            pageNumber={pages.pageNumber}
+            nextCursor={tenants.data.nextCursor}
+            onNewer={pages.newer}
+            onOlder={pages.older}
+            label={t('operator.accounts')}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The operator console: plan requests to grant, and every account. Anybody else sees "not found". */
+export function OperatorPage() {
+  const { t } = useI18n();
+  const me = useMe();
+  usePageTitle(t('operator.title'));
+  const user = me.data;
+  if (!user) return null;
+  if (user.role !== 'operator') return <NotFoundPage />;
+  return (
+    <>
+      <h1>{t('operator.title')}</h1>
+      <p className="muted">{t('operator.lead')}</p>
+      <PlanRequests />
+      <Tenants selfId={user.id} />
+    </>
+  );
+}

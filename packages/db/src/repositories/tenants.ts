@@ -1,0 +1,113 @@
+import { and, asc, eq, gt, like, sql } from 'drizzle-orm';
+import type { Database } from '../client.js';
+import { isUuid } from '../ids.js';
+import { apps, monthlyUsage, subscriberCounters, type UserRole, users } from '../schema.js';
+import { currentUsageMonth } from './usage.js';
+import type { User } from './users.js';
+
+/*
+ * The operator console's view of accounts. Every function here spans tenants by design: the routes
+ * that call them answer only to an operator (plugins/app/operator.ts), and no customer route may.
+ */
+
+/** One account as the operator console lists it. */
+export interface Tenant {
+  id: string;
+  email: string;
+  plan: string;
+  role: UserRole;
+  suspendedAt: Date | null;
+  createdAt: Date;
+  apps: number;
+  /** Active subscribers across the account's apps (the sum of its subscriber counter's stripes). */
+  subscribers: number;
+  /** Sends accepted this calendar month (UTC), across its apps. */
+  sendsThisMonth: number;
+}
+
+export interface TenantPage {
+  tenants: Tenant[];
+  /** The e-mail to continue after; null on the last page. */
+  nextCursor: string | null;
+}
+
+// drizzle writes a column of the only table in FROM without its table name, which inside a
+// subquery on `apps` would mean `apps.id`: the outer account is named in full.
+const accountId = sql.raw('"users"."id"');
+
+const tenantColumns = {
+  id: users.id,
+  email: users.email,
+  plan: users.plan,
+  role: users.role,
+  suspendedAt: users.suspendedAt,
+  createdAt: users.createdAt,
+  // Each count is an index lookup of one account (apps_user_id_idx, the counter's and the usage's
+  // primary keys): a page of 100 accounts costs 300 small probes, whatever the total.
+  apps: sql<number>`(select count(*) from ${apps} where ${apps.userId} = ${accountId})`.mapWith(Number),
+  subscribers: sql<number>`coalesce((select sum(${subscriberCounters.active}) from ${subscriberCounters}
+    where ${subscriberCounters.userId} = ${accountId}), 0)`.mapWith(Number),
+  sendsThisMonth: sql<number>`coalesce((select ${monthlyUsage.sends} from ${monthlyUsage}
+    where ${monthlyUsage.userId} = ${accountId} and ${monthlyUsage.month} = ${currentUsageMonth}), 0)`.mapWith(Number),
+};
+
+/** LIKE's own characters, taken literally. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
+
+/**
+ * A page of accounts in e-mail order (keyset on the unique e-mail: an index range scan, never an
+ * OFFSET), optionally only those whose e-mail starts with `search`.
+ */
+export async function listTenants(
+  db: Database,
+  options: { limit: number; after?: string | null; search?: string | null },
+): Promise<TenantPage> {
+  const conditions = [];
+  if (options.after) conditions.push(gt(users.email, options.after));
+  if (options.search) conditions.push(like(users.email, `${escapeLike(options.search.toLowerCase())}%`));
+  const rows = await db
+    .select(tenantColumns)
+    .from(users)
+    .where(conditions.length > 0 ? and(...conditions) : undefined)
+    .orderBy(asc(users.email))
+    .limit(options.limit + 1);
+  const more = rows.length > options.limit;
+  const tenants = more ? rows.slice(0, options.limit) : rows;
+  return { tenants, nextCursor: more ? (tenants.at(-1)?.email ?? null) : null };
+}
+
+export async function findTenant(db: Database, userId: string): Promise<Tenant | null> {
+  if (!isUuid(userId)) return null;
+  const [row] = await db.select(tenantColumns).from(users).where(eq(users.id, userId)).limit(1);
+  return row ?? null;
+}
+
+/** Moves the account to `plan`; null when there is no such account. */
+export async function setTenantPlan(db: Database, userId: string, plan: string): Promise<Tenant | null> {
+  if (!isUuid(userId)) return null;
+  const [updated] = await db.update(users).set({ plan }).where(eq(users.id, userId)).returning({ id: users.id });
+  return updated ? findTenant(db, updated.id) : null;
+}
+
+/**
+ * Suspends (`true`) or resumes (`false`) the account. Nothing else changes: its apps, keys,
+ * sessions and subscribers stay, and resuming makes its keys and sessions work again. Suspending
+ * twice keeps the first time.
+ */
+export async function setTenantSuspended(db: Database, userId: string, suspended: boolean): Promise<Tenant | null> {
+  if (!isUuid(userId)) return null;
+  const [updated] = await db
+    .update(users)
+    .set({ suspendedAt: suspended ? sql`coalesce(${users.suspendedAt}, now())` : null })
+    .where(eq(users.id, userId))
+    .returning({ id: users.id });
+  return updated ? findTenant(db, updated.id) : null;
+}
+
+/** Gives the account with `email` the operator role (`pnpm admin grant-operator`); null when none has it. */
+export async function grantOperatorRole(db: Database, email: string): Promise<{ user: User; already: boolean } | null> {
+  const [before] = await db.select({ role: users.role }).from(users).where(eq(users.email, email)).limit(1);
+  if (!before) return null;
+  const [user] = await db.update(users).set({ role: 'operator' }).where(eq(users.email, email)).returning();
+  return user ? { user, already: before.role === 'operator' } : null;
+}
