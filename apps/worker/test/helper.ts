@@ -1,6 +1,6 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Config } from '@webpush/config';
-import { createPushSender } from '@webpush/push';
+import { createPushSender, type PushSenderOptions } from '@webpush/push';
 import {
   type FakePushService,
   type FakePushServiceOptions,
@@ -35,6 +35,8 @@ export interface DeliveryHarness extends TestContext {
   startInProcessWorker(options?: {
     config?: Config;
     deps?: Omit<WorkerDeps, 'sender' | 'log'>;
+    /** More sender options, e.g. `proxy` to reach a stand-in by its public name through a CONNECT proxy. */
+    sender?: Partial<PushSenderOptions>;
   }): Promise<RunningWorker>;
   /** A user (plan `enterprise`, so limits stay out of the way) with an app and a `notify` key. */
   owner(): Promise<Owner>;
@@ -93,7 +95,12 @@ export async function deliveryHarness(
     async startInProcessWorker(options = {}) {
       const worker = await startWorker(options.config ?? config, {
         ...options.deps,
-        sender: createPushSender({ allowlist: config.pushServiceHosts, ca: push.caPem, timeoutMs: 5_000 }),
+        sender: createPushSender({
+          allowlist: (options.config ?? config).pushServiceHosts,
+          ca: push.caPem,
+          timeoutMs: 5_000,
+          ...options.sender,
+        }),
         log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       });
       workers.push(worker);
