@@ -101,6 +101,11 @@ export interface Config {
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
     readonly retryMaxMs: number;
+    /**
+     * Permanent refusals in a row that a subscription causes itself before it is retired like an
+     * expired one (RETIRE_AFTER_REFUSALS); 0: never.
+     */
+    readonly retireAfterRefusals: number;
     readonly reconcileIntervalMs: number;
     /** An unfinished notification without progress for this long is checked against Redis. */
     readonly reconcileStaleMs: number;
@@ -402,6 +407,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxAttempts: env.PUSH_MAX_ATTEMPTS,
       retryBaseMs: env.PUSH_RETRY_BASE_MS,
       retryMaxMs: env.PUSH_RETRY_MAX_MS,
+      retireAfterRefusals: env.RETIRE_AFTER_REFUSALS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
       reconcileStaleMs: env.RECONCILE_STALE_MS,
       schedulerIntervalMs: env.SCHEDULER_INTERVAL_MS,

@@ -82,6 +82,8 @@ export const EnvSchema = Type.Object({
   PUSH_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 5 }),
   PUSH_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   PUSH_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
+  /** Permanent refusals in a row a subscription causes itself before it is retired (docs/sending.md); 0: never. */
+  RETIRE_AFTER_REFUSALS: Type.Integer({ minimum: 0, maximum: 1000, default: 5 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 2_000 }),
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   /** How often each worker starts the scheduled sends that are due (they start within this + a pass). */
