@@ -31,6 +31,7 @@ export {
   type ContentAction,
   type DeclarativeTemplate,
   declarativeTemplate,
+  deliveredPayloadBytes,
   fillTemplate,
   legacyPayload,
   MAX_BROWSER_PAYLOAD_BYTES,
