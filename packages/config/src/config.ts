@@ -44,7 +44,7 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
-  /** Proxy for pushes (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: push services are reached directly. */
+  /** Proxy for pushes and webhooks (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: both are reached directly. */
   readonly outboundProxy: OutboundProxy | null;
   /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
   readonly passwordRefuseCommon: boolean;

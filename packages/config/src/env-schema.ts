@@ -28,8 +28,9 @@ export const EnvSchema = Type.Object({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
   /**
-   * Outbound proxy for pushes (`http://[user:pass@]host:port`): HTTPS_PROXY for https push services,
-   * HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY lists hosts reached directly.
+   * Outbound proxy for pushes and webhooks (`http://[user:pass@]host:port`): HTTPS_PROXY for https
+   * push services and receivers, HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY
+   * lists hosts reached directly. Webhook receivers are still checked against the address rules.
    */
   HTTPS_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
   HTTP_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
