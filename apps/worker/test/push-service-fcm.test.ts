@@ -28,24 +28,27 @@ t.test('429 with Retry-After: the push waits that long, then is sent', async (t)
   t.equal(push.deliveredTo(other.id).length, 1, 'the other push did not wait');
 });
 
-t.test('a subscription made with another VAPID key: 400 UnauthorizedRegistration, failed with that reason', async (t) => {
-  const owner = await harness.owner();
-  const other = await harness.owner();
-  const subscription = push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
-  const stored = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-  });
-  t.equal(stored.statusCode, 201);
-  await harness.subscribe(owner, 1);
-  const { id } = await harness.notify(owner, { title: 'Mismatch', body: 'One of two' });
-  const done = await harness.finished(owner, id);
-  t.match(done, { status: 'completed', targets: 2, sent: 1, failed: 1, expired: 0 });
-  t.strictSame(done.failureReasons, { '400 UnauthorizedRegistration': 1 }, 'the reason read from FCM’s HTML title');
-  t.match(push.protocolErrors.at(-1)?.reason ?? '', /another VAPID key/);
-  const [row] = await database.sql<{ status: string }[]>`
+t.test(
+  'a subscription made with another VAPID key: 400 UnauthorizedRegistration, failed with that reason',
+  async (t) => {
+    const owner = await harness.owner();
+    const other = await harness.owner();
+    const subscription = push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
+    const stored = await app.inject({
+      method: 'POST',
+      url: '/api/v1/subscribe',
+      headers: bearer(owner.secret),
+      payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
+    });
+    t.equal(stored.statusCode, 201);
+    await harness.subscribe(owner, 1);
+    const { id } = await harness.notify(owner, { title: 'Mismatch', body: 'One of two' });
+    const done = await harness.finished(owner, id);
+    t.match(done, { status: 'completed', targets: 2, sent: 1, failed: 1, expired: 0 });
+    t.strictSame(done.failureReasons, { '400 UnauthorizedRegistration': 1 }, 'the reason read from FCM’s HTML title');
+    t.match(push.protocolErrors.at(-1)?.reason ?? '', /another VAPID key/);
+    const [row] = await database.sql<{ status: string }[]>`
     select status from subscriptions where endpoint = ${subscription.endpoint}`;
-  t.equal(row?.status, 'active', 'a VAPID refusal is not counted against the subscription');
-});
+    t.equal(row?.status, 'active', 'a VAPID refusal is not counted against the subscription');
+  },
+);

@@ -79,7 +79,10 @@ t.test('429 errno 201 with Retry-After: sent again, not before the time it named
   const [first, second] = push.received.filter((message) => message.subscriptionId === subscription.id);
   t.equal(first?.status, 429);
   t.equal(second?.status, 201);
-  t.ok((second?.at ?? 0) - (first?.at ?? 0) >= 950, `waited ${(second?.at ?? 0) - (first?.at ?? 0)} ms for Retry-After: 1`);
+  t.ok(
+    (second?.at ?? 0) - (first?.at ?? 0) >= 950,
+    `waited ${(second?.at ?? 0) - (first?.at ?? 0)} ms for Retry-After: 1`,
+  );
 });
 
 t.test('404 errno 102 and 410 errno 103: the subscriptions expire', async (t) => {
@@ -93,5 +96,8 @@ t.test('404 errno 102 and 410 errno 103: the subscriptions expire', async (t) =>
   t.equal(await statusOf(notFound.endpoint), 'expired');
   t.equal(await statusOf(gone.endpoint), 'expired');
   t.equal(await statusOf(fine.endpoint), 'active');
-  t.strictSame(push.protocolErrors.filter((error) => error.subscriptionId === fine.id), []);
+  t.strictSame(
+    push.protocolErrors.filter((error) => error.subscriptionId === fine.id),
+    [],
+  );
 });

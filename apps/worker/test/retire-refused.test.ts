@@ -52,13 +52,17 @@ t.test('refused three times in a row: retired and its slot freed; a success rese
   const third = await send(3);
   t.match(third, { targets: 5, sent: 2, failed: 3, expired: 0 }, 'the third refusal still counts as failed');
   t.strictSame(third.failureReasons, { '400': 1, '413': 1, '403': 1 });
-  t.strictSame(await rows(endpoints), [
-    ['expired', 3],
-    ['active', 0],
-    ['active', 0],
-    ['active', 0],
-    ['active', 0],
-  ], 'retired at three; the flaky one sent and reset; 413 and 403 are the sender’s');
+  t.strictSame(
+    await rows(endpoints),
+    [
+      ['expired', 3],
+      ['active', 0],
+      ['active', 0],
+      ['active', 0],
+      ['active', 0],
+    ],
+    'retired at three; the flaky one sent and reset; 413 and 403 are the sender’s',
+  );
   t.strictSame(await subscriberCounted(database.sql, owner.user.user.id), { counter: 4, real: 4 }, 'its slot freed');
 
   const before = push.received.filter((message) => message.subscriptionId === refused.id).length;

@@ -24,7 +24,8 @@ t.teardown(() => proxy.close());
 const lookups: string[] = [];
 const resolve: NameResolver = async (hostname) => {
   lookups.push(hostname);
-  if (isLocalhostName(hostname)) throw Object.assign(new Error(`${hostname} is a local name`), { code: 'EREFUSEDADDRESS' });
+  if (isLocalhostName(hostname))
+    throw Object.assign(new Error(`${hostname} is a local name`), { code: 'EREFUSEDADDRESS' });
   const beforeProxy = new Error().stack?.includes('checkBeforeProxy') ?? false;
   if (hostname === HOOKS) return [{ address: beforeProxy ? '93.184.215.14' : '127.0.0.1', family: 4 }];
   if (hostname === 'intranet.company.jp') return [{ address: '10.20.30.40', family: 4 }];
@@ -42,7 +43,12 @@ const client = (noProxy = '', allowedHosts: string[] = []) =>
     proxy: { httpsProxy: proxy.url, httpProxy: null, noProxy },
   });
 
-const request = (url: string) => ({ url, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', id: 'msg_1', body: '{"n":1}' });
+const request = (url: string) => ({
+  url,
+  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  id: 'msg_1',
+  body: '{"n":1}',
+});
 
 t.test('a public receiver: resolved and checked here, then reached through a CONNECT tunnel by its name', async (t) => {
   const webhooks = client();
@@ -120,7 +126,11 @@ t.test('which proxy a receiver takes', async (t) => {
   const settings = { httpsProxy: 'http://s:1', httpProxy: 'http://p:2', noProxy: 'a.jp, .b.jp,c.jp:8443' };
   t.equal(proxyFor(new URL('https://x.jp/'), settings), 'http://s:1');
   t.equal(proxyFor(new URL('http://x.jp/'), settings), 'http://p:2');
-  t.equal(proxyFor(new URL('https://x.jp/'), { ...settings, httpsProxy: null }), 'http://p:2', 'HTTP_PROXY as fallback');
+  t.equal(
+    proxyFor(new URL('https://x.jp/'), { ...settings, httpsProxy: null }),
+    'http://p:2',
+    'HTTP_PROXY as fallback',
+  );
   t.equal(proxyFor(new URL('https://a.jp/'), settings), null);
   t.equal(proxyFor(new URL('https://sub.a.jp/'), settings), 'http://s:1', 'a bare entry is that name only');
   t.equal(proxyFor(new URL('https://deep.b.jp/'), settings), null, '.b.jp: names under it');

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { failureKey, outcomeForAnswer, outcomeForStatus, parseRetryAfter, refusedBySubscription } from '../src/outcome.js';
+import {
+  failureKey,
+  outcomeForAnswer,
+  outcomeForStatus,
+  parseRetryAfter,
+  refusedBySubscription,
+} from '../src/outcome.js';
 
 t.test('maps push-service statuses onto outcomes (CONTRACT "Delivery")', async (t) => {
   t.same(outcomeForStatus(201, undefined, ''), { kind: 'sent', status: 201 });
@@ -80,7 +86,8 @@ t.test('WNS: X-WNS-CONTINUE-AFTER stands in for Retry-After, X-WNS-Status for th
 });
 
 t.test('FCM: the reason is the title of its HTML answer', async (t) => {
-  const html = '<html><head><title>UnauthorizedRegistration</title></head><body><h1>UnauthorizedRegistration</h1></body></html>';
+  const html =
+    '<html><head><title>UnauthorizedRegistration</title></head><body><h1>UnauthorizedRegistration</h1></body></html>';
   t.equal(failureKey(outcomeForStatus(400, undefined, html)), '400 UnauthorizedRegistration');
 });
 

@@ -478,7 +478,11 @@ function refusal(service: FakePushServiceOptions['service'], error: ProtocolViol
     }
     case 'fcm':
       if (error.kind === 'vapid' || error.kind === 'key-mismatch')
-        return { status: 400, headers: { 'Content-Type': 'text/html; charset=UTF-8' }, body: FCM_UNAUTHORIZED_REGISTRATION };
+        return {
+          status: 400,
+          headers: { 'Content-Type': 'text/html; charset=UTF-8' },
+          body: FCM_UNAUTHORIZED_REGISTRATION,
+        };
       return {
         status: error.kind === 'size' ? 413 : 400,
         headers: { 'Content-Type': 'text/plain' },
@@ -513,7 +517,11 @@ function scriptedAnswer(service: FakePushServiceOptions['service'], reply: FakeR
     answer = { ...error, headers: { ...headers, ...error.headers } };
   } else if (service === 'apple') {
     const reason = reply.status === 410 ? 'Unregistered' : reply.status === 429 ? 'TooManyRequests' : 'BadRequest';
-    answer = { status: reply.status, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ reason }) };
+    answer = {
+      status: reply.status,
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ reason }),
+    };
   } else {
     answer = { status: reply.status, headers, body: '' };
   }
@@ -596,7 +604,8 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
       const answer = scriptedAnswer(service, reply, origin);
       const requestHeaders: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string' && name !== 'authorization' && !name.startsWith(':')) requestHeaders[name] = value;
+        if (typeof value === 'string' && name !== 'authorization' && !name.startsWith(':'))
+          requestHeaders[name] = value;
       }
       const message: ReceivedPush = {
         subscriptionId: state.subscription.id,

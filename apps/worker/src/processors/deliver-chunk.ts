@@ -182,9 +182,7 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
     vanished,
     (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
     failureReasons,
-    refused.length + cleared.length > 0
-      ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals }
-      : null,
+    refused.length + cleared.length > 0 ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals } : null,
   );
   metrics.chunks.inc({ result: recorded ? 'recorded' : 'duplicate' });
   if (retryChunk) await queueChunks(context.queues, [retryChunk]);

@@ -1,5 +1,11 @@
 import type { Database } from '../../client.js';
-import { type AnsweredBatch, type ChunkRefusals, completeChunk, expireSubscriptions, recordRefusals } from './answers.js';
+import {
+  type AnsweredBatch,
+  type ChunkRefusals,
+  completeChunk,
+  expireSubscriptions,
+  recordRefusals,
+} from './answers.js';
 import {
   addFailureReasons,
   addToCounters,
