@@ -136,7 +136,10 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
         const started = performance.now();
         const span = tracing ? pushSpan(subscription.endpoint) : null;
         try {
-          outcome = await context.sender.send(subscription, payload.textFor(subscription.id), vapid, options, body);
+          // With a body from the pool the sender only checks the text's size: a declarative payload's
+          // own text (two click tokens, two HMACs) is made only when the sender encrypts itself.
+          const text = body ? payload.sizedText : payload.textFor(subscription.id);
+          outcome = await context.sender.send(subscription, text, vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }
