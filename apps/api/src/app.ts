@@ -1,11 +1,15 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autoload from '@fastify/autoload';
 import type { Config } from '@webpush/config';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { logOptions } from './log-options.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
 import dbPlugin from './plugins/app/db.js';
 import engagementBufferPlugin from './plugins/app/engagement-buffer.js';
 import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
+import githubOAuthPlugin from './plugins/app/github-oauth.js';
 import mailerPlugin from './plugins/app/mailer.js';
 import metricsPlugin from './plugins/app/metrics.js';
 import newSubscriptionCapPlugin from './plugins/app/new-subscription-cap.js';
@@ -24,27 +28,12 @@ import corsPlugin from './plugins/external/cors.js';
 import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
 import tracingPlugin from './plugins/external/tracing.js';
-import appNotificationRoutes from './routes/app-notifications/index.js';
-import appRoutes from './routes/apps/index.js';
-import emailVerificationRoutes from './routes/auth/email-verification.js';
-import githubRoutes from './routes/auth/github.js';
-import authRoutes from './routes/auth/index.js';
-import passwordResetRoutes from './routes/auth/password-reset.js';
-import sessionRoutes from './routes/auth/sessions.js';
-import clickLinkRoutes from './routes/click-links/index.js';
-import dashboardRoutes, { type DashboardDevServer } from './routes/dashboard/index.js';
-import eventRoutes from './routes/events/index.js';
-import healthRoutes from './routes/health.js';
-import keyRoutes from './routes/keys/index.js';
-import metricsRoutes from './routes/metrics.js';
-import notificationRoutes from './routes/notifications/index.js';
-import planRoutes from './routes/plans/index.js';
-import sdkRoutes from './routes/sdk/index.js';
-import subscriberRoutes from './routes/subscribers/index.js';
-import subscriptionRoutes from './routes/subscriptions/index.js';
-import testNotificationRoutes from './routes/test-notification/index.js';
-import usageRoutes from './routes/usage/index.js';
-import webhookRoutes from './routes/webhooks/index.js';
+import clickLinkRoutes from './site/c/index.js';
+import dashboardRoutes, { type DashboardDevServer } from './site/dashboard/index.js';
+import demoRoutes from './site/demo/index.js';
+import healthRoutes from './site/health.js';
+import metricsRoutes from './site/metrics.js';
+import sdkRoutes from './site/sdk/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -54,6 +43,8 @@ export interface BuildOptions {
   pushExtraCa?: string;
   /** Test-only: called with the text of every statement the API sends to PostgreSQL (round-trip counts). */
   onQuery?: (query: string) => void;
+  /** Test-only: sees every route as it is registered (the route-tree test walks them). */
+  onRoute?: (route: RouteOptions) => void;
   /** Where the built dashboard lives (tests); default apps/dashboard/dist. */
   dashboardDistDir?: string;
 }
@@ -84,6 +75,28 @@ export function trustProxyOption(value: boolean | number | string) {
   return (_address: string, hop: number) => hop < value;
 }
 
+const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The API under /api/v1: `routes/` is a tree of its URL paths. `routes/notify/batch/index.ts` serves
+ * /api/v1/notify/batch, a `_name` folder is the `:name` parameter, and an `autohooks.ts` applies to
+ * its folder and every folder below (authentication of a subtree, the owned app of /apps/:appId).
+ * Every route is declared at '/' of its folder (test/routes/route-tree.test.ts keeps it so); only
+ * `index` files are routes, so helpers can sit beside the routes they serve.
+ */
+export const apiRoutesOptions = {
+  dir: join(here, 'routes'),
+  options: { prefix: '/api/v1' },
+  routeParams: true,
+  autoHooks: true,
+  cascadeHooks: true,
+  ignoreFilter: (path: string) => !/\/index\.(?:ts|js)$/.test(path),
+};
+
+// Run from the TypeScript sources (tests, `pnpm dev` through tsx), autoload must be told it may
+// import .ts files: it recognises tsx only when preloaded with --require, not --import.
+if (import.meta.url.endsWith('.ts')) process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1';
+
 /** Builds the API without listening: `server.ts` listens, tests use `inject` or `listen(0)`. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -106,6 +119,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   await app.register(tracingPlugin);
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
@@ -125,38 +139,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(corsPlugin);
   await app.register(rateLimitPlugin);
   await app.register(authPlugin);
+  await app.register(githubOAuthPlugin);
   await app.register(swaggerPlugin);
   await app.register(bullBoardPlugin);
   await app.register(opsListenerPlugin);
 
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
+  // Outside /api/v1: the pages, files and links browsers open (site/), and health and metrics.
   await app.register(sdkRoutes, { rereadEachRequest: config.dashboardDevServer });
+  await app.register(demoRoutes);
   await app.register(clickLinkRoutes, { prefix: '/c' });
   await app.register(dashboardRoutes, {
     distDir: options.dashboardDistDir,
     devServer: await dashboardDevServer(app),
   });
-  await app.register(
-    async (api) => {
-      await api.register(authRoutes, { prefix: '/auth' });
-      await api.register(emailVerificationRoutes, { prefix: '/auth' });
-      await api.register(passwordResetRoutes, { prefix: '/auth' });
-      await api.register(sessionRoutes, { prefix: '/auth/sessions' });
-      await api.register(githubRoutes, { prefix: '/auth/github' });
-      await api.register(appRoutes, { prefix: '/apps' });
-      await api.register(keyRoutes, { prefix: '/apps/:appId/keys' });
-      await api.register(subscriptionRoutes);
-      await api.register(testNotificationRoutes);
-      await api.register(notificationRoutes);
-      await api.register(appNotificationRoutes, { prefix: '/apps/:appId/notifications' });
-      await api.register(subscriberRoutes, { prefix: '/apps/:appId/subscribers' });
-      await api.register(eventRoutes);
-      await api.register(webhookRoutes, { prefix: '/apps/:appId/webhook' });
-      await api.register(usageRoutes);
-      await api.register(planRoutes);
-    },
-    { prefix: '/api/v1' },
-  );
+  await app.register(autoload, apiRoutesOptions);
   return app;
 }

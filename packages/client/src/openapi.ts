@@ -10,7 +10,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to every active subscriber of the app, or to one endpoint */
+        /**
+         * Send to every active subscriber of the app, or to one endpoint
+         * @description Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -23,6 +26,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "セール開始",
+                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "url": "https://www.example.com/sale",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -125,6 +138,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1250
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -284,7 +306,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to a list of up to 100 endpoints of the app */
+        /**
+         * Send to a list of up to 100 endpoints of the app
+         * @description Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -297,6 +322,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *       ],
+                     *       "title": "注文を発送しました",
+                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "url": "https://www.example.com/orders/1042"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Subscriptions of the app to send to (1 to 100) */
                         endpoints: string[];
@@ -378,6 +413,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1
+                         *       },
+                         *       "unknownEndpoints": [],
+                         *       "expiredEndpoints": []
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -513,7 +559,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Progress of a notification of the API key’s app */
+        /**
+         * Progress of a notification of the API key’s app
+         * @description One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -901,7 +950,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
+        /**
+         * Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret
+         * @description Stores a browser’s push subscription (`PushSubscription.toJSON()` as is, or flat) for the API key’s app, with your own `uid` and `tags` if you give them. The web SDK calls it; subscribing the same endpoint again updates it. With a `subscribe_only` key from a browser, a `uid` needs your server’s `uidSignature`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -911,6 +963,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *       "auth": "x8Tewbiv0CG7pXUjotWHxA",
+                     *       "tags": {
+                     *         "lang": "ja"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Push endpoint, exactly as the browser gave it
@@ -958,6 +1020,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;
@@ -1084,7 +1153,10 @@ export interface paths {
                 };
             };
         };
-        /** Remove a browser push subscription */
+        /**
+         * Remove a browser push subscription
+         * @description Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1094,6 +1166,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The endpoint to remove, as subscribed
@@ -1232,6 +1309,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "uid": "user-42",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description The subscription to change, as subscribed
@@ -1382,7 +1468,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The VAPID public key of the API key's app */
+        /**
+         * The VAPID public key of the API key's app
+         * @description The VAPID public key browsers subscribe with (`applicationServerKey` of `pushManager.subscribe`) for the API key’s app.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1398,6 +1487,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA"
+                         *     }
+                         */
                         "application/json": {
                             /** @description The key's app VAPID public key, for `applicationServerKey` */
                             vapidPublicKey: string;
@@ -1504,6 +1598,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *         "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *         "auth": "x8Tewbiv0CG7pXUjotWHxA"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
                         subscription: {
@@ -1534,6 +1637,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ok": true
+                         *     }
+                         */
                         "application/json": {
                             /**
                              * @description The push service accepted the message

@@ -1,6 +1,12 @@
 export { testConfig } from './config.js';
 export { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from './connect-proxy.js';
 export {
+  type DedicatedPostgres,
+  type DedicatedRedis,
+  startDedicatedPostgres,
+  startDedicatedRedis,
+} from './dedicated-servers.js';
+export {
   type FakeGithub,
   type FakeGithubEmail,
   type FakeGithubEnv,

@@ -58,6 +58,11 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
   return responses;
 }
 
+/** OpenAPI security of the routes a dashboard session (header or cookie) may call. */
+export const sessionSecurity: Record<string, string[]>[] = [{ session: [] }, { sessionCookie: [] }];
+/** What a session-only route may answer before its handler runs. */
+export const sessionAuthErrors = ['UNAUTHORIZED', 'INVALID_SESSION'] as const;
+
 export const AppIdParams = Type.Object({ appId: Type.String({ description: 'App id (uuid)' }) });
 
 export const MAX_PAGE_SIZE = 100;

@@ -6,8 +6,8 @@ import Fastify from 'fastify';
 import t, { type Test } from 'tap';
 import configPlugin from '../../src/plugins/app/config.js';
 import errorHandler from '../../src/plugins/app/error-handler.js';
-import dashboardRoutes, { defaultDashboardDistDir } from '../../src/routes/dashboard/index.js';
-import { CONTENT_SECURITY_POLICY } from '../../src/routes/dashboard/navigation.js';
+import dashboardRoutes, { defaultDashboardDistDir } from '../../src/site/dashboard/index.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/site/dashboard/navigation.js';
 import { assertError } from '../assertions.js';
 import { buildTestApp } from '../helper.js';
 

@@ -9,7 +9,7 @@ import { negotiateLanguage } from '../../src/languages.js';
 import configPlugin from '../../src/plugins/app/config.js';
 import errorHandler from '../../src/plugins/app/error-handler.js';
 import cookiePlugin from '../../src/plugins/external/cookie.js';
-import dashboardRoutes from '../../src/routes/dashboard/index.js';
+import dashboardRoutes from '../../src/site/dashboard/index.js';
 import { assertError, TEST_PUBLIC_URL } from '../assertions.js';
 import { bearer, buildTestApp, uniqueEmail } from '../helper.js';
 

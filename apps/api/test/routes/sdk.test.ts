@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import t, { type Test } from 'tap';
 import configPlugin from '../../src/plugins/app/config.js';
 import errorHandler from '../../src/plugins/app/error-handler.js';
-import sdkRoutes, { defaultSdkDistDir } from '../../src/routes/sdk/index.js';
+import sdkRoutes, { defaultSdkDistDir } from '../../src/site/sdk/index.js';
 import { buildTestApp } from '../helper.js';
 
 const SDK_SOURCE = 'var WebPush=(()=>({}))();\n';

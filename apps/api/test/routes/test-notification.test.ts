@@ -1,6 +1,6 @@
 import { type FakeReply, type FakeSubscription, startFakePushService, unusedPort } from '@webpush/testing';
 import t from 'tap';
-import { TEST_NOTIFICATION } from '../../src/routes/test-notification/index.js';
+import { TEST_NOTIFICATION } from '../../src/routes/apps/_appId/test-notification/index.js';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createApp, createKey, ownerWithKey, registerUser } from '../helper.js';
 

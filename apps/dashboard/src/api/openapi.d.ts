@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A click link of a declarative notification: counts the click and redirects to its page */
+        /**
+         * A click link of a declarative notification: counts the click and redirects to its page
+         * @description The click link of a declarative notification (Safari opens it without running any script): counts the click once and redirects to the notification’s page.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -70,1587 +73,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/register": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Register with e-mail and password; sends a verification e-mail
-         * @description The account’s language (its e-mails, starting with the verification e-mail) is `language` when given, else the dashboard’s `wp_lang` cookie, else the browser’s Accept-Language: Japanese when it prefers `ja`, English otherwise.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address; compared case-insensitively
-                         * @example owner@example.com
-                         */
-                        email: string;
-                        /**
-                         * @description 8 to 128 characters
-                         * @example correct horse battery staple
-                         */
-                        password: string;
-                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
-                        language?: "ja" | "en";
-                    };
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_EMAIL, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description EMAIL_IN_USE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "EMAIL_IN_USE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Sign in with e-mail and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address; compared case-insensitively
-                         * @example owner@example.com
-                         */
-                        email: string;
-                        /**
-                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
-                         * @example correct horse battery staple
-                         */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_CREDENTIALS */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_CREDENTIALS";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/logout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** End the session */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Session ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The signed-in user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Change the signed-in user’s language (of the dashboard and the e-mails) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
-                        language: "ja" | "en";
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        trace?: never;
-    };
-    "/api/v1/auth/providers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The sign-in methods this server offers besides e-mail and password */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
-                            github: boolean;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/verify-email": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Verify the e-mail address with the token from the verification e-mail (single use, 24 h) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The token from the link in the e-mail */
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/verify-email/resend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send the verification e-mail again (nothing is sent when the e-mail is already verified) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Accepted: the e-mail is on its way */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/password-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Ask for a password-reset e-mail; 202 whether or not the address has an account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description E-mail address of the account
-                         * @example owner@example.com
-                         */
-                        email: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: a known address gets a link valid for one hour */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": Record<string, never>;
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/password-reset/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the token from the reset e-mail; ends every session of the user */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The token from the link in the e-mail */
-                        token: string;
-                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sessions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Your live sessions, most recently used first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            sessions: {
-                                id: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Recorded at most once a minute
-                                 */
-                                lastUsedAt: string;
-                                /** @description User-Agent of the last recorded use */
-                                userAgent: string | null;
-                                /** @description The session making this request */
-                                current: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        /** End every session but the current one */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The other sessions ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/sessions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** End one of your sessions (the current one too: that signs you out) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Session id (uuid) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Ended */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/github": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Start GitHub sign-in: 302 to GitHub's authorize page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Redirect to GitHub */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description OAUTH_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "OAUTH_NOT_CONFIGURED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/auth/github/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie */
-        get: {
-            parameters: {
-                query?: {
-                    code?: string;
-                    state?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Signed in; redirect to PUBLIC_URL */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description MISSING_CODE, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_CODE" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_STATE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_STATE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description EMAIL_IN_USE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "EMAIL_IN_USE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description GITHUB_AUTH_FAILED */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "GITHUB_AUTH_FAILED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description OAUTH_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "OAUTH_NOT_CONFIGURED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/apps": {
         parameters: {
             query?: never;
@@ -1658,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List your apps */
+        /**
+         * List your apps
+         * @description Your apps, oldest first.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1674,6 +99,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "apps": [
+                         *         {
+                         *           "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *           "name": "My blog",
+                         *           "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "allowedOrigins": [
+                         *             "https://www.example.com"
+                         *           ],
+                         *           "requireSignedTags": false,
+                         *           "signaturesExpire": false,
+                         *           "pushFormat": "legacy",
+                         *           "defaultUrl": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             apps: {
                                 id: string;
@@ -1738,7 +182,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an app (with its own VAPID key pair) */
+        /**
+         * Create an app (with its own VAPID key pair)
+         * @description Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1748,6 +195,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "My blog"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Display name
@@ -1764,6 +216,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -1892,7 +361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One app, with its subscriber and send counts */
+        /**
+         * One app, with its subscriber and send counts
+         * @description One of your apps, with its subscriber count and this month’s sends.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1996,7 +468,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an app with its keys and subscriptions */
+        /**
+         * Delete an app with its keys and subscriptions
+         * @description Deletes the app with its API keys, subscriptions and history. It cannot be undone.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2101,6 +576,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "allowedOrigins": [
+                     *         "https://www.example.com"
+                     *       ],
+                     *       "pushFormat": "declarative",
+                     *       "defaultUrl": "https://www.example.com/"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Display name */
                         name?: string;
@@ -2367,145 +851,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/vapid-key/rotate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replace the app’s VAPID key pair with a new one
-         * @description The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            app: {
-                                id: string;
-                                name: string;
-                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
-                                vapidPublicKey: string;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
-                                allowedOrigins: string[];
-                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
-                                requireSignedTags: boolean;
-                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
-                                signaturesExpire: boolean;
-                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
-                                pushFormat: "legacy" | "declarative";
-                                /** @description The page a click opens when a notification has no `url` */
-                                defaultUrl: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/apps/{appId}/keys": {
         parameters: {
             query?: never;
@@ -2513,7 +858,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an app's API keys (never their secrets) */
+        /**
+         * List an app's API keys (never their secrets)
+         * @description The app’s API keys: name, scope and creation time, never the keys themselves.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2599,7 +947,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT */
+        /**
+         * Create an API key; its secret is shown only in this response. An app has at most API_KEYS_PER_APP_MAX keys (default 50): one more is 400 INVALID_INPUT
+         * @description Creates an API key: `subscribe_only` for browsers (safe to put in a page), `notify` to send from your server, `full` to send and test. The key itself is shown only in this answer.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2612,6 +963,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "scope": "notify",
+                     *       "name": "Production server"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description `subscribe_only` (browsers: subscribe only), `notify` (send), or `full` (send and test); anything else is 400 INVALID_SCOPE
@@ -2630,6 +987,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "key": {
+                         *         "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a",
+                         *         "name": "Production server",
+                         *         "scope": "notify",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       },
+                         *       "secret": "wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo"
+                         *     }
+                         */
                         "application/json": {
                             key: {
                                 id: string;
@@ -2766,7 +1134,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key; it answers INVALID_API_KEY from then on */
+        /**
+         * Revoke an API key; it answers INVALID_API_KEY from then on
+         * @description Revokes an API key: every request with it answers 401 INVALID_API_KEY from then on.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2858,65 +1229,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/subscribe": {
+    "/api/v1/apps/{appId}/notifications": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret */
-        post: {
+        /**
+         * The app's notifications, newest first, a page at a time (keyset pagination)
+         * @description The app’s sends, newest first, a page at a time: pass `nextCursor` as `cursor` for the next page.
+         */
+        get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
                 cookie?: never;
             };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Push endpoint, exactly as the browser gave it
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                        /** @description Subscription public key (base64url), `getKey("p256dh")` */
-                        p256dh: string;
-                        /** @description Subscription auth secret (base64url), `getKey("auth")` */
-                        auth: string;
-                        /** @description PushSubscription.toJSON() shape */
-                        keys?: {
-                            p256dh?: string;
-                            auth?: string;
-                        };
-                        /** @description From toJSON(); ignored */
-                        expirationTime?: number | null;
-                        /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
-                        uid?: string;
-                        /**
-                         * @description Your tags for this browser; replace all of its tags when present
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
-                        uidSignature?: string;
-                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
-                        tagsSignature?: string;
-                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
-                        signatureExpires?: number;
-                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
-                        applicationServerKey?: string;
-                    };
-                };
-            };
+            requestBody?: never;
             responses: {
                 /** @description OK */
                 200: {
@@ -2925,21 +1264,285 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            subscriber: {
+                            /** @description Newest first */
+                            notifications: {
+                                /** Format: uuid */
                                 id: string;
-                            };
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
+                                shown: number;
+                                /** @description Subscriptions that clicked it (counted once each) */
+                                clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
+                                errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
-                /** @description Created */
-                201: {
+                /** @description INVALID_INPUT */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            subscriber: {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Send from the dashboard: exactly POST /notify for this app
+         * @description Same body, checks, targeting, monthly limit, usage and `Idempotency-Key` (shared with the app’s API-key sends) as POST /notify.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Hello",
+                     *       "body": "A first notification from the dashboard."
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Notification title */
+                        title: string;
+                        /** @description Notification body */
+                        body: string;
+                        /**
+                         * @description Opened when the notification is clicked
+                         * @example https://example.com/
+                         */
+                        url?: string;
+                        /**
+                         * @description Icon image
+                         * @example https://example.com/
+                         */
+                        icon?: string;
+                        /**
+                         * @description Badge image
+                         * @example https://example.com/
+                         */
+                        badge?: string;
+                        /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Seconds the push service keeps the message for an offline browser
+                         * @default 86400
+                         */
+                        ttl?: number;
+                        /**
+                         * @description Push `Urgency` header
+                         * @default normal
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
+                        topic?: string;
+                        /**
+                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint?: string;
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        uids?: string[];
+                        /**
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
+                         * @example 2030-01-01T09:00:00Z
+                         */
+                        sendAt?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: queued for delivery */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 3
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            notification: {
+                                /** Format: uuid */
                                 id: string;
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
+                                targets: number;
                             };
                         };
                     };
@@ -2957,7 +1560,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2965,12 +1568,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED, INVALID_UID_SIGNATURE */
+                /** @description ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2978,7 +1581,33 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description SUBSCRIPTION_EXPIRED */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "SUBSCRIPTION_EXPIRED";
                             upgrade_url?: string;
                         };
                     };
@@ -3009,7 +1638,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMITED, SUBSCRIBER_LIMIT_EXCEEDED */
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3017,7 +1646,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -3050,34 +1679,126 @@ export interface paths {
                 };
             };
         };
-        /** Remove a browser push subscription */
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app
+         * @description Cancels a scheduled send of the app from the dashboard.
+         */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
                 cookie?: never;
             };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description The endpoint to remove, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                    };
-                };
-            };
+            requestBody?: never;
             responses: {
-                /** @description Removed */
-                204: {
+                /** @description OK */
+                200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
+                                shown: number;
+                                /** @description Subscriptions that clicked it (counted once each) */
+                                clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
+                                errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
+                            };
+                        };
+                    };
                 };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                /** @description INVALID_INPUT */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3085,12 +1806,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            code: "INVALID_INPUT";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3098,7 +1819,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
                             upgrade_url?: string;
                         };
                     };
@@ -3129,41 +1850,15 @@ export interface paths {
                         };
                     };
                 };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
+                /** @description NOT_CANCELABLE */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
                             error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
+                            code: "NOT_CANCELABLE";
                             upgrade_url?: string;
                         };
                     };
@@ -3185,175 +1880,42 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /**
-         * Set or remove the uid and/or replace the tags of a subscription (from your server)
-         * @description `uid: null` removes the uid; absent fields stay as they are.
-         */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description The subscription to change, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint: string;
-                        /** @description null removes the uid */
-                        uid?: string | (never | null);
-                        /**
-                         * @description Your tags for this browser; replace all of its tags when present
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            subscriber: {
-                                id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch?: never;
         trace?: never;
     };
-    "/api/v1/vapid-public-key": {
+    "/api/v1/apps/{appId}/subscribers": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The VAPID public key of the API key's app */
+        /**
+         * The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag
+         * @description The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only subscribers of this status; absent: both */
+                    status?: "active" | "expired";
+                    /** @description Only the subscribers of this uid */
+                    uid?: string;
+                    /**
+                     * @description Only the subscribers carrying this tag, as `key:value` (the value may be empty or contain `:`)
+                     * @example lang:ja
+                     */
+                    tag?: string;
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
@@ -3365,8 +1927,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description The key's app VAPID public key, for `applicationServerKey` */
-                            vapidPublicKey: string;
+                            /** @description Newest first */
+                            subscribers: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description Push endpoint; its host tells the push service (FCM, Mozilla, Apple, WNS) */
+                                endpoint: string;
+                                status: "active" | "expired";
+                                /** @description Your user id for this subscriber (none: null) */
+                                uid: string | null;
+                                /** @description Your tags for this subscriber (none: {}) */
+                                tags: {
+                                    [key: string]: string;
+                                };
+                                /** @description The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted */
+                                vapidPublicKey: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -3383,7 +1963,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                /** @description UNAUTHORIZED, INVALID_SESSION */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3391,33 +1971,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
+                /** @description NOT_FOUND */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
+                            code: "NOT_FOUND";
                             upgrade_url?: string;
                         };
                     };
@@ -3440,6 +2007,113 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/subscribers/{subscriberId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscriber: it is no longer a target of any send
+         * @description Removes one subscription of the app; the browser gets no more pushes from it.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Subscriber id (uuid) */
+                    subscriberId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -3470,6 +2144,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscription": {
+                     *         "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *         "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *         "auth": "x8Tewbiv0CG7pXUjotWHxA"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description The browser subscription to send to, flat `{endpoint, p256dh, auth}` or `PushSubscription.toJSON()` `{endpoint, keys:{p256dh, auth}}`; it is not stored */
                         subscription: {
@@ -3500,6 +2183,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "ok": true
+                         *     }
+                         */
                         "application/json": {
                             /**
                              * @description The push service accepted the message
@@ -3660,7 +2348,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/notify": {
+    "/api/v1/apps/{appId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This month's sends against the plan's limit, and the app's sends per UTC day
+         * @description The app’s sends per day over the last `days` days (30 by default), and this month’s usage against the plan.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Days to report, ending today (UTC): 1 to 90 */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Monthly usage of the app owner (per user, not per app) */
+                            month: {
+                                /** @description The owner's sends this calendar month (UTC) across all of their apps: what counts against the plan's limit */
+                                sends: number;
+                                /** @description The plan's sends per month; null: no limit */
+                                limit: number | null;
+                            };
+                            /** @description One entry per day, oldest first, days without sends included with 0 */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, YYYY-MM-DD
+                                 */
+                                date: string;
+                                /** @description This app's sends accepted that day (targets of its notifications) */
+                                sends: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/vapid-key/rotate": {
         parameters: {
             query?: never;
             header?: never;
@@ -3669,114 +2472,631 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send to every active subscriber of the app, or to one endpoint */
+        /**
+         * Replace the app’s VAPID key pair with a new one
+         * @description The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: {
-                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
-                    "idempotency-key"?: string;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
                 };
-                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app: {
+                                id: string;
+                                name: string;
+                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
+                                vapidPublicKey: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
+                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
+                                pushFormat: "legacy" | "declarative";
+                                /** @description The page a click opens when a notification has no `url` */
+                                defaultUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's webhook, without its secret
+         * @description The app’s webhook: its URL and the events it receives (not its secret).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Set the app's webhook URL and events; the answer carries the signing secret
+         * @description The URL must be https:// and resolve to a public address (no loopback, private, link-local, CGNAT, multicast or cloud-metadata address, IPv4 or IPv6, IPv4-mapped included): otherwise 400 INVALID_URL. The address is checked again at every connection. The first PUT creates the secret (`whsec_…`); a later one keeps it (rotate it with rotate-secret).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/webhooks/push",
+                     *       "events": [
+                     *         "notification.completed",
+                     *         "subscription.expired"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Notification title */
-                        title: string;
-                        /** @description Notification body */
-                        body: string;
                         /**
-                         * @description Opened when the notification is clicked
-                         * @example https://example.com/
+                         * @description Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)
+                         * @example https://example.com/webhooks/push
                          */
-                        url?: string;
-                        /**
-                         * @description Icon image
-                         * @example https://example.com/
-                         */
-                        icon?: string;
-                        /**
-                         * @description Badge image
-                         * @example https://example.com/
-                         */
-                        badge?: string;
-                        /**
-                         * @description A large picture shown in the notification
-                         * @example https://example.com/
-                         */
-                        image?: string;
-                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
-                        actions?: {
-                            /**
-                             * @description Names the button; unique within `actions`, reported with its clicks
-                             * @example open
-                             */
-                            action: string;
-                            /** @description The button label (1–64 characters) */
-                            title: string;
-                            /**
-                             * @description The page the button opens (default: the notification's `url`)
-                             * @example https://example.com/
-                             */
-                            url?: string;
-                            /**
-                             * @description Icon of the button
-                             * @example https://example.com/
-                             */
-                            icon?: string;
-                        }[];
-                        /** @description Stays on screen until the person acts on it */
-                        requireInteraction?: boolean;
-                        /** @description No sound or vibration */
-                        silent?: boolean;
-                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
-                        renotify?: boolean;
-                        /** @description A later notification with the same tag replaces the earlier one on the device */
-                        tag?: string;
-                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * @description Seconds the push service keeps the message for an offline browser
-                         * @default 86400
-                         */
-                        ttl?: number;
-                        /**
-                         * @description Push `Urgency` header
-                         * @default normal
-                         */
-                        urgency?: "very-low" | "low" | "normal" | "high";
-                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
-                        topic?: string;
-                        /**
-                         * @description Send only to this subscription of the app; without it (and without `uids` or `tags`), to every active subscriber
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
-                         */
-                        endpoint?: string;
-                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
-                        uids?: string[];
-                        /**
-                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
-                         * @example {
-                         *       "lang": "ja",
-                         *       "plan": "pro"
-                         *     }
-                         */
-                        tags?: {
-                            [key: string]: string;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
-                         * @example 2030-01-01T09:00:00Z
-                         */
-                        sendAt?: string;
+                        url: string;
+                        /** @description Events to receive */
+                        events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
                     };
                 };
             };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description Signing secret (`whsec_…`, Standard Webhooks): keep it; GET does not show it again */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove the app's webhook; events not yet delivered are dropped
+         * @description Removes the app’s webhook; events are no longer sent.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent delivery attempts, newest first: status, duration, the first bytes of the answer
+         * @description The webhook’s recent deliveries, newest first: each event, its attempts and the receiver’s answers.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Attempts, 1 to 100 */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Most recent attempts first */
+                            deliveries: {
+                                /**
+                                 * Format: uuid
+                                 * @description The attempt
+                                 */
+                                id: string;
+                                /** @description The event: its `webhook-id`, the same on every retry */
+                                messageId: string;
+                                /** @description An event type */
+                                type: "notification.completed" | "notification.failed" | "subscription.expired";
+                                /** @description Where this attempt went */
+                                url: string;
+                                /** @description HTTP status; null when no answer came */
+                                status: number | null;
+                                durationMs: number;
+                                /** @description The first 1 KiB of the answer */
+                                response: string | null;
+                                /** @description Why no answer came (refused address, timeout, connection error) */
+                                error: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Where the event stands now: `pending` while retries remain */
+                                messageStatus: "pending" | "delivered" | "failed";
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries
+         * @description Sends an event to the receiver again, at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description An attempt id from the deliveries list */
+                    deliveryId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
             responses: {
                 /** @description Accepted: queued for delivery */
                 202: {
@@ -3785,15 +3105,1993 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
-                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
-                                targets: number;
+                            delivery: {
+                                /** @description The event sent again, with this same `webhook-id` */
+                                messageId: string;
+                                /** @enum {string} */
+                                status: "pending";
                             };
                         };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the new one is shown only in this answer
+         * @description Replaces the webhook’s signing secret; the new one is shown only in this answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start GitHub sign-in: 302 to GitHub's authorize page
+         * @description Starts "Sign in with GitHub": redirects to GitHub’s authorize page.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redirect to GitHub */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description OAUTH_NOT_CONFIGURED */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "OAUTH_NOT_CONFIGURED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/github/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie
+         * @description Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed in; redirect to PUBLIC_URL */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_CODE, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_CODE" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_STATE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_STATE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description EMAIL_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description GITHUB_AUTH_FAILED */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "GITHUB_AUTH_FAILED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description OAUTH_NOT_CONFIGURED */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "OAUTH_NOT_CONFIGURED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with e-mail and password
+         * @description Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description E-mail address; compared case-insensitively
+                         * @example owner@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description 8 to 128 characters, not one of the 10,000 most common passwords
+                         * @example correct horse battery staple
+                         */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_CREDENTIALS";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the session
+         * @description Ends the current session and clears its cookie.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Session ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user
+         * @description The signed-in account.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user’s language (of the dashboard and the e-mails)
+         * @description Sets the account’s language (`ja` or `en`): the dashboard’s and the e-mails’.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "language": "en"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
+                        language: "ja" | "en";
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "en"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset e-mail; 202 whether or not the address has an account
+         * @description Sends a password reset link to the address if an account has it. The answer is the same either way, so it tells no one which addresses have accounts.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description E-mail address of the account
+                         * @example owner@example.com
+                         */
+                        email: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: a known address gets a link valid for one hour */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the token from the reset e-mail; ends every session of the user
+         * @description Sets a new password with the token from the reset e-mail, and ends every session of the account.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "wpr_7Yu2Ii5Oo8Pp1Aa4Ss7Dd0Ff3Gg6Hh9Jj2Kk5Ll",
+                     *       "password": "a new long passphrase"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                        /** @description The new password: 8 to 128 characters, not one of the 10,000 most common passwords */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in methods this server offers besides e-mail and password
+         * @description The sign-in methods this server offers besides e-mail and password.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "github": true
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET) */
+                            github: boolean;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register with e-mail and password; sends a verification e-mail
+         * @description The account’s language (its e-mails, starting with the verification e-mail) is `language` when given, else the dashboard’s `wp_lang` cookie, else the browser’s Accept-Language: Japanese when it prefers `ja`, English otherwise.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "owner@example.com",
+                     *       "password": "correct horse battery staple",
+                     *       "language": "ja"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description E-mail address; compared case-insensitively
+                         * @example owner@example.com
+                         */
+                        email: string;
+                        /**
+                         * @description 8 to 128 characters
+                         * @example correct horse battery staple
+                         */
+                        password: string;
+                        /** @description The language of the account’s e-mails and dashboard: chosen at registration from the `language` field, else the `wp_lang` cookie, else Accept-Language (Japanese when the browser prefers it, English otherwise) */
+                        language?: "ja" | "en";
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": false,
+                         *         "language": "ja"
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_EMAIL, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description EMAIL_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "EMAIL_IN_USE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your live sessions, most recently used first
+         * @description Your signed-in sessions, most recently used first; the current one is marked.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sessions: {
+                                id: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Recorded at most once a minute
+                                 */
+                                lastUsedAt: string;
+                                /** @description User-Agent of the last recorded use */
+                                userAgent: string | null;
+                                /** @description The session making this request */
+                                current: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * End every session but the current one
+         * @description Signs out every session but the current one.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The other sessions ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions (the current one too: that signs you out)
+         * @description Signs out one session.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Session id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify the e-mail address with the token from the verification e-mail (single use, 24 h)
+         * @description Confirms the account’s e-mail address with the token from the verification e-mail.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the verification e-mail again (nothing is sent when the e-mail is already verified)
+         * @description Sends the verification e-mail again (rate limited per address).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted: the e-mail is on its way */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, never>;
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report that a notification was shown or clicked (sent by the SDK service worker)
+         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "notificationId": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "type": "clicked",
+                     *       "action": "open"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The `id` of the push payload (a notification id, or "test") */
+                        notificationId: string;
+                        /**
+                         * @description The subscription's endpoint, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked */
+                        type: "shown" | "clicked";
+                        /**
+                         * @description With `type: "clicked"`: the button clicked (its `action`)
+                         * @example open
+                         */
+                        action?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted; says nothing about what exists */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /** @example {} */
+                        "application/json": Record<string, never>;
                     };
                 };
                 /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
@@ -3822,7 +5120,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE */
+                /** @description ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3830,33 +5128,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description SUBSCRIPTION_EXPIRED */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "SUBSCRIPTION_EXPIRED";
+                            code: "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3887,7 +5159,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
+                /** @description RATE_LIMITED */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3895,7 +5167,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -3909,250 +5181,6 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/notify/batch": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send to a list of up to 100 endpoints of the app */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Subscriptions of the app to send to (1 to 100) */
-                        endpoints: string[];
-                        /** @description Notification title */
-                        title: string;
-                        /** @description Notification body */
-                        body: string;
-                        /**
-                         * @description Opened when the notification is clicked
-                         * @example https://example.com/
-                         */
-                        url?: string;
-                        /**
-                         * @description Icon image
-                         * @example https://example.com/
-                         */
-                        icon?: string;
-                        /**
-                         * @description Badge image
-                         * @example https://example.com/
-                         */
-                        badge?: string;
-                        /**
-                         * @description A large picture shown in the notification
-                         * @example https://example.com/
-                         */
-                        image?: string;
-                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
-                        actions?: {
-                            /**
-                             * @description Names the button; unique within `actions`, reported with its clicks
-                             * @example open
-                             */
-                            action: string;
-                            /** @description The button label (1–64 characters) */
-                            title: string;
-                            /**
-                             * @description The page the button opens (default: the notification's `url`)
-                             * @example https://example.com/
-                             */
-                            url?: string;
-                            /**
-                             * @description Icon of the button
-                             * @example https://example.com/
-                             */
-                            icon?: string;
-                        }[];
-                        /** @description Stays on screen until the person acts on it */
-                        requireInteraction?: boolean;
-                        /** @description No sound or vibration */
-                        silent?: boolean;
-                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
-                        renotify?: boolean;
-                        /** @description A later notification with the same tag replaces the earlier one on the device */
-                        tag?: string;
-                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
-                        data?: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * @description Seconds the push service keeps the message for an offline browser
-                         * @default 86400
-                         */
-                        ttl?: number;
-                        /**
-                         * @description Push `Urgency` header
-                         * @default normal
-                         */
-                        urgency?: "very-low" | "low" | "normal" | "high";
-                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
-                        topic?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted: queued for delivery */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
-                                status: "queued" | "scheduled";
-                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
-                                targets: number;
-                            };
-                            /** @description Endpoints that are not subscriptions of the app */
-                            unknownEndpoints: string[];
-                            /** @description Endpoints of the app whose subscription has expired: not sent to */
-                            expiredEndpoints: string[];
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT, TOO_MANY_ENDPOINTS */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_API_KEY */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INSUFFICIENT_SCOPE */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INSUFFICIENT_SCOPE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
                             upgrade_url?: string;
                         };
                     };
@@ -4172,7 +5200,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Progress of a notification of the API key’s app */
+        /**
+         * Progress of a notification of the API key’s app
+         * @description One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4551,176 +5582,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/notifications": {
+    "/api/v1/notify": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The app's notifications, newest first, a page at a time (keyset pagination) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Page size, 1 to 100 */
-                    limit?: number;
-                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Newest first */
-                            notifications: {
-                                /** Format: uuid */
-                                id: string;
-                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
-                                /** @description Subscriptions the send goes to */
-                                targets: number;
-                                sent: number;
-                                failed: number;
-                                /** @description Subscriptions found expired (404/410) while sending */
-                                expired: number;
-                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
-                                shown: number;
-                                /** @description Subscriptions that clicked it (counted once each) */
-                                clicked: number;
-                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
-                                actionClicks: {
-                                    [key: string]: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
-                                 */
-                                sendAt?: string;
-                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
-                                errorCode?: string;
-                                /**
-                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
-                                 * @example {
-                                 *       "403 BadJwtToken": 12,
-                                 *       "400 VapidPkHashMismatch": 1
-                                 *     }
-                                 */
-                                failureReasons?: {
-                                    [key: string]: number;
-                                };
-                                /** @description What was sent: the payload title */
-                                title: string;
-                                /** @description What was sent: the payload body */
-                                body: string;
-                                /** @description The payload url, when it had one */
-                                url?: string;
-                                /** @description The payload icon, when it had one */
-                                icon?: string;
-                                /** @description The payload badge, when it had one */
-                                badge?: string;
-                                /** @description The payload image, when it had one */
-                                image?: string;
-                                /** @description The buttons, when it had any */
-                                actions?: {
-                                    /**
-                                     * @description Names the button; unique within `actions`, reported with its clicks
-                                     * @example open
-                                     */
-                                    action: string;
-                                    /** @description The button label (1–64 characters) */
-                                    title: string;
-                                    /**
-                                     * @description The page the button opens (default: the notification's `url`)
-                                     * @example https://example.com/
-                                     */
-                                    url?: string;
-                                    /**
-                                     * @description Icon of the button
-                                     * @example https://example.com/
-                                     */
-                                    icon?: string;
-                                }[];
-                                /** @description The payload tag, when it had one */
-                                tag?: string;
-                            }[];
-                            /** @description Pass as `cursor` for the next page; null on the last page */
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get?: never;
         put?: never;
         /**
-         * Send from the dashboard: exactly POST /notify for this app
-         * @description Same body, checks, targeting, monthly limit, usage and `Idempotency-Key` (shared with the app’s API-key sends) as POST /notify.
+         * Send to every active subscriber of the app, or to one endpoint
+         * @description Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.
          */
         post: {
             parameters: {
@@ -4729,14 +5602,21 @@ export interface paths {
                     /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
                     "idempotency-key"?: string;
                 };
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
+                path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "セール開始",
+                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "url": "https://www.example.com/sale",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Notification title */
                         title: string;
@@ -4839,6 +5719,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1250
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -4864,7 +5753,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4872,12 +5761,12 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
                             upgrade_url?: string;
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description INSUFFICIENT_SCOPE */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4885,7 +5774,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "INSUFFICIENT_SCOPE";
                             upgrade_url?: string;
                         };
                     };
@@ -4989,432 +5878,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/apps/{appId}/notifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                    /** @description Notification id (uuid) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
-                                /** @description Subscriptions the send goes to */
-                                targets: number;
-                                sent: number;
-                                failed: number;
-                                /** @description Subscriptions found expired (404/410) while sending */
-                                expired: number;
-                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
-                                shown: number;
-                                /** @description Subscriptions that clicked it (counted once each) */
-                                clicked: number;
-                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
-                                actionClicks: {
-                                    [key: string]: number;
-                                };
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                completedAt: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
-                                 */
-                                sendAt?: string;
-                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
-                                errorCode?: string;
-                                /**
-                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
-                                 * @example {
-                                 *       "403 BadJwtToken": 12,
-                                 *       "400 VapidPkHashMismatch": 1
-                                 *     }
-                                 */
-                                failureReasons?: {
-                                    [key: string]: number;
-                                };
-                                /** @description What was sent: the payload title */
-                                title: string;
-                                /** @description What was sent: the payload body */
-                                body: string;
-                                /** @description The payload url, when it had one */
-                                url?: string;
-                                /** @description The payload icon, when it had one */
-                                icon?: string;
-                                /** @description The payload badge, when it had one */
-                                badge?: string;
-                                /** @description The payload image, when it had one */
-                                image?: string;
-                                /** @description The buttons, when it had any */
-                                actions?: {
-                                    /**
-                                     * @description Names the button; unique within `actions`, reported with its clicks
-                                     * @example open
-                                     */
-                                    action: string;
-                                    /** @description The button label (1–64 characters) */
-                                    title: string;
-                                    /**
-                                     * @description The page the button opens (default: the notification's `url`)
-                                     * @example https://example.com/
-                                     */
-                                    url?: string;
-                                    /**
-                                     * @description Icon of the button
-                                     * @example https://example.com/
-                                     */
-                                    icon?: string;
-                                }[];
-                                /** @description The payload tag, when it had one */
-                                tag?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_CANCELABLE */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_CANCELABLE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/subscribers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only subscribers of this status; absent: both */
-                    status?: "active" | "expired";
-                    /** @description Only the subscribers of this uid */
-                    uid?: string;
-                    /**
-                     * @description Only the subscribers carrying this tag, as `key:value` (the value may be empty or contain `:`)
-                     * @example lang:ja
-                     */
-                    tag?: string;
-                    /** @description Page size, 1 to 100 */
-                    limit?: number;
-                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Newest first */
-                            subscribers: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description Push endpoint; its host tells the push service (FCM, Mozilla, Apple, WNS) */
-                                endpoint: string;
-                                status: "active" | "expired";
-                                /** @description Your user id for this subscriber (none: null) */
-                                uid: string | null;
-                                /** @description Your tags for this subscriber (none: {}) */
-                                tags: {
-                                    [key: string]: string;
-                                };
-                                /** @description The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted */
-                                vapidPublicKey: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                            }[];
-                            /** @description Pass as `cursor` for the next page; null on the last page */
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/subscribers/{subscriberId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a subscriber: it is no longer a target of any send */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                    /** @description Subscriber id (uuid) */
-                    subscriberId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/events": {
+    "/api/v1/notify/batch": {
         parameters: {
             query?: never;
             header?: never;
@@ -5424,47 +5888,140 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Report that a notification was shown or clicked (sent by the SDK service worker)
-         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
+         * Send to a list of up to 100 endpoints of the app
+         * @description Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The same key from the same app within 24 h returns the first answer and queues nothing new */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *       ],
+                     *       "title": "注文を発送しました",
+                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "url": "https://www.example.com/orders/1042"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description The `id` of the push payload (a notification id, or "test") */
-                        notificationId: string;
+                        /** @description Subscriptions of the app to send to (1 to 100) */
+                        endpoints: string[];
+                        /** @description Notification title */
+                        title: string;
+                        /** @description Notification body */
+                        body: string;
                         /**
-                         * @description The subscription's endpoint, as subscribed
-                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         * @description Opened when the notification is clicked
+                         * @example https://example.com/
                          */
-                        endpoint: string;
-                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked */
-                        type: "shown" | "clicked";
+                        url?: string;
                         /**
-                         * @description With `type: "clicked"`: the button clicked (its `action`)
-                         * @example open
+                         * @description Icon image
+                         * @example https://example.com/
                          */
-                        action?: string;
+                        icon?: string;
+                        /**
+                         * @description Badge image
+                         * @example https://example.com/
+                         */
+                        badge?: string;
+                        /**
+                         * @description A large picture shown in the notification
+                         * @example https://example.com/
+                         */
+                        image?: string;
+                        /** @description At most 2 buttons; a duplicate `action` is INVALID_INPUT */
+                        actions?: {
+                            /**
+                             * @description Names the button; unique within `actions`, reported with its clicks
+                             * @example open
+                             */
+                            action: string;
+                            /** @description The button label (1–64 characters) */
+                            title: string;
+                            /**
+                             * @description The page the button opens (default: the notification's `url`)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description Icon of the button
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                        }[];
+                        /** @description Stays on screen until the person acts on it */
+                        requireInteraction?: boolean;
+                        /** @description No sound or vibration */
+                        silent?: boolean;
+                        /** @description Alert again when it replaces a notification with the same `tag` (needs `tag`) */
+                        renotify?: boolean;
+                        /** @description A later notification with the same tag replaces the earlier one on the device */
+                        tag?: string;
+                        /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
+                        data?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * @description Seconds the push service keeps the message for an offline browser
+                         * @default 86400
+                         */
+                        ttl?: number;
+                        /**
+                         * @description Push `Urgency` header
+                         * @default normal
+                         */
+                        urgency?: "very-low" | "low" | "normal" | "high";
+                        /** @description Push `Topic` header (≤ 32 URL-safe base64 characters): a newer message replaces an undelivered one */
+                        topic?: string;
                     };
                 };
             };
             responses: {
-                /** @description Accepted; says nothing about what exists */
+                /** @description Accepted: queued for delivery */
                 202: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "queued",
+                         *         "targets": 1
+                         *       },
+                         *       "unknownEndpoints": [],
+                         *       "expiredEndpoints": []
+                         *     }
+                         */
+                        "application/json": {
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description `scheduled` for a send with `sendAt` */
+                                status: "queued" | "scheduled";
+                                /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
+                                targets: number;
+                            };
+                            /** @description Endpoints that are not subscriptions of the app */
+                            unknownEndpoints: string[];
+                            /** @description Endpoints of the app whose subscription has expired: not sent to */
+                            expiredEndpoints: string[];
+                        };
                     };
                 };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT, TOO_MANY_ENDPOINTS */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5472,7 +6029,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
                             upgrade_url?: string;
                         };
                     };
@@ -5490,7 +6047,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description INSUFFICIENT_SCOPE */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5498,7 +6055,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "INSUFFICIENT_SCOPE";
                             upgrade_url?: string;
                         };
                     };
@@ -5529,7 +6086,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMITED */
+                /** @description MONTHLY_LIMIT_EXCEEDED, RATE_LIMITED */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5537,238 +6094,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/webhook": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The app's webhook, without its secret */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            webhook: {
-                                url: string;
-                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        /**
-         * Set the app's webhook URL and events; the answer carries the signing secret
-         * @description The URL must be https:// and resolve to a public address (no loopback, private, link-local, CGNAT, multicast or cloud-metadata address, IPv4 or IPv6, IPv4-mapped included): otherwise 400 INVALID_URL. The address is checked again at every connection. The first PUT creates the secret (`whsec_…`); a later one keeps it (rotate it with rotate-secret).
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Receiver URL: https:// and a public address (hosts in WEBHOOK_ALLOWED_HOSTS are exempt and may use http://)
-                         * @example https://example.com/webhooks/push
-                         */
-                        url: string;
-                        /** @description Events to receive */
-                        events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            webhook: {
-                                url: string;
-                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
-                                /** @description Signing secret (`whsec_…`, Standard Webhooks): keep it; GET does not show it again */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_URL, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
+                            code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };
@@ -5801,575 +6127,6 @@ export interface paths {
                 };
             };
         };
-        post?: never;
-        /** Remove the app's webhook; events not yet delivered are dropped */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Removed */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/webhook/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replace the signing secret; the new one is shown only in this answer */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            webhook: {
-                                url: string;
-                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
-                                /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
-                                secret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description CONFIG_ERROR */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "CONFIG_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/webhook/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Recent delivery attempts, newest first: status, duration, the first bytes of the answer */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Attempts, 1 to 100 */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Most recent attempts first */
-                            deliveries: {
-                                /**
-                                 * Format: uuid
-                                 * @description The attempt
-                                 */
-                                id: string;
-                                /** @description The event: its `webhook-id`, the same on every retry */
-                                messageId: string;
-                                /** @description An event type */
-                                type: "notification.completed" | "notification.failed" | "subscription.expired";
-                                /** @description Where this attempt went */
-                                url: string;
-                                /** @description HTTP status; null when no answer came */
-                                status: number | null;
-                                durationMs: number;
-                                /** @description The first 1 KiB of the answer */
-                                response: string | null;
-                                /** @description Why no answer came (refused address, timeout, connection error) */
-                                error: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Where the event stands now: `pending` while retries remain */
-                                messageStatus: "pending" | "delivered" | "failed";
-                            }[];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/webhook/deliveries/{deliveryId}/retry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                    /** @description An attempt id from the deliveries list */
-                    deliveryId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Accepted: queued for delivery */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            delivery: {
-                                /** @description The event sent again, with this same `webhook-id` */
-                                messageId: string;
-                                /** @enum {string} */
-                                status: "pending";
-                            };
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/apps/{appId}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This month's sends against the plan's limit, and the app's sends per UTC day */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Days to report, ending today (UTC): 1 to 90 */
-                    days?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description App id (uuid) */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Monthly usage of the app owner (per user, not per app) */
-                            month: {
-                                /** @description The owner's sends this calendar month (UTC) across all of their apps: what counts against the plan's limit */
-                                sends: number;
-                                /** @description The plan's sends per month; null: no limit */
-                                limit: number | null;
-                            };
-                            /** @description One entry per day, oldest first, days without sends included with 0 */
-                            days: {
-                                /**
-                                 * Format: date
-                                 * @description UTC day, YYYY-MM-DD
-                                 */
-                                date: string;
-                                /** @description This app's sends accepted that day (targets of its notifications) */
-                                sends: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description NOT_FOUND */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "NOT_FOUND";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6383,7 +6140,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every plan with its limits (for the pricing page); no sign-in needed */
+        /**
+         * Every plan with its limits (for the pricing page); no sign-in needed
+         * @description The plans and their limits: apps, subscribers per app and sends a month.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6432,6 +6192,638 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a browser push subscription (201 new, 200 already stored); the key material must be a P-256 point and a 16-byte auth secret
+         * @description Stores a browser’s push subscription (`PushSubscription.toJSON()` as is, or flat) for the API key’s app, with your own `uid` and `tags` if you give them. The web SDK calls it; subscribing the same endpoint again updates it. With a `subscribe_only` key from a browser, a `uid` needs your server’s `uidSignature`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *       "auth": "x8Tewbiv0CG7pXUjotWHxA",
+                     *       "tags": {
+                     *         "lang": "ja"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description Push endpoint, exactly as the browser gave it
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description Subscription public key (base64url), `getKey("p256dh")` */
+                        p256dh: string;
+                        /** @description Subscription auth secret (base64url), `getKey("auth")` */
+                        auth: string;
+                        /** @description PushSubscription.toJSON() shape */
+                        keys?: {
+                            p256dh?: string;
+                            auth?: string;
+                        };
+                        /** @description From toJSON(); ignored */
+                        expirationTime?: number | null;
+                        /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
+                        uid?: string;
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                        /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
+                        uidSignature?: string;
+                        /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
+                        tagsSignature?: string;
+                        /** @description Unix time (seconds) after which uidSignature and tagsSignature no longer count; both are then made over it. Required when the app has `signaturesExpire` */
+                        signatureExpires?: number;
+                        /** @description The VAPID public key (base64url) the browser subscribed with. Absent: the app’s current key. Not one of the app’s current or earlier keys: 400 INVALID_INPUT */
+                        applicationServerKey?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED, INVALID_UID_SIGNATURE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED, SUBSCRIBER_LIMIT_EXCEEDED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Remove a browser push subscription
+         * @description Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The endpoint to remove, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Set or remove the uid and/or replace the tags of a subscription (from your server)
+         * @description `uid: null` removes the uid; absent fields stay as they are.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *       "uid": "user-42",
+                     *       "tags": {
+                     *         "plan": "pro"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The subscription to change, as subscribed
+                         * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
+                         */
+                        endpoint: string;
+                        /** @description null removes the uid */
+                        uid?: string | (never | null);
+                        /**
+                         * @description Your tags for this browser; replace all of its tags when present
+                         * @example {
+                         *       "lang": "ja",
+                         *       "plan": "pro"
+                         *     }
+                         */
+                        tags?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subscriber: {
+                                id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/v1/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The VAPID public key of the API key's app
+         * @description The VAPID public key browsers subscribe with (`applicationServerKey` of `pushManager.subscribe`) for the API key’s app.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The key's app VAPID public key, for `applicationServerKey` */
+                            vapidPublicKey: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
                             upgrade_url?: string;
                         };
                     };

@@ -1,7 +1,7 @@
 import { errorBody } from '@webpush/errors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { mountMetrics } from '../../routes/metrics.js';
+import { mountMetrics } from '../../site/metrics.js';
 import { mountBullBoard } from '../external/bull-board.js';
 
 declare module 'fastify' {

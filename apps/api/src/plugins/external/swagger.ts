@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { ErrorCode } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { operations, tags } from '../../openapi/operations.js';
 import { errorResponses } from '../../schemas/common.js';
 
 const successDescriptions: Record<string, string> = {
@@ -61,6 +62,32 @@ function documentCommonResponses(schema: RouteSchema, methods: string[]): RouteS
   return { ...schema, response };
 }
 
+/** The product's name, as the dashboard shows it, on the reference and in its page title. */
+export const PRODUCT_NAME = 'Web Push';
+
+/** `/api/v1/apps/:appId` → `/api/v1/apps/{appId}`: the OpenAPI form of a route's URL. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z]+)/g, '{$1}');
+
+/**
+ * Adds the reference text of openapi/operations.ts: the description (the route's own wins) and the
+ * examples, put on the body and the success answer as `examples` (the media type's `example`).
+ */
+function documentOperation(schema: RouteSchema, method: string, url: string): RouteSchema {
+  const doc = operations[`${method} ${openApiPath(url)}`];
+  if (!doc) return schema;
+  const described = { ...schema, description: (schema.description as string | undefined) || doc.description };
+  if (doc.request !== undefined && described.body) {
+    described.body = { ...(described.body as Record<string, unknown>), examples: [doc.request] };
+  }
+  if (doc.response !== undefined && described.response) {
+    const response = { ...described.response };
+    const status = Object.keys(response).find((code) => code.startsWith('2'));
+    if (status) response[status] = { ...response[status], examples: [doc.response] };
+    described.response = response;
+  }
+  return described;
+}
+
 /**
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests;
  * served at /api/v1/openapi.json with a reference UI at /docs.
@@ -71,12 +98,14 @@ export default fp(
       openapi: {
         openapi: '3.0.3',
         info: {
-          title: 'Web push service',
+          title: `${PRODUCT_NAME} API`,
           version: '1.0.0',
           description:
             'Send web push notifications to the browser subscriptions of your apps. Every error has the body `{error, code}` (plus `upgrade_url` on plan-limit codes).',
         },
         servers: [{ url: app.config.publicUrl }],
+        // Grouped in the order a customer meets them: sending first, accounts last.
+        tags,
         components: {
           securitySchemes: {
             apiKey: { type: 'http', scheme: 'bearer', description: 'API key `wpk_…`' },
@@ -91,12 +120,24 @@ export default fp(
       },
       // A resource's root route is registered as `/` under its prefix; document it as `/api/v1/apps`,
       // not `/api/v1/apps/` (both are served).
-      transform: ({ schema, url, route }) => ({
-        schema: schema ? documentCommonResponses(schema as RouteSchema, ([] as string[]).concat(route.method)) : schema,
-        url: url.length > 1 ? url.replace(/\/+$/, '') : url,
-      }),
+      transform: ({ schema, url, route }) => {
+        const methods = ([] as string[]).concat(route.method);
+        const path = url.length > 1 ? url.replace(/\/+$/, '') : url;
+        const method = methods.find((name) => name !== 'HEAD') ?? methods[0] ?? 'GET';
+        return {
+          schema: schema
+            ? documentCommonResponses(documentOperation(schema as RouteSchema, method, path), methods)
+            : schema,
+          url: path,
+        };
+      },
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      theme: { title: `${PRODUCT_NAME} — API reference` },
+      // Tags in the document's order (sending first), operations as each tag lists them.
+      uiConfig: { docExpansion: 'list', deepLinking: true },
+    });
     app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'swagger', dependencies: ['config'] },

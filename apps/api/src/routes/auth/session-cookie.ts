@@ -40,3 +40,9 @@ export async function startSession(
 export function clearSessionCookie(app: FastifyInstance, reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies, path: '/' });
 }
+
+/** The id of the session the request came with (routes of a session-only subtree). */
+export function currentSessionId(request: FastifyRequest): string {
+  if (request.principal?.kind !== 'session') throw new Error('route needs a session principal');
+  return request.principal.sessionId;
+}

@@ -7,17 +7,11 @@ import { EventAccepted, EventBody } from '../../schemas/events.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 
-/**
- * POST /events: engagement reported by the SDK's service worker. Always 202 for a well-formed
- * body: an endpoint that is not a subscriber of the key's app, another app's notification, a test
- * notification ("test") or an id that is no uuid counts nothing, and the answer is the same, so a
- * browser learns nothing about what exists. Counting happens in batches (plugins/app/engagement-buffer).
- */
-export default async function eventRoutes(fastify: FastifyInstance) {
+export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
-    '/events',
+    '/',
     {
       onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })],
       schema: {

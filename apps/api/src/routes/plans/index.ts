@@ -16,11 +16,11 @@ const planList = {
   })),
 };
 
-export default async function planRoutes(fastify: FastifyInstance) {
+export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
-    '/plans',
+    '/',
     {
       schema: {
         tags: ['plans'],

@@ -1,0 +1,258 @@
+/**
+ * What the API reference (/docs, /api/v1/openapi.json) says about each operation beyond its schema:
+ * a description written for the person calling it, and an example of the request body and of the
+ * answer. Keyed by `METHOD /path` as in the OpenAPI document; a route's own `description` wins.
+ * `apps/api/test/openapi-reference.test.ts` fails when an operation has no description, a body has
+ * no example, or an example does not validate against its schema.
+ */
+
+const ENDPOINT = 'https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example';
+const P256DH = 'BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA';
+const AUTH = 'x8Tewbiv0CG7pXUjotWHxA';
+const NOTIFICATION_ID = '3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90';
+const APP_ID = 'b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e';
+const VAPID_PUBLIC_KEY = P256DH;
+const CREATED_AT = '2026-11-25T09:00:00.000Z';
+
+export interface OperationDoc {
+  description: string;
+  /** The request body (operations with a body). */
+  request?: unknown;
+  /** The success answer (operations that answer JSON). */
+  response?: unknown;
+}
+
+const app = {
+  id: APP_ID,
+  name: 'My blog',
+  vapidPublicKey: VAPID_PUBLIC_KEY,
+  createdAt: CREATED_AT,
+  allowedOrigins: ['https://www.example.com'],
+  requireSignedTags: false,
+  signaturesExpire: false,
+  pushFormat: 'legacy',
+  defaultUrl: null,
+};
+const user = {
+  id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  email: 'owner@example.com',
+  plan: 'free',
+  emailVerified: true,
+  language: 'ja',
+};
+
+export const operations: Record<string, OperationDoc> = {
+  // Sending
+  'POST /api/v1/notify': {
+    description:
+      'Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.',
+    request: {
+      title: 'セール開始',
+      body: '本日限定で全品 20% オフです。',
+      url: 'https://www.example.com/sale',
+      tags: { plan: 'pro' },
+    },
+    response: { notification: { id: NOTIFICATION_ID, status: 'queued', targets: 1250 } },
+  },
+  'POST /api/v1/notify/batch': {
+    description:
+      'Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.',
+    request: {
+      endpoints: [ENDPOINT],
+      title: '注文を発送しました',
+      body: 'ご注文 #1042 は明日届きます。',
+      url: 'https://www.example.com/orders/1042',
+    },
+    response: {
+      notification: { id: NOTIFICATION_ID, status: 'queued', targets: 1 },
+      unknownEndpoints: [],
+      expiredEndpoints: [],
+    },
+  },
+  'GET /api/v1/notifications/{id}': {
+    description:
+      'One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).',
+  },
+  'DELETE /api/v1/notifications/{id}': {
+    description: 'Cancels a scheduled send before it starts.',
+  },
+  'POST /api/v1/apps/{appId}/test-notification': {
+    description:
+      'Sends the fixed test notification to one browser subscription given in the body, synchronously, and answers with what the push service said. Nothing is stored or counted: use it to check a subscription or a set-up.',
+    request: { subscription: { endpoint: ENDPOINT, p256dh: P256DH, auth: AUTH } },
+    response: { ok: true },
+  },
+  // Subscribing
+  'POST /api/v1/subscribe': {
+    description:
+      'Stores a browser’s push subscription (`PushSubscription.toJSON()` as is, or flat) for the API key’s app, with your own `uid` and `tags` if you give them. The web SDK calls it; subscribing the same endpoint again updates it. With a `subscribe_only` key from a browser, a `uid` needs your server’s `uidSignature`.',
+    request: { endpoint: ENDPOINT, p256dh: P256DH, auth: AUTH, tags: { lang: 'ja' } },
+    response: { subscriber: { id: 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f' } },
+  },
+  'PATCH /api/v1/subscribe': {
+    description: 'Changes the `uid` or `tags` of a stored subscription, named by its endpoint.',
+    request: { endpoint: ENDPOINT, uid: 'user-42', tags: { plan: 'pro' } },
+  },
+  'DELETE /api/v1/subscribe': {
+    description: 'Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.',
+    request: { endpoint: ENDPOINT },
+  },
+  'GET /api/v1/vapid-public-key': {
+    description:
+      'The VAPID public key browsers subscribe with (`applicationServerKey` of `pushManager.subscribe`) for the API key’s app.',
+    response: { vapidPublicKey: VAPID_PUBLIC_KEY },
+  },
+  'POST /api/v1/events': {
+    description:
+      'Counts that a notification was shown or clicked (and which button). The SDK’s service worker calls it; the answer is the same whether or not the notification or subscription exists.',
+    request: { notificationId: NOTIFICATION_ID, endpoint: ENDPOINT, type: 'clicked', action: 'open' },
+    response: {},
+  },
+  'GET /c/{token}': {
+    description:
+      'The click link of a declarative notification (Safari opens it without running any script): counts the click once and redirects to the notification’s page.',
+  },
+  // Apps and keys
+  'POST /api/v1/apps': {
+    description: 'Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.',
+    request: { name: 'My blog' },
+    response: { app },
+  },
+  'GET /api/v1/apps': { description: 'Your apps, oldest first.', response: { apps: [app] } },
+  'GET /api/v1/apps/{appId}': {
+    description: 'One of your apps, with its subscriber count and this month’s sends.',
+  },
+  'DELETE /api/v1/apps/{appId}': {
+    description: 'Deletes the app with its API keys, subscriptions and history. It cannot be undone.',
+  },
+  'GET /api/v1/apps/{appId}/usage': {
+    description:
+      'The app’s sends per day over the last `days` days (30 by default), and this month’s usage against the plan.',
+  },
+  'POST /api/v1/apps/{appId}/keys': {
+    description:
+      'Creates an API key: `subscribe_only` for browsers (safe to put in a page), `notify` to send from your server, `full` to send and test. The key itself is shown only in this answer.',
+    request: { scope: 'notify', name: 'Production server' },
+    response: {
+      key: {
+        id: 'd1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a',
+        name: 'Production server',
+        scope: 'notify',
+        createdAt: CREATED_AT,
+      },
+      secret: 'wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo',
+    },
+  },
+  'GET /api/v1/apps/{appId}/keys': {
+    description: 'The app’s API keys: name, scope and creation time, never the keys themselves.',
+  },
+  'DELETE /api/v1/apps/{appId}/keys/{keyId}': {
+    description: 'Revokes an API key: every request with it answers 401 INVALID_API_KEY from then on.',
+  },
+  'GET /api/v1/apps/{appId}/notifications': {
+    description: 'The app’s sends, newest first, a page at a time: pass `nextCursor` as `cursor` for the next page.',
+  },
+  'DELETE /api/v1/apps/{appId}/notifications/{id}': {
+    description: 'Cancels a scheduled send of the app from the dashboard.',
+  },
+  'GET /api/v1/apps/{appId}/subscribers': {
+    description: 'The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.',
+  },
+  'DELETE /api/v1/apps/{appId}/subscribers/{subscriberId}': {
+    description: 'Removes one subscription of the app; the browser gets no more pushes from it.',
+  },
+  'GET /api/v1/apps/{appId}/webhook': {
+    description: 'The app’s webhook: its URL and the events it receives (not its secret).',
+  },
+  'DELETE /api/v1/apps/{appId}/webhook': { description: 'Removes the app’s webhook; events are no longer sent.' },
+  'GET /api/v1/apps/{appId}/webhook/deliveries': {
+    description: 'The webhook’s recent deliveries, newest first: each event, its attempts and the receiver’s answers.',
+  },
+  'POST /api/v1/apps/{appId}/webhook/deliveries/{deliveryId}/retry': {
+    description: 'Sends an event to the receiver again, at once.',
+  },
+  'POST /api/v1/apps/{appId}/webhook/rotate-secret': {
+    description: 'Replaces the webhook’s signing secret; the new one is shown only in this answer.',
+  },
+  'GET /api/v1/plans': { description: 'The plans and their limits: apps, subscribers per app and sends a month.' },
+  // Accounts
+  'POST /api/v1/auth/login': {
+    description: 'Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.',
+    request: { email: 'owner@example.com', password: 'correct horse battery staple' },
+    response: { user, token: 'wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa' },
+  },
+  'POST /api/v1/auth/logout': { description: 'Ends the current session and clears its cookie.' },
+  'GET /api/v1/auth/me': { description: 'The signed-in account.', response: { user } },
+  'PATCH /api/v1/auth/me': {
+    description: 'Sets the account’s language (`ja` or `en`): the dashboard’s and the e-mails’.',
+    request: { language: 'en' },
+    response: { user: { ...user, language: 'en' } },
+  },
+  'GET /api/v1/auth/providers': {
+    description: 'The sign-in methods this server offers besides e-mail and password.',
+    response: { github: true },
+  },
+  'POST /api/v1/auth/verify-email': {
+    description: 'Confirms the account’s e-mail address with the token from the verification e-mail.',
+    request: { token: 'wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df' },
+  },
+  'POST /api/v1/auth/verify-email/resend': {
+    description: 'Sends the verification e-mail again (rate limited per address).',
+  },
+  'POST /api/v1/auth/password-reset': {
+    description:
+      'Sends a password reset link to the address if an account has it. The answer is the same either way, so it tells no one which addresses have accounts.',
+    request: { email: 'owner@example.com' },
+  },
+  'POST /api/v1/auth/password-reset/confirm': {
+    description: 'Sets a new password with the token from the reset e-mail, and ends every session of the account.',
+    request: { token: 'wpr_7Yu2Ii5Oo8Pp1Aa4Ss7Dd0Ff3Gg6Hh9Jj2Kk5Ll', password: 'a new long passphrase' },
+  },
+  'GET /api/v1/auth/sessions': {
+    description: 'Your signed-in sessions, most recently used first; the current one is marked.',
+  },
+  'DELETE /api/v1/auth/sessions': { description: 'Signs out every session but the current one.' },
+  'DELETE /api/v1/auth/sessions/{id}': { description: 'Signs out one session.' },
+  'GET /api/v1/auth/github': { description: 'Starts "Sign in with GitHub": redirects to GitHub’s authorize page.' },
+  'GET /api/v1/auth/github/callback': {
+    description:
+      'Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.',
+  },
+  // Operations whose route gives its own description still get an example here.
+  'POST /api/v1/auth/register': {
+    description: '',
+    request: { email: 'owner@example.com', password: 'correct horse battery staple', language: 'ja' },
+    response: { user: { ...user, emailVerified: false }, token: 'wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa' },
+  },
+  'PATCH /api/v1/apps/{appId}': {
+    description: '',
+    request: {
+      allowedOrigins: ['https://www.example.com'],
+      pushFormat: 'declarative',
+      defaultUrl: 'https://www.example.com/',
+    },
+  },
+  'POST /api/v1/apps/{appId}/notifications': {
+    description: '',
+    request: { title: 'Hello', body: 'A first notification from the dashboard.' },
+    response: { notification: { id: NOTIFICATION_ID, status: 'queued', targets: 3 } },
+  },
+  'PUT /api/v1/apps/{appId}/webhook': {
+    description: '',
+    request: { url: 'https://example.com/webhooks/push', events: ['notification.completed', 'subscription.expired'] },
+  },
+};
+
+/** Tags in the order a customer meets them: sending first, accounts last. */
+export const tags = [
+  { name: 'sending', description: 'Send notifications from your server with an API key, and follow them.' },
+  { name: 'subscriptions', description: 'What browsers call (through the web SDK) with a `subscribe_only` key.' },
+  { name: 'engagement', description: 'Shown and clicked notifications, as browsers report them.' },
+  { name: 'notifications', description: 'An app’s sends, from the dashboard.' },
+  { name: 'subscribers', description: 'An app’s subscriptions, from the dashboard.' },
+  { name: 'apps', description: 'Your apps: VAPID keys, allowed origins, push format, identity secret, usage.' },
+  { name: 'api keys', description: 'The keys your servers and pages use.' },
+  { name: 'webhooks', description: 'Events sent to your server, signed (Standard Webhooks).' },
+  { name: 'plans', description: 'Plans and their limits.' },
+  { name: 'auth', description: 'Accounts and sessions (the dashboard).' },
+];

@@ -1,0 +1,47 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { storeIdentitySecret } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import { identitySecretContext } from '@webpush/secrets';
+import type { FastifyInstance } from 'fastify';
+import { generateIdentitySecret } from '../../../../identity-secret.js';
+import { sessionUser } from '../../../../plugins/app/auth.js';
+import { IdentitySecretResponse } from '../../../../schemas/apps.js';
+import {
+  AppIdParams,
+  sessionAuthErrors as authErrors,
+  errorResponses,
+  sessionSecurity,
+} from '../../../../schemas/common.js';
+
+export default async function routes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/',
+    {
+      schema: {
+        tags: ['apps'],
+        summary: 'Create or replace the identity secret your server signs uids with (uidSignature)',
+        description:
+          'Shown only in this answer and stored encrypted. Replacing it invalidates every signature made with the old one for new subscribes.',
+        security: sessionSecurity,
+        params: AppIdParams,
+        response: { 201: IdentitySecretResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+      },
+    },
+    async (request, reply) => {
+      const user = sessionUser(request);
+      const appId = request.ownedApp.id;
+      const secret = generateIdentitySecret();
+      const stored = await storeIdentitySecret(
+        app.db,
+        user.id,
+        appId,
+        app.secrets.seal(secret, identitySecretContext(appId)),
+      );
+      if (!stored) throw new AppError('NOT_FOUND');
+      request.log.info({ userId: user.id, appId }, 'identity secret replaced');
+      return reply.code(201).send({ secret });
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { listSubscriptions, type SubscriptionSummary } from '@webpush/db';
+import type { FastifyInstance } from 'fastify';
+import { cursorPosition, integerQuery } from '../../../../plugins/app/validation.js';
+import {
+  AppIdParams,
+  sessionAuthErrors as authErrors,
+  DEFAULT_PAGE_SIZE,
+  errorResponses,
+  sessionSecurity,
+} from '../../../../schemas/common.js';
+import { SubscriberListQuery, SubscriberListResponse } from '../../../../schemas/subscribers.js';
+
+const publicSubscriber = (subscription: SubscriptionSummary) => ({
+  id: subscription.id,
+  endpoint: subscription.endpoint,
+  status: subscription.status,
+  uid: subscription.uid,
+  tags: subscription.tags,
+  vapidPublicKey: subscription.vapidPublicKey,
+  createdAt: subscription.createdAt.toISOString(),
+});
+
+/** `key:value` of the `tag` filter (the schema checked the key); the value is everything after the first colon. */
+const tagFilter = (tag: string) => {
+  const colon = tag.indexOf(':');
+  return { [tag.slice(0, colon)]: tag.slice(colon + 1) };
+};
+
+export default async function routes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/',
+    {
+      preValidation: integerQuery('limit'),
+      schema: {
+        tags: ['subscribers'],
+        summary: "The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag",
+        security: sessionSecurity,
+        params: AppIdParams,
+        querystring: SubscriberListQuery,
+        response: { 200: SubscriberListResponse, ...errorResponses('INVALID_INPUT', ...authErrors, 'NOT_FOUND') },
+      },
+    },
+    async (request) => {
+      const owned = request.ownedApp;
+      const { status, limit, cursor, uid, tag } = request.query;
+      const page = await listSubscriptions(app.db, owned.id, {
+        limit: limit ?? DEFAULT_PAGE_SIZE,
+        after: cursorPosition(cursor),
+        status: status ?? null,
+        uid: uid ?? null,
+        tags: tag === undefined ? null : tagFilter(tag),
+      });
+      return { subscribers: page.items.map(publicSubscriber), nextCursor: page.nextCursor };
+    },
+  );
+}
