@@ -21,6 +21,12 @@ export interface BrowserPayload {
   readonly template: Buffer;
   /** The plaintext one subscription receives (for the sender's own encryption). */
   textFor(subscriptionId: string): string;
+  /**
+   * A plaintext as long as every target's (placeholder tokens in a declarative one): all the sender
+   * reads of the text when the encryption pool already encrypted the body, so no target's click
+   * tokens are signed on the event loop for it.
+   */
+  readonly sizedText: string;
   /** What the encryption pool needs to sign each target's click tokens; undefined when every target gets `template`. */
   linksFor(subscriptionIds: readonly string[]): TemplateLinks | undefined;
 }
@@ -37,18 +43,17 @@ export function browserPayload(
   if (app.pushFormat !== 'declarative' || clickTokens === null) {
     const text = legacyPayload(notification.payload, notification.id);
     const template = Buffer.from(text, 'utf8');
-    return { template, textFor: () => text, linksFor: () => undefined };
+    return { template, textFor: () => text, sizedText: text, linksFor: () => undefined };
   }
   const shape = declarativeTemplate(notification.payload, notification.id, clickLinkBase(publicUrl));
   const slots = templateSlots(shape);
   const tokenOf = (subscriptionId: string) => (link: number) =>
     clickTokens.sign({ notificationId: notification.id, subscriptionId, link });
+  const sizedText = fillTemplate(shape, () => '-'.repeat(CLICK_TOKEN_LENGTH));
   return {
-    template: Buffer.from(
-      fillTemplate(shape, () => '-'.repeat(CLICK_TOKEN_LENGTH)),
-      'utf8',
-    ),
+    template: Buffer.from(sizedText, 'utf8'),
     textFor: (subscriptionId) => fillTemplate(shape, tokenOf(subscriptionId)),
+    sizedText,
     // The threads sign the tokens: the event loop only hands over the ids.
     linksFor: (subscriptionIds) => ({
       key: clickTokens.key,

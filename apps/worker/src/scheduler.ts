@@ -1,6 +1,8 @@
-import { type StartedSend, startDueScheduledSend } from '@webpush/db';
+import { type NotificationPayload, type PushFormat, type StartedSend, startDueScheduledSend } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
+import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
+import { clickLinkBase } from './browser-payload.js';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
 
@@ -24,11 +26,16 @@ export interface Scheduler {
 export function startScheduler(context: WorkerContext): Scheduler {
   const { db, queues, config, log } = context;
   const sendsPerMonthFor = (plan: string) => limitsFor(plan).sendsPerMonth;
+  // The 3,993-byte rule again, for the app's push format as it is now (it may have switched to
+  // declarative, whose click links make the payload bigger, since the send was accepted).
+  const linkBase = clickLinkBase(config.publicUrl);
+  const payloadFits = (payload: NotificationPayload, pushFormat: PushFormat) =>
+    deliveredPayloadBytes(payload, pushFormat, linkBase) <= MAX_BROWSER_PAYLOAD_BYTES;
 
   async function runOnce(): Promise<StartedSend[]> {
     const started: StartedSend[] = [];
     while (started.length < BATCH) {
-      const send = await startDueScheduledSend(db, sendsPerMonthFor);
+      const send = await startDueScheduledSend(db, sendsPerMonthFor, payloadFits);
       if (!send) break;
       started.push(send);
       if (send.status === 'queued') {
@@ -36,7 +43,15 @@ export function startScheduler(context: WorkerContext): Scheduler {
           log.error({ err: error, notificationId: send.id }, 'could not queue the fan-out; the reconciler will'),
         );
       }
-      log.info({ notificationId: send.id, status: send.status, targets: send.targets }, 'scheduled send started');
+      if (send.errorCode === 'PAYLOAD_TOO_LARGE')
+        log.warn(
+          { notificationId: send.id, errorCode: send.errorCode },
+          'scheduled send not started: its payload is over 3,993 bytes in the app’s push format now',
+        );
+      log.info(
+        { notificationId: send.id, status: send.status, targets: send.targets, errorCode: send.errorCode },
+        'scheduled send started',
+      );
     }
     return started;
   }

@@ -42,6 +42,8 @@ export function startWebhookDelivery(
     connectTimeoutMs: settings.connectTimeoutMs,
     totalTimeoutMs: settings.timeoutMs,
     resolve: createNameResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs }),
+    // HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as for pushes; the address rules still hold (docs/security.md).
+    proxy: config.outboundProxy,
     ...(options.ca === undefined ? {} : { ca: options.ca }),
   });
 

@@ -25,6 +25,7 @@ const payload = JSON.stringify({ title: 'タイトル', body: 'b' });
 const shared: BrowserPayload = {
   template: Buffer.from(payload, 'utf8'),
   textFor: () => payload,
+  sizedText: payload,
   linksFor: () => undefined,
 };
 

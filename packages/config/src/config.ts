@@ -46,7 +46,7 @@ export interface Config {
   readonly pushServiceHosts: readonly PushHostRule[];
   /** The contact push services see in VAPID JWTs (`sub`, RFC 8292 §2.1): `mailto:` or `https:`. */
   readonly vapidSubject: string;
-  /** Proxy for pushes (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: push services are reached directly. */
+  /** Proxy for pushes and webhooks (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: both are reached directly. */
   readonly outboundProxy: OutboundProxy | null;
   /** Refuse the most common passwords (PASSWORD_REFUSE_COMMON; off by default). */
   readonly passwordRefuseCommon: boolean;
@@ -107,6 +107,11 @@ export interface Config {
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
     readonly retryMaxMs: number;
+    /**
+     * Permanent refusals in a row that a subscription causes itself before it is retired like an
+     * expired one (RETIRE_AFTER_REFUSALS); 0: never.
+     */
+    readonly retireAfterRefusals: number;
     readonly reconcileIntervalMs: number;
     /** An unfinished notification without progress for this long is checked against Redis. */
     readonly reconcileStaleMs: number;
@@ -413,6 +418,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxAttempts: env.PUSH_MAX_ATTEMPTS,
       retryBaseMs: env.PUSH_RETRY_BASE_MS,
       retryMaxMs: env.PUSH_RETRY_MAX_MS,
+      retireAfterRefusals: env.RETIRE_AFTER_REFUSALS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
       reconcileStaleMs: env.RECONCILE_STALE_MS,
       schedulerIntervalMs: env.SCHEDULER_INTERVAL_MS,

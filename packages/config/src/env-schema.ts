@@ -30,8 +30,9 @@ export const EnvSchema = Type.Object({
     default: 'fcm.googleapis.com,updates.push.services.mozilla.com,*.notify.windows.com,web.push.apple.com',
   }),
   /**
-   * Outbound proxy for pushes (`http://[user:pass@]host:port`): HTTPS_PROXY for https push services,
-   * HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY lists hosts reached directly.
+   * Outbound proxy for pushes and webhooks (`http://[user:pass@]host:port`): HTTPS_PROXY for https
+   * push services and receivers, HTTP_PROXY for the others and as HTTPS_PROXY's fallback; NO_PROXY
+   * lists hosts reached directly. Webhook receivers are still checked against the address rules.
    */
   HTTPS_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
   HTTP_PROXY: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -84,6 +85,8 @@ export const EnvSchema = Type.Object({
   PUSH_MAX_ATTEMPTS: Type.Integer({ minimum: 1, default: 5 }),
   PUSH_RETRY_BASE_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   PUSH_RETRY_MAX_MS: Type.Integer({ minimum: 0, default: 3_600_000 }),
+  /** Permanent refusals in a row a subscription causes itself before it is retired (docs/sending.md); 0: never. */
+  RETIRE_AFTER_REFUSALS: Type.Integer({ minimum: 0, maximum: 1000, default: 5 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ minimum: 100, default: 2_000 }),
   RECONCILE_STALE_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   /** How often each worker starts the scheduled sends that are due (they start within this + a pass). */

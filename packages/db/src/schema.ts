@@ -231,6 +231,11 @@ export const subscriptions = pgTable(
     tags: jsonb('tags').$type<SubscriptionTags>().notNull().default(sql`'{}'::jsonb`),
     /** The version of the app's VAPID key the browser subscribed with: its pushes are signed with that key. */
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
+    /**
+     * Permanent refusals in a row that the subscription itself caused (`refusedBySubscription` of
+     * @webpush/push); a sent push resets it, and at `RETIRE_AFTER_REFUSALS` it is retired (expired).
+     */
+    refusals: smallint('refusals').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     expiredAt: timestamp('expired_at', { withTimezone: true }),

@@ -1,10 +1,11 @@
 import { type ClientHttp2Session, connect as connectHttp2, constants, type OutgoingHttpHeaders } from 'node:http2';
 import { connect as connectTls } from 'node:tls';
+import type { AnswerHeaders } from './outcome.js';
 
 /** The push service's answer over HTTP/2: what `outcomeForStatus` needs. */
 export interface Http2Answer {
   status: number;
-  retryAfter: string | undefined;
+  headers: AnswerHeaders;
   /** The first bytes of a non-2xx body, on one line. */
   detail: string;
 }
@@ -107,7 +108,7 @@ export class Http2Origins {
       for (const name in request.headers) headers[name.toLowerCase()] = request.headers[name];
       const stream = session.request(headers, { endStream: false });
       let status = 0;
-      let retryAfter: string | undefined;
+      let answerHeaders: AnswerHeaders = {};
       const detail: Buffer[] = [];
       let kept = 0;
       const timer = setTimeout(() => {
@@ -116,8 +117,16 @@ export class Http2Origins {
       }, timeoutMs);
       stream.on('response', (answer) => {
         status = Number(answer[':status']);
-        const value = answer['retry-after'];
-        retryAfter = Array.isArray(value) ? value[0] : value;
+        const value = (name: string) => {
+          const header = answer[name];
+          return Array.isArray(header) ? header[0] : header;
+        };
+        answerHeaders = {
+          retryAfter: value('retry-after'),
+          wnsStatus: value('x-wns-status'),
+          wnsContinueAfter: value('x-wns-continue-after'),
+          wnsErrorDescription: value('x-wns-error-description'),
+        };
       });
       stream.on('data', (chunk: Buffer) => {
         if (status >= 200 && status < 300) return;
@@ -130,7 +139,7 @@ export class Http2Origins {
         clearTimeout(timer);
         resolve({
           status,
-          retryAfter,
+          headers: answerHeaders,
           detail: Buffer.concat(detail).subarray(0, DETAIL_BYTES).toString('utf8').replace(/\s+/g, ' ').trim(),
         });
       });

@@ -15,7 +15,15 @@ export {
   type EncryptionPoolOptions,
   type TemplateLinks,
 } from './encryption-pool.js';
-export { failureKey, outcomeForStatus, parseRetryAfter } from './outcome.js';
+export {
+  type AnswerHeaders,
+  failureKey,
+  isWnsOrigin,
+  outcomeForAnswer,
+  outcomeForStatus,
+  parseRetryAfter,
+  refusedBySubscription,
+} from './outcome.js';
 export {
   CLICK_TOKEN_LENGTH,
   type ClickTarget,
@@ -23,6 +31,7 @@ export {
   type ContentAction,
   type DeclarativeTemplate,
   declarativeTemplate,
+  deliveredPayloadBytes,
   fillTemplate,
   legacyPayload,
   MAX_BROWSER_PAYLOAD_BYTES,

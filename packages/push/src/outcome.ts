@@ -14,13 +14,45 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Math.max(0, date - now);
 }
 
+/** An endpoint origin of Microsoft's push service (WNS), which Edge on Windows subscribes with. */
+export const isWnsOrigin = (origin: string | undefined): boolean =>
+  origin !== undefined && /^https:\/\/[^/]+\.notify\.windows\.com(:\d+)?$/i.test(origin);
+
 /**
  * WNS answers 406 Not Acceptable when the sending service exceeded its throttle limit: a reason to
  * send again later, not a refusal of the message ("WNS HTTP response codes",
  * https://learn.microsoft.com/windows/apps/windows-app-sdk/notifications/push-notifications/troubleshooting).
  */
-const isThrottledByWns = (status: number, origin: string | undefined) =>
-  status === 406 && origin !== undefined && /\.notify\.windows\.com(:\d+)?$/.test(origin);
+const isThrottledByWns = (status: number, origin: string | undefined) => status === 406 && isWnsOrigin(origin);
+
+/** The answer headers that change what an answer means (each push service words things its own way). */
+export interface AnswerHeaders {
+  retryAfter?: string | undefined;
+  /** WNS: `received`, `dropped` or `channelthrottled`. */
+  wnsStatus?: string | undefined;
+  /** WNS: seconds to wait while a channel is throttled. */
+  wnsContinueAfter?: string | undefined;
+  /** WNS: why, in words (WNS puts its reasons in headers, its error bodies are empty). */
+  wnsErrorDescription?: string | undefined;
+}
+
+/**
+ * `outcomeForStatus` with the answer's headers: on WNS, `X-WNS-CONTINUE-AFTER` ("the number of seconds
+ * to wait until sending another notification without being throttled") stands in for a missing
+ * Retry-After, and `X-WNS-Status` / `X-WNS-Error-Description` for the empty body ("Push notification
+ * service request and response headers",
+ * https://learn.microsoft.com/windows/apps/design/shell/tiles-and-notifications/push-request-response-headers).
+ */
+export function outcomeForAnswer(status: number, headers: AnswerHeaders, body: string, origin?: string): PushOutcome {
+  if (!isWnsOrigin(origin)) return outcomeForStatus(status, headers.retryAfter, body, origin);
+  const retryAfter = headers.retryAfter ?? headers.wnsContinueAfter;
+  let detail = body;
+  if (detail === '' && headers.wnsStatus !== undefined) {
+    detail = `X-WNS-Status: ${headers.wnsStatus}`;
+    if (headers.wnsErrorDescription) detail += `; X-WNS-Error-Description: ${headers.wnsErrorDescription}`;
+  }
+  return outcomeForStatus(status, retryAfter, detail.slice(0, 200), origin);
+}
 
 /**
  * CONTRACT "Delivery": what a push service's answer means for the message. `origin` (the endpoint's)
@@ -50,6 +82,12 @@ export function outcomeForStatus(
  * Mozilla autopush's `{"errno": 102, "error": "Not Found", …}` gives `errno 102`. Undefined for anything else.
  */
 function serviceReason(detail: string): string | undefined {
+  // WNS: `X-WNS-Status: dropped; …` (outcomeForAnswer); FCM: an HTML page titled with the reason
+  // (`<title>UnauthorizedRegistration</title>`, web.dev "Common Issues and Reporting Bugs").
+  const wns = /^X-WNS-Status: ([a-z]{1,32})\b/.exec(detail);
+  if (wns) return wns[1];
+  const titled = /<title>\s*([A-Z][A-Za-z]{0,63})\s*<\/title>/.exec(detail);
+  if (titled) return titled[1];
   if (!detail.startsWith('{')) return undefined;
   let parsed: unknown;
   try {
@@ -75,4 +113,31 @@ export function failureKey(outcome: PushOutcome): string {
   const prefix = `push service answered ${outcome.status}: `;
   const reason = outcome.reason.startsWith(prefix) ? serviceReason(outcome.reason.slice(prefix.length)) : undefined;
   return reason === undefined ? String(outcome.status) : `${outcome.status} ${reason}`;
+}
+
+/** 4xx statuses about the sender's own request: its VAPID credentials, method, size or rate. */
+const SENDER_STATUSES = new Set([401, 403, 405, 406, 408, 411, 413, 414, 415, 429, 431]);
+/**
+ * Reasons that name the sender's VAPID key or JWT, the payload's size or the sending rate: Apple's
+ * (BadJwtToken, VapidPkHashMismatch, …), FCM's UnauthorizedRegistration (any VAPID problem), WNS's
+ * channelthrottled, and autopush's errno for missing or bad crypto headers (101, 110, 111), size
+ * (104), authorization (109), TTL (112), Topic (113) and back-off (201, 202).
+ */
+const SENDER_REASONS =
+  /^(BadJwtToken|VapidPkHashMismatch|UnauthorizedRegistration|ExpiredProviderToken|InvalidProviderToken|MissingProviderToken|BadExpirationDate|PayloadTooLarge|PayloadEmpty|TooManyRequests|TooManyProviderTokenUpdates|channelthrottled|errno (101|104|109|110|111|112|113|201|202))$/;
+
+/**
+ * Whether a push was refused for a reason the subscription itself causes, so that refusals in a row
+ * retire it (`RETIRE_AFTER_REFUSALS`): a permanent 4xx answer (404 and 410 already expire it) that
+ * is not about the sender's own VAPID key or JWT, the payload's size or the sending rate. On WNS a
+ * 400 is always about the request's headers ("One or more headers were specified incorrectly").
+ * Nothing that happened before an answer counts.
+ */
+export function refusedBySubscription(outcome: PushOutcome, origin?: string): boolean {
+  if (outcome.kind !== 'failed' || outcome.status === undefined) return false;
+  const { status } = outcome;
+  if (status < 400 || status > 499 || status === 404 || status === 410 || SENDER_STATUSES.has(status)) return false;
+  if (status === 400 && isWnsOrigin(origin)) return false;
+  const key = failureKey(outcome);
+  return !SENDER_REASONS.test(key.slice(String(status).length + 1));
 }

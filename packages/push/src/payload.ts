@@ -233,3 +233,19 @@ export function templateSlots(template: DeclarativeTemplate): number[] {
   });
   return slots;
 }
+
+/**
+ * The UTF-8 bytes the browsers of an app in `pushFormat` receive for `content`: the legacy JSON with
+ * its id, or the declarative message with its click links (ids and tokens have fixed lengths, so
+ * placeholders measure exactly). Checked against MAX_BROWSER_PAYLOAD_BYTES at acceptance and again
+ * when a scheduled send starts (its app may have switched to declarative since).
+ */
+export function deliveredPayloadBytes(
+  content: NotificationContent,
+  pushFormat: 'legacy' | 'declarative',
+  linkBase: string,
+): number {
+  return pushFormat === 'declarative'
+    ? templateBytes(declarativeTemplate(content, PLACEHOLDER_ID, linkBase))
+    : Buffer.byteLength(legacyPayload(content, PLACEHOLDER_ID), 'utf8');
+}

@@ -1,5 +1,6 @@
 import { isAllowedPushHost, type PushHostRule } from '@webpush/config';
 import { decodeSubscriptionKeys, encryptPayload, MAX_PLAINTEXT_BYTES } from './encryption.js';
+import { isWnsOrigin } from './outcome.js';
 import type { PushOptions, PushTarget, Urgency, VapidCredentials } from './types.js';
 import { VapidKeyError, type VapidSigner } from './vapid.js';
 
@@ -93,5 +94,10 @@ export function buildPushRequest(
     'Content-Length': String(body.length),
   };
   if (options.topic !== undefined) headers.Topic = options.topic;
+  // WNS caches a message for an offline device by default, and refuses `TTL: 0` unless told not to
+  // cache it: "400 Ttl value conflicts with X-WNS-Cache-Policy" (web-push-libs/pywebpush#162;
+  // X-WNS-Cache-Policy in "Push notification service request and response headers",
+  // https://learn.microsoft.com/windows/apps/design/shell/tiles-and-notifications/push-request-response-headers).
+  if (isWnsOrigin(destination.origin)) headers['X-WNS-Cache-Policy'] = options.ttl === 0 ? 'no-cache' : 'cache';
   return { ...destination, headers, body };
 }

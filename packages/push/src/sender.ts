@@ -2,7 +2,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, type ProxyAgent } from 'undici';
 import { Http2Origins } from './h2-origins.js';
-import { outcomeForStatus } from './outcome.js';
+import { type AnswerHeaders, outcomeForAnswer } from './outcome.js';
 import { buildPushRequest, type PushRequest } from './push-request.js';
 import type { PushOutcome, PushSender, PushSenderOptions } from './types.js';
 import { VapidSigner } from './vapid.js';
@@ -41,6 +41,16 @@ async function detailOf(body: AsyncIterable<Buffer> & { dump(): Promise<void> })
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The headers of an answer that `outcomeForAnswer` reads (lower-case names, HTTP/1.1 or HTTP/2). */
+export function answerHeaders(headers: Record<string, string | string[] | undefined>): AnswerHeaders {
+  return {
+    retryAfter: headerValue(headers['retry-after']),
+    wnsStatus: headerValue(headers['x-wns-status']),
+    wnsContinueAfter: headerValue(headers['x-wns-continue-after']),
+    wnsErrorDescription: headerValue(headers['x-wns-error-description']),
+  };
 }
 
 /**
@@ -111,8 +121,8 @@ export function createPushSender(options: PushSenderOptions): PushSender {
   const postH2 = async (session: ClientHttp2Session, prepared: PushRequest): Promise<PushOutcome> => {
     if (!h2) throw new Error('unreachable');
     try {
-      const { status, retryAfter, detail } = await h2.request(session, prepared, timeoutMs);
-      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
+      const { status, headers, detail } = await h2.request(session, prepared, timeoutMs);
+      return outcomeForAnswer(status, headers, detail, prepared.origin);
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('no answer within')) {
         return { kind: 'retry', reason: error.message };
@@ -144,16 +154,16 @@ export function createPushSender(options: PushSenderOptions): PushSender {
         signal: deadline.signal,
       });
       const status = response.statusCode;
-      const retryAfter = headerValue(response.headers['retry-after']);
+      const headers = answerHeaders(response.headers);
       if (status >= 200 && status < 300) {
         await response.body.dump(); // drain, so the connection goes back to the pool
         // undici frees the connection one turn of the event loop after the body ends; without this
         // yield the caller's next send finds it busy and opens another (measured: 2 per lane).
         await new Promise((resolve) => setImmediate(resolve));
-        return outcomeForStatus(status, retryAfter, '');
+        return outcomeForAnswer(status, headers, '');
       }
       const detail = await detailOf(response.body).catch(() => '');
-      return outcomeForStatus(status, retryAfter, detail, prepared.origin);
+      return outcomeForAnswer(status, headers, detail, prepared.origin);
     } catch (error) {
       if (deadline.signal.aborted) return { kind: 'retry', reason: `no answer within ${timeoutMs} ms` };
       return { kind: 'retry', reason: networkReason(error) };

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { failureKey, outcomeForStatus, parseRetryAfter } from '../src/outcome.js';
+import {
+  failureKey,
+  outcomeForAnswer,
+  outcomeForStatus,
+  parseRetryAfter,
+  refusedBySubscription,
+} from '../src/outcome.js';
 
 t.test('maps push-service statuses onto outcomes (CONTRACT "Delivery")', async (t) => {
   t.same(outcomeForStatus(201, undefined, ''), { kind: 'sent', status: 201 });
@@ -55,4 +61,50 @@ t.test('WNS: 406 is its throttle limit, sent again later (honouring Retry-After)
   t.equal(outcomeForStatus(406, undefined, '', 'https://fcm.googleapis.com').kind, 'failed');
   t.equal(outcomeForStatus(406, undefined, '').kind, 'failed');
   t.equal(outcomeForStatus(410, undefined, '', 'https://db5p.notify.windows.com').kind, 'expired', 'channel expired');
+});
+
+t.test('WNS: X-WNS-CONTINUE-AFTER stands in for Retry-After, X-WNS-Status for the empty body', async (t) => {
+  const wns = 'https://wns2-par02p.notify.windows.com';
+  t.match(outcomeForAnswer(406, { wnsStatus: 'channelthrottled', wnsContinueAfter: '5' }, '', wns), {
+    kind: 'retry',
+    retryAfterMs: 5_000,
+  });
+  t.match(outcomeForAnswer(406, { retryAfter: '7', wnsContinueAfter: '5' }, '', wns), { retryAfterMs: 7_000 });
+  const conflict = outcomeForAnswer(
+    400,
+    { wnsStatus: 'dropped', wnsErrorDescription: 'Ttl value conflicts with X-WNS-Cache-Policy.' },
+    '',
+    wns,
+  );
+  t.equal(failureKey(conflict), '400 dropped');
+  t.match(conflict, { kind: 'failed', reason: /Ttl value conflicts/ });
+  t.same(outcomeForAnswer(200, { wnsStatus: 'received' }, '', wns), { kind: 'sent', status: 200 });
+  t.notOk(
+    'retryAfterMs' in outcomeForAnswer(429, { wnsContinueAfter: '5' }, '', 'https://fcm.googleapis.com'),
+    'X-WNS-CONTINUE-AFTER means nothing elsewhere',
+  );
+});
+
+t.test('FCM: the reason is the title of its HTML answer', async (t) => {
+  const html =
+    '<html><head><title>UnauthorizedRegistration</title></head><body><h1>UnauthorizedRegistration</h1></body></html>';
+  t.equal(failureKey(outcomeForStatus(400, undefined, html)), '400 UnauthorizedRegistration');
+});
+
+t.test('refusedBySubscription: permanent 4xx the subscription causes, not the sender’s', async (t) => {
+  const refused = (status: number, detail = '', origin?: string) =>
+    refusedBySubscription(outcomeForStatus(status, undefined, detail, origin), origin);
+  t.ok(refused(400), 'a bare 400');
+  t.ok(refused(400, '{"reason":"BadDeviceToken"}'), 'Apple: the device token');
+  t.ok(refused(400, '{"code": 400, "errno": 108, "error": "Bad Request"}'), 'autopush: a corrupted endpoint URL');
+  t.ok(refused(422));
+  for (const status of [401, 403, 404, 410, 413, 429, 500, 503]) t.notOk(refused(status), `${status}`);
+  t.notOk(refused(400, '{"reason":"VapidPkHashMismatch"}'), 'the VAPID key');
+  t.notOk(refused(403, '{"reason":"BadJwtToken"}'), 'the JWT');
+  t.notOk(refused(400, '<html><head><title>UnauthorizedRegistration</title></head></html>'), 'FCM: any VAPID problem');
+  t.notOk(refused(400, '{"code": 400, "errno": 113, "error": "Bad Request"}'), 'autopush: the Topic header');
+  t.notOk(refused(400, '', 'https://db5p.notify.windows.com'), 'WNS: 400 is about the request’s headers');
+  t.notOk(refused(406, '', 'https://db5p.notify.windows.com'), 'WNS throttling is a retry');
+  t.notOk(refusedBySubscription({ kind: 'failed', reason: 'network error: ECONNREFUSED' }), 'no answer');
+  t.notOk(refusedBySubscription({ kind: 'retry', status: 429, reason: 'x' }));
 });

@@ -62,7 +62,12 @@ export interface DeliveryHarness<Deps = InProcessWorkerDeps, Worker = { close():
    * A worker in this process, sending through a sender that trusts the stand-in; closed after the
    * test. `config` changes the harness's configuration for this worker only.
    */
-  startInProcessWorker(options?: { config?: Config; deps?: Omit<Deps, 'sender' | 'log'> }): Promise<Worker>;
+  startInProcessWorker(options?: {
+    config?: Config;
+    deps?: Omit<Deps, 'sender' | 'log'>;
+    /** More options for the sender, e.g. `proxy` to reach the stand-in by a public name through a CONNECT proxy. */
+    sender?: Record<string, unknown>;
+  }): Promise<Worker>;
   /** A user (plan `enterprise`, so limits stay out of the way) with an app and a `notify` key. */
   owner(): Promise<Owner>;
   /** Subscribes `count` stand-in subscriptions through the API. */
@@ -136,7 +141,12 @@ export function deliveryHarnessFor<
       async startInProcessWorker(options = {}) {
         const worker = await builders.startWorker(options.config ?? config, {
           ...options.deps,
-          sender: builders.createPushSender({ allowlist: config.pushServiceHosts, ca: push.caPem, timeoutMs: 5_000 }),
+          sender: builders.createPushSender({
+            allowlist: config.pushServiceHosts,
+            ca: push.caPem,
+            timeoutMs: 5_000,
+            ...options.sender,
+          }),
           log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
         } as Deps);
         workers.push(worker);

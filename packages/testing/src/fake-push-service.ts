@@ -52,6 +52,8 @@ export interface FakeReply {
   delayMs?: number;
   /** How many messages get this answer (default 1; `Infinity` for every one from now on). */
   times?: number;
+  /** More answer headers (WNS's `X-WNS-CONTINUE-AFTER`…); the service mode adds its own. */
+  headers?: Record<string, string>;
 }
 
 export interface VapidClaims {
@@ -77,6 +79,16 @@ export interface ReceivedPush {
   connection: number;
   /** `'2.0'` over HTTP/2, `'1.1'` over HTTP/1.1. */
   httpVersion: string;
+  /** When it arrived (ms since the epoch), to check that a retry waited for Retry-After. */
+  at: number;
+  /** The request's headers (lower-case names), `authorization` left out. */
+  headers: Record<string, string>;
+  /** Accepted while the browser was offline and not handed to it yet (`setOnline`). */
+  pending?: boolean;
+  /** Replaced before delivery by a newer message with the same `Topic` (RFC 8030 §5.4). */
+  replaced?: boolean;
+  /** Accepted with TTL 0 while the browser was offline, so never delivered (RFC 8030 §5.2). */
+  dropped?: boolean;
 }
 
 export interface FakePushServiceOptions {
@@ -90,8 +102,39 @@ export interface FakePushServiceOptions {
    * practice includes a `sub` at localhost or an example domain (web-push-libs/web-push#947,
    * pywebpush#175); a message signed with another key than the subscription's is
    * `400 VapidPkHashMismatch`. Default `generic`: a refusal's body is plain text.
+   *
+   * `mozilla` (autopush, updates.push.services.mozilla.com), from "Error Codes"
+   * (https://mozilla-services.github.io/autopush-rs/errors.html) and "HTTP Endpoints for
+   * Notifications" (https://mozilla-services.github.io/autopush-rs/http.html): every refusal is
+   * JSON `{"code", "errno", "error", "message"}`; a body over 4,096 bytes is `413` errno 104; a
+   * `Topic` that is not 1–32 URL-safe characters is `400` errno 113; TTL missing is errno 111,
+   * over 2,592,000 s errno 112; a bad VAPID header `401` errno 109; a message signed with another
+   * key than the subscription's `404` errno 102 ("Common Issues and Reporting Bugs",
+   * https://web.dev/articles/push-notifications-common-issues-and-reporting-bugs); `429` errno 201
+   * carries `Retry-After`. A newer message with the same `Topic` replaces one not delivered yet.
+   *
+   * `fcm` (fcm.googleapis.com), from the same web.dev page: any VAPID problem — no Authorization,
+   * a JWT over 24 h or expired, a malformed JWT, or a subscription made with another key — is
+   * `400` with an HTML body titled `UnauthorizedRegistration`; `429` carries `Retry-After`
+   * ("Best practices when sending FCM messages at scale",
+   * https://firebase.google.com/docs/cloud-messaging/scale-fcm); over 4,096 bytes is `413`.
+   *
+   * `wns` (*.notify.windows.com), from "Push notification service request and response headers"
+   * (https://learn.microsoft.com/windows/apps/design/shell/tiles-and-notifications/push-request-response-headers):
+   * accepted is `200` with `X-WNS-Status: received`; `406` is its throttle (`X-WNS-Status:
+   * channelthrottled`, `X-WNS-CONTINUE-AFTER` seconds); `410` the channel expired; `413` over
+   * 5,000 bytes; `401` no valid authentication, `403` another sender's channel; reasons in
+   * `X-WNS-Error-Description`, not the body. `TTL: 0` without `X-WNS-Cache-Policy: no-cache` is
+   * `400` "Ttl value conflicts with X-WNS-Cache-Policy." (caching is WNS's default; observed in
+   * web-push-libs/pywebpush#162 and SherClockHolmes/webpush-go#66). Use it with `publicHost`.
    */
-  service?: 'generic' | 'apple';
+  service?: 'generic' | 'apple' | 'mozilla' | 'fcm' | 'wns';
+  /**
+   * The push service's public host name (`wns2-par02p.notify.windows.com`): endpoints and the JWT
+   * `aud` are then `https://<publicHost>` (port 443), the certificate names it, and a test reaches it
+   * through `startConnectProxy({ routes: { [`${publicHost}:443`]: port } })`. Default `localhost:<port>`.
+   */
+  publicHost?: string;
 }
 
 export interface ProtocolError {
@@ -122,7 +165,12 @@ export interface FakePushService {
   subscribe(options?: { applicationServerKey?: string }): FakeSubscription;
   /** Queues answers for the subscription's next messages; after them it answers 201 again. */
   script(subscriptionId: string, ...replies: FakeReply[]): void;
-  /** Messages to one subscription that were answered 2xx. */
+  /**
+   * Takes the subscription's browser offline (messages are accepted and held, a `Topic` replaces
+   * the held one with that topic, TTL 0 is dropped) or back online (what is held is delivered).
+   */
+  setOnline(subscriptionId: string, online: boolean): void;
+  /** Messages the subscription's browser got: answered 2xx, and not held, replaced or dropped. */
   deliveredTo(subscriptionId: string): ReceivedPush[];
   /** Resolves once `count` messages have been received in total (rejects after `timeoutMs`). */
   waitForMessages(count: number, timeoutMs?: number): Promise<void>;
@@ -140,7 +188,11 @@ interface SubscriptionState extends SubscriberKeys {
   subscription: FakeSubscription;
   replies: FakeReply[];
   applicationServerKey: string | null;
+  offline: boolean;
 }
+
+/** What a refusal is about, so each service mode can answer it in its own words. */
+export type ViolationKind = 'request' | 'vapid' | 'key-mismatch' | 'size' | 'ttl' | 'topic' | 'encryption';
 
 /**
  * The sender broke the protocol; `status` is what a strict push service would answer, and
@@ -151,6 +203,7 @@ export class ProtocolViolation extends Error {
     message: string,
     readonly status = 400,
     readonly appleReason?: string,
+    public kind: ViolationKind = 'request',
   ) {
     super(message);
   }
@@ -175,6 +228,8 @@ export function isUnreachableSubject(sub: string): boolean {
 }
 
 const MAX_BODY_BYTES = 4096; // RFC 8030 §7.2: a push service must accept at least this much; we accept no more
+const WNS_MAX_BODY_BYTES = 5000; // WNS: "The notification payload exceeds the 5000 byte size limit"
+const MOZILLA_MAX_TTL_SECONDS = 2_592_000; // autopush errno 112: "between 0 and 2592000"
 const MAX_JWT_LIFETIME_SECONDS = 24 * 60 * 60; // RFC 8292 §2
 
 const b64u = (text: string): Buffer => {
@@ -306,30 +361,31 @@ export function checkPushHeaders(request: IncomingMessage | Http2ServerRequest):
   topic: string | null;
 } {
   const ttlHeader = request.headers.ttl;
-  if (typeof ttlHeader !== 'string' || !/^\d+$/.test(ttlHeader)) throw new ProtocolViolation('TTL header missing');
+  if (typeof ttlHeader !== 'string' || !/^\d+$/.test(ttlHeader))
+    throw new ProtocolViolation('TTL header missing', 400, undefined, 'ttl');
   const urgency = request.headers.urgency ?? null;
   if (urgency !== null && (typeof urgency !== 'string' || !['very-low', 'low', 'normal', 'high'].includes(urgency))) {
     throw new ProtocolViolation('Urgency is not very-low, low, normal or high');
   }
   const topic = request.headers.topic ?? null;
   if (topic !== null && (typeof topic !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(topic))) {
-    throw new ProtocolViolation('Topic is not 1–32 base64url characters');
+    throw new ProtocolViolation('Topic is not 1–32 base64url characters', 400, undefined, 'topic');
   }
   if (request.headers['content-encoding'] !== 'aes128gcm')
     throw new ProtocolViolation('Content-Encoding is not aes128gcm');
   return { ttl: Number(ttlHeader), urgency, topic };
 }
 
-function readBody(request: IncomingMessage | Http2ServerRequest): Promise<Buffer> {
+function readBody(request: IncomingMessage | Http2ServerRequest, limit = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= limit) chunks.push(chunk);
     });
     request.on('end', () => {
-      if (size > MAX_BODY_BYTES) reject(new ProtocolViolation(`body over ${MAX_BODY_BYTES} bytes`, 413));
+      if (size > limit) reject(new ProtocolViolation(`body over ${limit} bytes`, 413, 'PayloadTooLarge', 'size'));
       else resolve(Buffer.concat(chunks));
     });
     request.on('error', reject);
@@ -339,11 +395,146 @@ function readBody(request: IncomingMessage | Http2ServerRequest): Promise<Buffer
 /** Set on each accepted TLS socket; HTTP/2's socket proxy forwards the read to the socket. */
 const CONNECTION_ID = Symbol('connectionId');
 
+/** A refusal or an answer as one push service words it: status, headers and body. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const MOZILLA_ERRNO: Record<ViolationKind, number> = {
+  request: 111,
+  vapid: 109,
+  'key-mismatch': 102,
+  size: 104,
+  ttl: 111,
+  topic: 113,
+  encryption: 110,
+};
+/** autopush's errno for a status it answers of its own (errors.html). */
+const MOZILLA_STATUS_ERRNO: Record<number, number> = {
+  400: 111,
+  401: 109,
+  404: 102,
+  410: 103,
+  413: 104,
+  429: 201,
+  500: 999,
+  502: 900,
+  503: 201,
+};
+const HTTP_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  406: 'Not Acceptable',
+  410: 'Gone',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+const mozillaError = (status: number, errno: number, message: string): Answer => ({
+  status,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({
+    code: status,
+    errno,
+    error: HTTP_TEXT[status] ?? 'Error',
+    more_info: 'http://autopush.readthedocs.io/en/latest/http.html#error-codes',
+    message,
+  }),
+});
+
+/** FCM's answer to every VAPID problem (web.dev, "Common Issues and Reporting Bugs"). */
+const FCM_UNAUTHORIZED_REGISTRATION =
+  '<html><head><title>UnauthorizedRegistration</title></head><body bgcolor="#FFFFFF" text="#000000">' +
+  '<h1>UnauthorizedRegistration</h1><h2>Error 400</h2></body></html>';
+
+const wnsHeaders = (status: string, more: Record<string, string> = {}) => ({
+  'X-WNS-Status': status,
+  'X-WNS-Msg-ID': randomBytes(8).toString('hex').toUpperCase(),
+  'X-WNS-Debug-Trace': 'FAKEPUSH',
+  ...more,
+});
+
+/** How each service mode words a refusal of the sender's message. */
+function refusal(service: FakePushServiceOptions['service'], error: ProtocolViolation): Answer {
+  switch (service) {
+    case 'apple':
+      return {
+        status: error.status,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason: error.appleReason ?? 'BadRequest' }),
+      };
+    case 'mozilla': {
+      const status =
+        error.kind === 'vapid' ? 401 : error.kind === 'key-mismatch' ? 404 : error.kind === 'size' ? 413 : 400;
+      const errno = error.kind === 'ttl' && /ttl/i.test(error.message) && !/missing/.test(error.message) ? 112 : 0;
+      return mozillaError(status, errno || MOZILLA_ERRNO[error.kind], `Request did not validate ${error.message}`);
+    }
+    case 'fcm':
+      if (error.kind === 'vapid' || error.kind === 'key-mismatch')
+        return {
+          status: 400,
+          headers: { 'Content-Type': 'text/html; charset=UTF-8' },
+          body: FCM_UNAUTHORIZED_REGISTRATION,
+        };
+      return {
+        status: error.kind === 'size' ? 413 : 400,
+        headers: { 'Content-Type': 'text/plain' },
+        body: error.message,
+      };
+    case 'wns': {
+      const status =
+        error.kind === 'vapid' ? 401 : error.kind === 'key-mismatch' ? 403 : error.kind === 'size' ? 413 : 400;
+      // WNS says why in a header; the body is empty.
+      return { status, headers: wnsHeaders('dropped', { 'X-WNS-Error-Description': error.message }), body: '' };
+    }
+    default:
+      return { status: error.status, headers: { 'Content-Type': 'text/plain' }, body: error.message };
+  }
+}
+
+/** How each service mode words a scripted answer (or the default 201). */
+function scriptedAnswer(service: FakePushServiceOptions['service'], reply: FakeReply, origin: string): Answer {
+  const headers: Record<string, string> = {};
+  if (reply.retryAfter !== undefined) headers['Retry-After'] = reply.retryAfter;
+  const ok = reply.status >= 200 && reply.status < 300;
+  let answer: Answer;
+  if (service === 'wns') {
+    // WNS accepts with 200, never 201 ("200 OK: The notification was accepted by WNS").
+    const status = reply.status === 201 ? 200 : reply.status;
+    const wnsStatus = ok ? 'received' : status === 406 ? 'channelthrottled' : 'dropped';
+    answer = { status, headers: { ...headers, ...wnsHeaders(wnsStatus) }, body: '' };
+  } else if (ok) {
+    answer = { status: reply.status, headers: { ...headers, Location: `${origin}/message/${randomUUID()}` }, body: '' };
+  } else if (service === 'mozilla') {
+    const error = mozillaError(reply.status, MOZILLA_STATUS_ERRNO[reply.status] ?? 999, HTTP_TEXT[reply.status] ?? '');
+    answer = { ...error, headers: { ...headers, ...error.headers } };
+  } else if (service === 'apple') {
+    const reason = reply.status === 410 ? 'Unregistered' : reply.status === 429 ? 'TooManyRequests' : 'BadRequest';
+    answer = {
+      status: reply.status,
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ reason }),
+    };
+  } else {
+    answer = { status: reply.status, headers, body: '' };
+  }
+  return { ...answer, headers: { ...answer.headers, ...reply.headers } };
+}
+
 export async function startFakePushService(options: FakePushServiceOptions = {}): Promise<FakePushService> {
-  const { cert, key } = createSelfSignedCertificate('localhost');
+  const { cert, key } = createSelfSignedCertificate('localhost', 30, options.publicHost ? [options.publicHost] : []);
   const certDir = mkdtempSync(join(tmpdir(), 'fake-push-'));
   const certPath = join(certDir, 'ca.pem');
   writeFileSync(certPath, cert);
+  const service = options.service ?? 'generic';
+  const bodyLimit = service === 'wns' ? WNS_MAX_BODY_BYTES : MAX_BODY_BYTES;
 
   const subscriptions = new Map<string, SubscriptionState>();
   const received: ReceivedPush[] = [];
@@ -362,6 +553,14 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     return reply;
   };
 
+  /** The service's own header rules, beyond RFC 8030's. */
+  const checkServiceHeaders = (request: Request, ttl: number) => {
+    if (service === 'mozilla' && ttl > MOZILLA_MAX_TTL_SECONDS)
+      throw new ProtocolViolation(`TTL ${ttl} over ${MOZILLA_MAX_TTL_SECONDS}`, 400, undefined, 'ttl');
+    if (service === 'wns' && ttl === 0 && request.headers['x-wns-cache-policy'] !== 'no-cache')
+      throw new ProtocolViolation('Ttl value conflicts with X-WNS-Cache-Policy.', 400, undefined, 'request');
+  };
+
   type Request = IncomingMessage | Http2ServerRequest;
   type Response = ServerResponse | Http2ServerResponse;
   const handle = async (request: Request, response: Response) => {
@@ -369,51 +568,85 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
     const state = id === null ? undefined : subscriptions.get(id);
     try {
       if (request.method !== 'POST') throw new ProtocolViolation(`method ${request.method} is not POST`, 405);
-      const body = await readBody(request);
+      const body = await readBody(request, bodyLimit);
       if (!state) {
         // A push service does not know the endpoint: not the sender's fault, so not a protocol error.
-        response.writeHead(404).end();
+        const gone = scriptedAnswer(service, { status: 404 }, origin);
+        response.writeHead(gone.status, gone.headers).end(gone.body);
         return;
       }
       const headers = checkPushHeaders(request);
-      const vapid = verifyVapid(request.headers.authorization, origin, Math.floor(Date.now() / 1000));
-      if (options.service === 'apple' && isUnreachableSubject(vapid.claims.sub))
-        throw new ProtocolViolation(`JWT sub ${vapid.claims.sub} is not reachable`, 403, 'BadJwtToken');
+      checkServiceHeaders(request, headers.ttl);
+      let vapid: ReturnType<typeof verifyVapid>;
+      try {
+        vapid = verifyVapid(request.headers.authorization, origin, Math.floor(Date.now() / 1000));
+      } catch (error) {
+        if (error instanceof ProtocolViolation) error.kind = 'vapid';
+        throw error;
+      }
+      if (service === 'apple' && isUnreachableSubject(vapid.claims.sub))
+        throw new ProtocolViolation(`JWT sub ${vapid.claims.sub} is not reachable`, 403, 'BadJwtToken', 'vapid');
       if (state.applicationServerKey !== null && vapid.k !== state.applicationServerKey)
         throw new ProtocolViolation(
           'signed with another VAPID key than the subscription was made with',
-          options.service === 'apple' ? 400 : 403,
+          service === 'apple' ? 400 : 403,
           'VapidPkHashMismatch',
+          'key-mismatch',
         );
-      const payload = decryptPushMessage(body, state);
+      let payload: string;
+      try {
+        payload = decryptPushMessage(body, state);
+      } catch (error) {
+        if (error instanceof ProtocolViolation) error.kind = 'encryption';
+        throw error;
+      }
       const reply = nextReply(state);
-      received.push({
+      const answer = scriptedAnswer(service, reply, origin);
+      const requestHeaders: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && name !== 'authorization' && !name.startsWith(':'))
+          requestHeaders[name] = value;
+      }
+      const message: ReceivedPush = {
         subscriptionId: state.subscription.id,
         payload,
         ...headers,
         claims: vapid.claims,
         jwt: vapid.jwt,
         vapidPublicKey: vapid.k,
-        status: reply.status,
+        status: answer.status,
         connection: (request.socket as unknown as { [CONNECTION_ID]?: number })[CONNECTION_ID] ?? 0,
         httpVersion: request.httpVersion,
-      });
+        at: Date.now(),
+        headers: requestHeaders,
+      };
+      if (state.offline && answer.status >= 200 && answer.status < 300) {
+        // RFC 8030 §5.2: TTL 0 is not kept for an offline browser; §5.4: a newer message with the
+        // same Topic replaces the one held (autopush http.html, "Message Topics").
+        if (headers.ttl === 0) message.dropped = true;
+        else {
+          message.pending = true;
+          if (headers.topic !== null) {
+            for (const held of received) {
+              if (held.subscriptionId === message.subscriptionId && held.pending && held.topic === headers.topic) {
+                held.pending = false;
+                held.replaced = true;
+              }
+            }
+          }
+        }
+      }
+      received.push(message);
       for (const wake of waiters) wake();
       if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
       if (response.destroyed) return;
-      const replyHeaders: Record<string, string> = {};
-      if (reply.retryAfter !== undefined) replyHeaders['Retry-After'] = reply.retryAfter;
-      if (reply.status === 201) replyHeaders.Location = `${origin}/message/${randomUUID()}`;
-      response.writeHead(reply.status, replyHeaders).end();
+      response.writeHead(answer.status, answer.headers).end(answer.body);
     } catch (error) {
       if (!(error instanceof ProtocolViolation)) throw error;
       protocolErrors.push({ subscriptionId: state?.subscription.id ?? id, reason: error.message });
       if (response.destroyed) return;
-      if (options.service === 'apple')
-        response
-          .writeHead(error.status, { 'Content-Type': 'application/json' })
-          .end(JSON.stringify({ reason: error.appleReason ?? 'BadRequest' }));
-      else response.writeHead(error.status, { 'Content-Type': 'text/plain' }).end(error.message);
+      const answer = refusal(service, error);
+      response.writeHead(answer.status, answer.headers).end(answer.body);
     }
   };
 
@@ -434,12 +667,12 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  origin = `https://localhost:${port}`;
+  origin = options.publicHost ? `https://${options.publicHost}` : `https://localhost:${port}`;
 
   return {
     origin,
     port,
-    hostRule: `localhost:${port}`,
+    hostRule: options.publicHost ? `${options.publicHost}:443` : `localhost:${port}`,
     caPem: cert,
     certPath,
     received,
@@ -465,6 +698,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
         auth,
         replies: [],
         applicationServerKey: subscribeOptions.applicationServerKey ?? null,
+        offline: false,
       });
       return subscription;
     },
@@ -473,8 +707,22 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
       if (!state) throw new Error(`no subscription ${subscriptionId} on this stand-in`);
       state.replies.push(...replies);
     },
+    setOnline(subscriptionId, online) {
+      const state = subscriptions.get(subscriptionId);
+      if (!state) throw new Error(`no subscription ${subscriptionId} on this stand-in`);
+      state.offline = !online;
+      if (online) for (const message of received) if (message.subscriptionId === subscriptionId) delete message.pending;
+    },
     deliveredTo(subscriptionId) {
-      return received.filter((m) => m.subscriptionId === subscriptionId && m.status >= 200 && m.status < 300);
+      return received.filter(
+        (m) =>
+          m.subscriptionId === subscriptionId &&
+          m.status >= 200 &&
+          m.status < 300 &&
+          !m.pending &&
+          !m.replaced &&
+          !m.dropped,
+      );
     },
     waitForMessages(count, timeoutMs = 10_000) {
       return new Promise<void>((resolve, reject) => {

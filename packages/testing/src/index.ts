@@ -1,4 +1,5 @@
 export { testConfig } from './config.js';
+export { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from './connect-proxy.js';
 export {
   type DedicatedPostgres,
   type DedicatedRedis,
@@ -47,6 +48,7 @@ export {
   type SubscriberKeys,
   startFakePushService,
   type VapidClaims,
+  type ViolationKind,
   verifyVapid,
 } from './fake-push-service.js';
 export {

@@ -59,12 +59,18 @@ export interface SelfSignedCertificate {
   key: string;
 }
 
-export function createSelfSignedCertificate(commonName = 'localhost', days = 30): SelfSignedCertificate {
+export function createSelfSignedCertificate(
+  commonName = 'localhost',
+  days = 30,
+  /** More DNS names the certificate is valid for (a push service's public name reached through a test proxy). */
+  altNames: readonly string[] = [],
+): SelfSignedCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const name = sequence(set(sequence(oid('2.5.4.3'), utf8String(commonName))));
   const now = Date.now();
   const subjectAltName = sequence(
     der(0x82, Buffer.from(commonName, 'latin1')), // dNSName
+    ...altNames.map((altName) => der(0x82, Buffer.from(altName, 'latin1'))),
     der(0x87, Buffer.from([127, 0, 0, 1])), // iPAddress
   );
   const extensions = explicit(

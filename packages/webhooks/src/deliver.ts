@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 import { isPublicAddress, unbracket } from './address-policy.js';
 import { createNameResolver, type NameResolver } from './resolver.js';
 import { signWebhook } from './signature.js';
@@ -18,6 +18,48 @@ export interface WebhookClientOptions extends TargetPolicy {
   ca?: string;
   /** Resolves receivers' names (default: c-ares on the system's name servers, 5 s per query). */
   resolve?: NameResolver;
+  /**
+   * Send through an HTTP proxy (HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as pushes do): CONNECT tunnels
+   * for https receivers, by the receiver's name, after that name was resolved here and found to have
+   * a public address. null: receivers are reached directly.
+   */
+  proxy?: WebhookProxy | null;
+}
+
+export interface WebhookProxy {
+  httpsProxy: string | null;
+  httpProxy: string | null;
+  /** Comma- or space-separated hosts reached directly: `example.com`, `.example.com`, `*.example.com`, `host:port`, `*`. */
+  noProxy: string;
+}
+
+/**
+ * Whether `NO_PROXY` sends `hostname:port` around the proxy, with undici's reading of it (the one
+ * pushes go through): `*` for every host; an entry starting with `.` or `*.` matches names ending
+ * with it; any other matches the name exactly; an entry's port, when it has one, must match too.
+ */
+export function bypassesProxy(hostname: string, port: number, noProxy: string): boolean {
+  const name = hostname.toLowerCase();
+  const entries = noProxy
+    .split(/[,\s]/)
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  if (entries.includes('*')) return true;
+  return entries.some((entry) => {
+    const match = /^(.+?)(?::(\d+))?$/.exec(entry);
+    const host = match?.[1] ?? entry;
+    if (match?.[2] !== undefined && Number(match[2]) !== port) return false;
+    return /^[.*]/.test(host) ? name.endsWith(host.replace(/^\*/, '')) : name === host;
+  });
+}
+
+/** The proxy a receiver's URL goes through, or null (no proxy set for its scheme, or NO_PROXY). */
+export function proxyFor(url: URL, proxy: WebhookProxy | null | undefined): string | null {
+  if (!proxy) return null;
+  const uri = url.protocol === 'https:' ? (proxy.httpsProxy ?? proxy.httpProxy) : proxy.httpProxy;
+  if (!uri) return null;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return bypassesProxy(unbracket(url.hostname), port, proxy.noProxy) ? null : uri;
 }
 
 export interface WebhookRequest {
@@ -96,15 +138,44 @@ export function createWebhookClient(options: WebhookClientOptions) {
   const cap = options.responseCapBytes ?? DEFAULT_RESPONSE_CAP_BYTES;
   const tls = options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca] };
   const agentOptions = { connections: 4, keepAliveTimeout: 1_000 };
+  const resolve = options.resolve ?? createNameResolver({ timeoutMs: options.connectTimeoutMs });
   const guarded = new Agent({
     ...agentOptions,
     connect: {
       timeout: options.connectTimeoutMs,
-      lookup: checkedLookup(options.resolve ?? createNameResolver({ timeoutMs: options.connectTimeoutMs })),
+      lookup: checkedLookup(resolve),
       ...tls,
     },
   });
   const exemptAgent = new Agent({ ...agentOptions, connect: { timeout: options.connectTimeoutMs, ...tls } });
+  // One pool per proxy URL (HTTPS_PROXY and HTTP_PROXY may differ), made on first use.
+  const proxied = new Map<string, ProxyAgent>();
+  const proxyAgent = (uri: string) => {
+    let agent = proxied.get(uri);
+    if (!agent) {
+      // `requestTls`: the receiver's TLS inside the tunnel (certificate checked for its name).
+      agent = new ProxyAgent({ ...agentOptions, uri, requestTls: { timeout: options.connectTimeoutMs, ...tls } });
+      proxied.set(uri, agent);
+    }
+    return agent;
+  };
+
+  /**
+   * Behind a proxy the proxy connects, not us, so the address rule is applied before it is asked:
+   * the name is resolved here (c-ares, with its timeout) and must have a public address; then the
+   * tunnel is asked for by that name. What remains trusted is the proxy's own resolution of the
+   * name a moment later (docs/security.md, "Webhooks behind an outbound proxy").
+   */
+  const checkBeforeProxy = async (host: string): Promise<string | null> => {
+    if (isIP(host) !== 0) return null; // an IP literal was checked with the URL
+    try {
+      const addresses = await resolve(host);
+      if (addresses.some((entry) => isPublicAddress(entry.address))) return null;
+      return describe(new RefusedAddressError(`${host} resolves to no public address`));
+    } catch (error) {
+      return describe(error);
+    }
+  };
 
   async function send(request: WebhookRequest): Promise<WebhookAttemptResult> {
     const started = performance.now();
@@ -122,11 +193,21 @@ export function createWebhookClient(options: WebhookClientOptions) {
     const host = unbracket(target.url.hostname);
     if (!target.exempt && isIP(host) !== 0 && !isPublicAddress(host)) return failure('refused URL: refused_address');
 
+    let dispatcher: Dispatcher = target.exempt ? exemptAgent : guarded;
+    const proxyUri = proxyFor(target.url, options.proxy);
+    if (proxyUri !== null) {
+      if (!target.exempt) {
+        const refused = await checkBeforeProxy(host);
+        if (refused !== null) return failure(refused);
+      }
+      dispatcher = proxyAgent(proxyUri);
+    }
+
     const timestamp = Math.floor(Date.now() / 1000);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error('timed out')), options.totalTimeoutMs);
     try {
-      const response = await (target.exempt ? exemptAgent : guarded).request({
+      const response = await dispatcher.request({
         origin: target.url.origin,
         path: `${target.url.pathname}${target.url.search}`,
         method: 'POST',
@@ -167,7 +248,7 @@ export function createWebhookClient(options: WebhookClientOptions) {
   return {
     send,
     close: async () => {
-      await Promise.all([guarded.close(), exemptAgent.close()]);
+      await Promise.all([guarded.close(), exemptAgent.close(), ...[...proxied.values()].map((agent) => agent.close())]);
     },
   };
 }

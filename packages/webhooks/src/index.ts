@@ -1,11 +1,14 @@
 export { isAllowedHost, isPublicAddress } from './address-policy.js';
 export {
+  bypassesProxy,
   createWebhookClient,
   DEFAULT_RESPONSE_CAP_BYTES,
+  proxyFor,
   RefusedAddressError,
   type WebhookAttemptResult,
   type WebhookClient,
   type WebhookClientOptions,
+  type WebhookProxy,
   type WebhookRequest,
 } from './deliver.js';
 export {

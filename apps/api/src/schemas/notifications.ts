@@ -212,7 +212,10 @@ export const NotificationSchema = Type.Object(
       }),
     ),
     errorCode: Type.Optional(
-      Type.String({ description: 'Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED`' }),
+      Type.String({
+        description:
+          'Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted)',
+      }),
     ),
     failureReasons: Type.Optional(
       Type.Record(Type.String(), Type.Integer(), {

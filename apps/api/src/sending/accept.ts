@@ -9,13 +9,7 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
-import {
-  declarativeTemplate,
-  legacyPayload,
-  MAX_BROWSER_PAYLOAD_BYTES,
-  PLACEHOLDER_ID,
-  templateBytes,
-} from '@webpush/push';
+import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
 import { inSpan } from '@webpush/tracing';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -94,11 +88,8 @@ export function assertPayload(payload: NotificationPayload, pushFormat: PushForm
   const { title, body, url, icon, badge } = payload;
   if (utf8Bytes({ title, body, url, icon, badge }) > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
   if (payload.data !== undefined && utf8Bytes(payload.data) > MAX_DATA_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
-  const delivered =
-    pushFormat === 'declarative'
-      ? templateBytes(declarativeTemplate(payload, PLACEHOLDER_ID, linkBase))
-      : Buffer.byteLength(legacyPayload(payload, PLACEHOLDER_ID), 'utf8');
-  if (delivered > MAX_BROWSER_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+  if (deliveredPayloadBytes(payload, pushFormat, linkBase) > MAX_BROWSER_PAYLOAD_BYTES)
+    throw new AppError('PAYLOAD_TOO_LARGE');
 }
 
 /**

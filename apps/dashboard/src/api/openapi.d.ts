@@ -1319,7 +1319,7 @@ export interface paths {
                                  * @description When a scheduled send starts (or started); absent for a send accepted to go at once
                                  */
                                 sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
                                 errorCode?: string;
                                 /**
                                  * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
@@ -1775,7 +1775,7 @@ export interface paths {
                                  * @description When a scheduled send starts (or started); absent for a send accepted to go at once
                                  */
                                 sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
                                 errorCode?: string;
                                 /**
                                  * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
@@ -5278,7 +5278,7 @@ export interface paths {
                                  * @description When a scheduled send starts (or started); absent for a send accepted to go at once
                                  */
                                 sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
                                 errorCode?: string;
                                 /**
                                  * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
@@ -5461,7 +5461,7 @@ export interface paths {
                                  * @description When a scheduled send starts (or started); absent for a send accepted to go at once
                                  */
                                 sendAt?: string;
-                                /** @description Why a send ended `failed` without sending, e.g. `MONTHLY_LIMIT_EXCEEDED` */
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
                                 errorCode?: string;
                                 /**
                                  * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.

@@ -385,6 +385,10 @@ export const en = {
   'notifications.failureHint.keyMismatch':
     'the subscription was made with another VAPID key than the one it was pushed with.',
   'notifications.failureHint.tooLarge': 'the payload is too large for this push service.',
+  'notifications.failureHint.fcmVapid':
+    'FCM refused the VAPID signature: most often the subscription was made with another VAPID key than the one it was pushed with.',
+  'notifications.failureHint.throttled':
+    'Windows (WNS) kept throttling this subscriber until the retries ran out: send to it less often.',
   'notifications.engagement': 'Engagement',
   'notifications.engagementCounts': '{shown} shown, {clicked} clicked, click-through rate {ctr}',
   'notifications.engagementNote': '(clicked ÷ shown)',

@@ -387,6 +387,10 @@ export const ja: Record<keyof typeof en, string> = {
     'Apple が VAPID の subject を受け付けません。VAPID_SUBJECT を、自分が所有する実在のドメインの mailto: アドレスか https: の URL にしてください（localhost や example.com は不可）。',
   'notifications.failureHint.keyMismatch': 'この購読は、送信に使われたものとは別の VAPID キーで作成されています。',
   'notifications.failureHint.tooLarge': 'このプッシュサービスにはペイロードが大きすぎます。',
+  'notifications.failureHint.fcmVapid':
+    'FCM が VAPID の署名を受け付けませんでした。多くの場合、この購読は送信に使われたものとは別の VAPID キーで作成されています。',
+  'notifications.failureHint.throttled':
+    'Windows（WNS）がこの購読者への送信を制限し続け、再試行が尽きました。送信の頻度を下げてください。',
   'notifications.engagement': '反応',
   'notifications.engagementCounts': '表示 {shown} 件、クリック {clicked} 件、クリック率 {ctr}',
   'notifications.engagementNote': '（クリック数 ÷ 表示数）',

@@ -66,6 +66,8 @@ export function CancelSend({ appId, id, onCanceled }: { appId: string; id: strin
 export function failureHint(reason: string, t: (key: MessageKey) => string): string | null {
   if (reason === '403 BadJwtToken') return t('notifications.failureHint.badJwt');
   if (reason === '400 VapidPkHashMismatch') return t('notifications.failureHint.keyMismatch');
+  if (reason === '400 UnauthorizedRegistration') return t('notifications.failureHint.fcmVapid');
+  if (reason === '406 channelthrottled') return t('notifications.failureHint.throttled');
   if (reason.startsWith('413')) return t('notifications.failureHint.tooLarge');
   return null;
 }

@@ -1,6 +1,6 @@
+import { bearer, fakeSubscription } from '@webpush/testing';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { bearer, fakeSubscription } from '../../../api/test/helper.js';
 import {
   assertAccessible,
   assertNoHorizontalScroll,

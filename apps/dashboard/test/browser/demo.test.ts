@@ -1,6 +1,6 @@
+import { bearer, createApp, createKey, fakeSubscription, registerUser } from '@webpush/testing';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { bearer, createApp, createKey, fakeSubscription, registerUser } from '../../../api/test/helper.js';
 import {
   assertAccessible,
   assertNoHorizontalScroll,

@@ -1,5 +1,5 @@
 import { type AnswerKind, type DeliverableSubscription, recordChunkOutcome, startChunk } from '@webpush/db';
-import { failureKey, type PushOptions, type PushOutcome } from '@webpush/push';
+import { failureKey, type PushOptions, type PushOutcome, refusedBySubscription } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
 import { inSpan, openSpan, type Span, SpanStatusCode, tracingActive } from '@webpush/tracing';
 import { browserPayload } from '../browser-payload.js';
@@ -45,6 +45,11 @@ export function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Pro
     },
     () => sendChunk(context, job),
   );
+}
+
+/** `https://host[:port]` of an endpoint (WNS's answers mean what they mean by its host). */
+function originOf(endpoint: string): string | undefined {
+  return URL.canParse(endpoint) ? new URL(endpoint).origin : undefined;
 }
 
 /** One push's span (tracing on only): the push service's origin, then its answer. */
@@ -94,8 +99,16 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
 
   // Why pushes failed, counted per push-service answer: shown on the notification (`failureReasons`).
   const failureReasons: Record<string, number> = {};
+  // Refusal streaks: refused for a reason of the subscription's own, or sent after earlier refusals.
+  const refused: string[] = [];
+  const cleared: string[] = [];
   const answer = (subscription: DeliverableSubscription, outcome: PushOutcome) => {
     counts[outcome.kind]++;
+    if (outcome.kind === 'sent') {
+      if (subscription.refusals > 0) cleared.push(subscription.id);
+    } else if (outcome.kind === 'failed' && refusedBySubscription(outcome, originOf(subscription.endpoint))) {
+      refused.push(subscription.id);
+    }
     let kind: AnswerKind = outcome.kind;
     let retryAfterMs = 0;
     if (outcome.kind === 'retry') {
@@ -123,7 +136,10 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
         const started = performance.now();
         const span = tracing ? pushSpan(subscription.endpoint) : null;
         try {
-          outcome = await context.sender.send(subscription, payload.textFor(subscription.id), vapid, options, body);
+          // With a body from the pool the sender only checks the text's size: a declarative payload's
+          // own text (two click tokens, two HMACs) is made only when the sender encrypts itself.
+          const text = body ? payload.sizedText : payload.textFor(subscription.id);
+          outcome = await context.sender.send(subscription, text, vapid, options, body);
         } catch (error) {
           outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };
         }
@@ -169,6 +185,7 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
     vanished,
     (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
     failureReasons,
+    refused.length + cleared.length > 0 ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals } : null,
   );
   metrics.chunks.inc({ result: recorded ? 'recorded' : 'duplicate' });
   if (retryChunk) await queueChunks(context.queues, [retryChunk]);

@@ -1,6 +1,6 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
-import { apps, notifications, users } from '../schema.js';
+import { apps, type NotificationPayload, notifications, type PushFormat, users } from '../schema.js';
 import { countTargets } from './notifications/index.js';
 import { reserveMonthlySends } from './usage.js';
 import { recordNotificationFinished } from './webhook-outbox.js';
@@ -8,9 +8,13 @@ import { recordNotificationFinished } from './webhook-outbox.js';
 /** What starting one scheduled send did. */
 export interface StartedSend {
   id: string;
-  /** `queued`: the fan-out must be queued; `completed`: no targets; `failed`: over the month's limit. */
+  /**
+   * `queued`: the fan-out must be queued; `completed`: no targets; `failed`: over the month's limit,
+   * or the payload no longer fits the app's push format (`errorCode`).
+   */
   status: 'queued' | 'completed' | 'failed';
   targets: number;
+  errorCode?: 'MONTHLY_LIMIT_EXCEEDED' | 'PAYLOAD_TOO_LARGE';
 }
 
 /**
@@ -20,10 +24,16 @@ export interface StartedSend {
  * resolves the audience, reserves the owner's monthly usage and moves it to `queued`. Over the
  * month's limit it ends `failed` with `MONTHLY_LIMIT_EXCEEDED`, nothing reserved, nothing sent.
  * `sendsPerMonthFor` maps the owner's plan (read now, not at acceptance) to its monthly limit.
+ *
+ * `payloadFits` checks the payload against the app's push format as it is now: an app switched to
+ * declarative after the send was accepted delivers a bigger payload (click links), which may be
+ * over the 3,993 bytes checked at acceptance. Such a send ends `failed` with `PAYLOAD_TOO_LARGE`,
+ * nothing reserved or sent, rather than pushing a payload push services refuse.
  */
 export async function startDueScheduledSend(
   db: Database,
   sendsPerMonthFor: (plan: string) => number | null,
+  payloadFits: (payload: NotificationPayload, pushFormat: PushFormat) => boolean = () => true,
 ): Promise<StartedSend | null> {
   return db.transaction(async (tx) => {
     const [due] = await tx
@@ -36,6 +46,8 @@ export async function startDueScheduledSend(
         targetTags: notifications.targetTags,
         ownerId: apps.userId,
         plan: users.plan,
+        payload: notifications.payload,
+        pushFormat: apps.pushFormat,
       })
       .from(notifications)
       .innerJoin(apps, eq(apps.id, notifications.appId))
@@ -46,13 +58,12 @@ export async function startDueScheduledSend(
       .for('update', { of: notifications, skipLocked: true });
     if (!due) return null;
 
-    const targets = await countTargets(tx, due.appId, due);
-    if (targets > 0 && !(await reserveMonthlySends(tx, due.ownerId, targets, sendsPerMonthFor(due.plan)))) {
+    const refuse = async (errorCode: NonNullable<StartedSend['errorCode']>): Promise<StartedSend> => {
       await tx
         .update(notifications)
         .set({
           status: 'failed',
-          errorCode: 'MONTHLY_LIMIT_EXCEEDED',
+          errorCode,
           startedAt: sql`now()`,
           fannedOutAt: sql`now()`,
           completedAt: sql`now()`,
@@ -60,7 +71,13 @@ export async function startDueScheduledSend(
         })
         .where(eq(notifications.id, due.id));
       await recordNotificationFinished(tx, due.id);
-      return { id: due.id, status: 'failed', targets: 0 };
+      return { id: due.id, status: 'failed', targets: 0, errorCode };
+    };
+    if (!payloadFits(due.payload, due.pushFormat)) return refuse('PAYLOAD_TOO_LARGE');
+
+    const targets = await countTargets(tx, due.appId, due);
+    if (targets > 0 && !(await reserveMonthlySends(tx, due.ownerId, targets, sendsPerMonthFor(due.plan)))) {
+      return refuse('MONTHLY_LIMIT_EXCEEDED');
     }
     const status = targets === 0 ? 'completed' : 'queued';
     const done = targets === 0 ? sql`now()` : null;

@@ -80,3 +80,39 @@ export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) =>
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
+
+/** A chunk's refusals for {@link recordRefusals}: what this run of the chunk learnt. */
+export interface ChunkRefusals {
+  /** Subscriptions refused for a reason of their own (`refusedBySubscription`). */
+  refused: string[];
+  /** Subscriptions sent to whose streak was not 0: it starts again. */
+  cleared: string[];
+  /** Refusals in a row that retire a subscription; 0 never retires. */
+  retireAfter: number;
+}
+
+/**
+ * Moves the subscriptions' refusal streaks: a sent push resets one, a refusal adds one, and a
+ * subscription whose streak reaches `retireAfter` is retired exactly as an expired one is (status
+ * `expired`, its `subscription.expired` webhook event and the counter's release in one statement).
+ * Touches only the few subscriptions named: nothing is written for a push sent to one whose streak is 0.
+ */
+export async function recordRefusals(sql: Sql, appId: string, refusals: ChunkRefusals): Promise<number> {
+  const { refused, cleared, retireAfter } = refusals;
+  if (cleared.length > 0) {
+    await sql`update subscriptions set refusals = 0
+      where app_id = ${appId} and id = any(${cleared}::uuid[]) and refusals > 0`;
+  }
+  if (refused.length === 0) return 0;
+  await sql`update subscriptions set refusals = least(refusals + 1, 32767)
+    where app_id = ${appId} and status = 'active' and id = any(${refused}::uuid[])`;
+  if (retireAfter <= 0) return 0;
+  const [retired] = await withSubscriptionsExpiredOutbox(
+    sql,
+    sql`update subscriptions set status = 'expired', expired_at = now(), updated_at = now()
+      where app_id = ${appId} and status = 'active' and id = any(${refused}::uuid[]) and refusals >= ${retireAfter}
+      returning id, app_id, endpoint, uid, expired_at`,
+    releaseSlots(sql, appId, sql`select count(*) from expired`),
+  );
+  return Number((retired as { count?: unknown } | undefined)?.count ?? 0);
+}

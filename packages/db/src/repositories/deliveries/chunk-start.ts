@@ -24,6 +24,8 @@ export interface DeliverableSubscription {
   auth: string;
   /** The version of the app's VAPID key the subscription was made with: its pushes are signed with it. */
   vapidKeyVersion: number;
+  /** Permanent refusals in a row so far (see `recordRefusals`). */
+  refusals: number;
 }
 
 /** What a delivery chunk needs before its first push, read in two queries that run side by side. */
@@ -87,7 +89,8 @@ export async function startChunk(
     ids.length === 0
       ? Promise.resolve([])
       : sql<DeliverableSubscription[]>`
-      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion" from subscriptions s
+      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion", s.refusals
+      from subscriptions s
       where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
         and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c
           where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}

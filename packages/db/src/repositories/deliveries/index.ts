@@ -4,7 +4,7 @@
  * job names; the job carries ids the API wrote, never customer input.
  */
 
-export { type AnsweredBatch, type AnswerKind, emptyAnsweredBatch } from './answers.js';
+export { type AnsweredBatch, type AnswerKind, type ChunkRefusals, emptyAnsweredBatch } from './answers.js';
 export * from './chunk-start.js';
 export * from './outcome.js';
 export * from './plan.js';

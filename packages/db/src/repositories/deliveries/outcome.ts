@@ -1,5 +1,11 @@
 import type { Database } from '../../client.js';
-import { type AnsweredBatch, completeChunk, expireSubscriptions } from './answers.js';
+import {
+  type AnsweredBatch,
+  type ChunkRefusals,
+  completeChunk,
+  expireSubscriptions,
+  recordRefusals,
+} from './answers.js';
 import {
   addFailureReasons,
   addToCounters,
@@ -28,12 +34,15 @@ export async function recordChunkOutcome(
    * `failure_reasons`. Failures an earlier, crashed run of the chunk answered count in `failed` only.
    */
   failureReasons: Readonly<Record<string, number>> = {},
+  /** This run's refusals and resets of refusal streaks; written only by the run that claims the chunk. */
+  refusals: ChunkRefusals | null = null,
 ): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
     const [claimed] = await completeChunk(sql, chunk, last);
     if (!claimed) return { recorded: false, counts: null, retryChunk: null };
     await expireSubscriptions(sql, chunk.appId, last);
+    if (refusals) await recordRefusals(sql, chunk.appId, refusals);
     const counts: ChunkCounts = { sent: claimed.sent, failed: claimed.failed, expired: claimed.expired + vanished };
     if (vanished > 0) {
       await sql`update notification_chunks set expired = ${counts.expired}
