@@ -6560,6 +6560,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "plan": "pro"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description One of free, pro, enterprise
@@ -6939,7 +6944,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your plan requests, newest first (the open one, and the last few granted) */
+        /**
+         * Your plan requests, newest first (the open one, and the last few granted)
+         * @description Your plan requests and what became of them, newest first.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7025,6 +7033,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "plan": "pro",
+                     *       "message": "来月からの本番利用に向けて Pro をお願いします。"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description One of free, pro, enterprise
