@@ -89,6 +89,18 @@ export function createDevLogFormatter({ colour = false, readFile = (path) => rea
       const colourOfStatus = status >= 500 ? 31 : status >= 400 ? 33 : 0;
       return [`${head(entry)} ${req.method} ${req.url} ${paint(colourOfStatus, String(status))}${ms}`];
     }
+    // The API's own one line per request (LOG_REQUESTS=line): method, path, status, ms.
+    if ((entry.msg === 'request' || entry.msg === 'request errored') && typeof entry.method === 'string') {
+      if (typeof entry.url !== 'string' || isViteAsset(entry.url)) return [];
+      const status = Number(entry.status);
+      const ms = typeof entry.ms === 'number' ? ` ${Math.round(entry.ms)} ms` : '';
+      const colourOfStatus = status >= 500 ? 31 : status >= 400 ? 33 : 0;
+      const lines = [`${head(entry)} ${entry.method} ${entry.url} ${paint(colourOfStatus, String(status))}${ms}`];
+      const stack = entry.err && (typeof entry.err.stack === 'string' ? entry.err.stack : entry.err.message);
+      if (typeof stack === 'string')
+        for (const stackLine of stack.split('\n')) lines.push(`      ${paint(31, stackLine)}`);
+      return lines;
+    }
     if (entry.mail && typeof entry.mail === 'object') return mailLines(entry);
 
     const lines = [[head(entry), entry.msg ?? '', fieldsOf(entry)].filter(Boolean).join(' ')];

@@ -39,6 +39,7 @@ const user = {
   plan: 'free',
   emailVerified: true,
   language: 'ja',
+  role: 'customer',
 };
 
 export const operations: Record<string, OperationDoc> = {
@@ -118,7 +119,10 @@ export const operations: Record<string, OperationDoc> = {
     request: { name: 'My blog' },
     response: { app },
   },
-  'GET /api/v1/apps': { description: 'Your apps, oldest first.', response: { apps: [app] } },
+  'GET /api/v1/apps': {
+    description: 'Your apps, oldest first, each with its active subscribers and this month’s sends.',
+    response: { apps: [{ ...app, stats: { activeSubscribers: 1250, sendsThisMonth: 4 } }] },
+  },
   'GET /api/v1/apps/{appId}': {
     description: 'One of your apps, with its subscriber count and this month’s sends.',
   },
@@ -139,6 +143,8 @@ export const operations: Record<string, OperationDoc> = {
         name: 'Production server',
         scope: 'notify',
         createdAt: CREATED_AT,
+        prefix: 'wpk_3Jd8f0',
+        lastUsedAt: null,
       },
       secret: 'wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo',
     },

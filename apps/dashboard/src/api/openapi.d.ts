@@ -82,7 +82,7 @@ export interface paths {
         };
         /**
          * List your apps, each with its active subscribers and this month’s sends
-         * @description Your apps, oldest first.
+         * @description Your apps, oldest first, each with its active subscribers and this month’s sends.
          */
         get: {
             parameters: {
@@ -113,7 +113,11 @@ export interface paths {
                          *           "requireSignedTags": false,
                          *           "signaturesExpire": false,
                          *           "pushFormat": "legacy",
-                         *           "defaultUrl": null
+                         *           "defaultUrl": null,
+                         *           "stats": {
+                         *             "activeSubscribers": 1250,
+                         *             "sendsThisMonth": 4
+                         *           }
                          *         }
                          *       ]
                          *     }
@@ -1010,7 +1014,9 @@ export interface paths {
                          *         "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a",
                          *         "name": "Production server",
                          *         "scope": "notify",
-                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "prefix": "wpk_3Jd8f0",
+                         *         "lastUsedAt": null
                          *       },
                          *       "secret": "wpk_3Jd8f0Qm2Xz7Lk9Vb1Nc4Hs6Ta5Re0Wy8Uq2Pi7Oo"
                          *     }
@@ -3630,7 +3636,8 @@ export interface paths {
                          *         "email": "owner@example.com",
                          *         "plan": "free",
                          *         "emailVerified": true,
-                         *         "language": "ja"
+                         *         "language": "ja",
+                         *         "role": "customer"
                          *       },
                          *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
                          *     }
@@ -3863,7 +3870,8 @@ export interface paths {
                          *         "email": "owner@example.com",
                          *         "plan": "free",
                          *         "emailVerified": true,
-                         *         "language": "ja"
+                         *         "language": "ja",
+                         *         "role": "customer"
                          *       }
                          *     }
                          */
@@ -3956,7 +3964,8 @@ export interface paths {
                          *         "email": "owner@example.com",
                          *         "plan": "free",
                          *         "emailVerified": true,
-                         *         "language": "en"
+                         *         "language": "en",
+                         *         "role": "customer"
                          *       }
                          *     }
                          */
@@ -4445,7 +4454,8 @@ export interface paths {
                          *         "email": "owner@example.com",
                          *         "plan": "free",
                          *         "emailVerified": false,
-                         *         "language": "ja"
+                         *         "language": "ja",
+                         *         "role": "customer"
                          *       },
                          *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
                          *     }
