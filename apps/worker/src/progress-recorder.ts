@@ -6,6 +6,7 @@ import {
   emptyAnsweredBatch,
   recordProgress,
 } from '@webpush/db';
+import { defaultOutageRetry, type OutageRetryPolicy, retryWhileDatabaseAway } from './database-outage.js';
 
 /** One chunk being sent, as the recorder sees it. */
 export interface ChunkProgress {
@@ -21,7 +22,10 @@ export interface ChunkProgress {
   settle(): Promise<void>;
   /** Another run completed the chunk (its lock lapsed and a second worker took it): stop sending. */
   readonly abandoned: boolean;
-  /** A progress write carrying this chunk's answers failed: stop sending, the job fails and is retried. */
+  /**
+   * A progress write carrying this chunk's answers failed for good (refused, or PostgreSQL away for
+   * longer than the recorder's retries): stop sending, the job fails and is retried.
+   */
   readonly failure: unknown;
   /**
    * Once the chunk's lanes are done: waits until none of its answers is in a write under way, and
@@ -30,6 +34,13 @@ export interface ChunkProgress {
   finish(): Promise<AnsweredBatch>;
   /** Leaves the recorder without writing what is left (the chunk failed; a re-run sends it again). */
   discard(): void;
+}
+
+export interface ProgressRecorderOptions {
+  /** Retries of a write that failed because PostgreSQL was unreachable (defaults: `defaultOutageRetry`). */
+  outageRetry?: OutageRetryPolicy;
+  /** Told of each such retry (to log the first one). */
+  onRetry?: (error: unknown, retry: number) => void;
 }
 
 interface OpenChunk {
@@ -52,6 +63,12 @@ interface OpenChunk {
  * progress writes of 25 answers per chunk cost the worker 26.5 µs of CPU a push, of 100 per chunk
  * 6.5 µs, and this recorder's 100 across the chunks 15.5 µs, with the same crash bound as the first;
  * 8 µs since a write appends one row per chunk instead of merging into the chunk's row.
+ *
+ * A write that fails because PostgreSQL is unreachable (a restart, a failover) is tried again with
+ * the same answers rather than failing the chunks, whose re-runs would send them again: the lanes
+ * meanwhile fill the next batch and then wait, as for any slow write. Writing the same answers twice
+ * (the first try committed, only its answer was lost) is harmless: a chunk's progress rows are folded
+ * by subscription id, once, when it completes (`completeChunk`), and a re-run skips each id once.
  */
 export class ProgressRecorder {
   readonly #db: Database;
@@ -59,10 +76,14 @@ export class ProgressRecorder {
   readonly #open = new Set<OpenChunk>();
   #unwritten = 0;
   #writing: Promise<void> | null = null;
+  readonly #outageRetry: OutageRetryPolicy;
+  readonly #onRetry: ((error: unknown, retry: number) => void) | undefined;
 
-  constructor(db: Database, batchSize: number) {
+  constructor(db: Database, batchSize: number, options: ProgressRecorderOptions = {}) {
     this.#db = db;
     this.#batchSize = batchSize;
+    this.#outageRetry = options.outageRetry ?? defaultOutageRetry;
+    this.#onRetry = options.onRetry;
   }
 
   open(key: ChunkKey & { appId: string }): ChunkProgress {
@@ -108,7 +129,11 @@ export class ProgressRecorder {
     const batches = chunks.map((chunk) => ({ chunk: chunk.key, batch: chunk.pending }));
     for (const chunk of chunks) chunk.pending = emptyAnsweredBatch();
     this.#unwritten = 0;
-    const written = recordProgress(this.#db, batches).then(
+    const written = retryWhileDatabaseAway(
+      () => recordProgress(this.#db, batches),
+      this.#outageRetry,
+      this.#onRetry,
+    ).then(
       (open) => {
         chunks.forEach((chunk, index) => {
           if (open[index] === false) chunk.abandoned = true;

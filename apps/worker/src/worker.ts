@@ -116,7 +116,11 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     queues,
     sender,
     encryption,
-    progress: new ProgressRecorder(database.db, config.delivery.progressBatch),
+    progress: new ProgressRecorder(database.db, config.delivery.progressBatch, {
+      onRetry: (error, retry) => {
+        if (retry === 1) log.warn({ err: error }, 'PostgreSQL unreachable: the progress write is tried again');
+      },
+    }),
     keyring: new VapidKeyring(config.encryptionKey, config.vapidSubject),
     clickTokens: config.encryptionKey ? ClickTokens.fromEncryptionKey(config.encryptionKey) : null,
     metrics,

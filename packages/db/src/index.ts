@@ -45,3 +45,4 @@ export {
   type WebhookMessageStatus,
   webhookEventTypes,
 } from './schema.js';
+export { isDatabaseUnreachable } from './unreachable.js';

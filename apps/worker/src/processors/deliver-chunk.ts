@@ -1,11 +1,13 @@
-import { type AnswerKind, type DeliverableSubscription, recordChunkOutcome, startChunk } from '@webpush/db';
+import { type AnswerKind, type DeliverableSubscription, startChunk } from '@webpush/db';
 import { failureKey, type PushOptions, type PushOutcome, refusedBySubscription } from '@webpush/push';
 import type { DeliveryChunkJob } from '@webpush/queue';
 import { inSpan, openSpan, type Span, SpanStatusCode, tracingActive } from '@webpush/tracing';
 import { browserPayload } from '../browser-payload.js';
 import { ChunkBodies } from '../chunk-bodies.js';
 import { queueChunks } from '../chunk-jobs.js';
+import { recordChunkOutcomeThroughOutage } from '../chunk-outcome.js';
 import type { WorkerContext } from '../context.js';
+import { defaultOutageRetry, retryWhileDatabaseAway } from '../database-outage.js';
 import { signingKeys } from '../signing-keys.js';
 
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
@@ -34,6 +36,8 @@ export function retryDelayMs(
  * crash reads them and sends only the rest, so the pushes that can arrive twice are those in flight
  * or not yet written at the crash (`unrecordedBound` of @webpush/config, per process).
  * The chunk's counts reach the notification once, in the transaction that completes the chunk.
+ * Writes that fail because PostgreSQL is unreachable (a restart) are tried again with the answers
+ * already obtained, rather than failing the job and sending those again (database-outage.ts).
  */
 export function deliverChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
   return inSpan(
@@ -74,7 +78,8 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
     attempt: job.attempt,
     appId: job.appId,
   };
-  const start = await startChunk(db, key, job.subscriptionIds);
+  // Reads only: tried again while PostgreSQL restarts instead of spending the job's attempts.
+  const start = await retryWhileDatabaseAway(() => startChunk(db, key, job.subscriptionIds), defaultOutageRetry);
   if (start.state === 'gone') return 'gone';
   if (start.state === 'settled') {
     metrics.chunks.inc({ result: 'duplicate' });
@@ -178,14 +183,26 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
     recorded,
     counts: recordedCounts,
     retryChunk,
-  } = await recordChunkOutcome(
-    db,
-    key,
-    last,
-    vanished,
-    (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
-    failureReasons,
-    refused.length + cleared.length > 0 ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals } : null,
+  } = await recordChunkOutcomeThroughOutage(
+    [
+      db,
+      key,
+      last,
+      vanished,
+      (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
+      failureReasons,
+      refused.length + cleared.length > 0
+        ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals }
+        : null,
+    ],
+    defaultOutageRetry,
+    (error, retry) => {
+      if (retry === 1)
+        log.warn(
+          { err: error, notificationId: job.notificationId },
+          'PostgreSQL unreachable: the chunk outcome is written again',
+        );
+    },
   );
   metrics.chunks.inc({ result: recorded ? 'recorded' : 'duplicate' });
   if (retryChunk) await queueChunks(context.queues, [retryChunk]);

@@ -75,3 +75,33 @@ export async function recordChunkOutcome(
     return { recorded: true, counts, retryChunk };
   }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
 }
+
+/**
+ * The retry chunk that completing `chunk` planned, while it is not counted yet; null when it
+ * planned none. For a run whose outcome transaction committed but whose answer was lost (PostgreSQL
+ * went away): its next try finds the chunk counted, and still has to queue the retry.
+ */
+export async function plannedRetryChunk(
+  db: Database,
+  chunk: ChunkKey & { appId: string },
+): Promise<DeliveryChunk | null> {
+  const [row] = await db.$client<
+    { first_subscription_id: string; subscription_ids: string[]; not_before: Date | string }[]
+  >`
+    select r.first_subscription_id, r.subscription_ids, r.not_before
+    from notification_chunks c
+    join notification_chunks r on r.notification_id = c.notification_id and r.attempt = c.attempt + 1
+      and r.first_subscription_id = (select id from unnest(c.retry_subscription_ids) id order by id limit 1)
+    where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
+      and c.attempt = ${chunk.attempt} and c.completed_at is not null and r.completed_at is null`;
+  if (!row) return null;
+  return {
+    notificationId: chunk.notificationId,
+    appId: chunk.appId,
+    firstSubscriptionId: row.first_subscription_id,
+    attempt: chunk.attempt + 1,
+    subscriptionIds: row.subscription_ids,
+    // This client hands timestamps back as text.
+    notBefore: new Date(row.not_before),
+  };
+}

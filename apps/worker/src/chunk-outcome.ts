@@ -1,0 +1,33 @@
+import { plannedRetryChunk, recordChunkOutcome } from '@webpush/db';
+import { type OutageRetryPolicy, retryWhileDatabaseAway } from './database-outage.js';
+
+type OutcomeWrite = Parameters<typeof recordChunkOutcome>;
+type Outcome = Awaited<ReturnType<typeof recordChunkOutcome>>;
+
+/**
+ * Records a chunk's outcome ({@link recordChunkOutcome}), trying again while PostgreSQL is
+ * unreachable rather than failing the job, whose re-run would send the answers not written yet.
+ * The transaction is all or nothing, so a try after a failure either writes it or finds the chunk
+ * counted; the latter may be this run's own, if the failed try committed and only its answer was
+ * lost. The counts were then added once, and the retry chunk that try planned is handed back to be
+ * queued (job ids are the chunks' keys: a no-op if another run queued it already).
+ */
+export async function recordChunkOutcomeThroughOutage(
+  write: OutcomeWrite,
+  policy: OutageRetryPolicy,
+  onRetry?: (error: unknown, retry: number) => void,
+): Promise<Outcome> {
+  let failedOnce = false;
+  const outcome = await retryWhileDatabaseAway(
+    () => recordChunkOutcome(...write),
+    policy,
+    (error, retry) => {
+      failedOnce = true;
+      onRetry?.(error, retry);
+    },
+  );
+  if (outcome.recorded || !failedOnce) return outcome;
+  const [db, chunk] = write;
+  const retryChunk = await retryWhileDatabaseAway(() => plannedRetryChunk(db, chunk), policy, onRetry);
+  return { ...outcome, retryChunk };
+}
