@@ -14,6 +14,9 @@ export interface EventFigures {
   /** Median of the per-round ratios POST /events ÷ plain node:http (rounds interleaved). */
   vsPlain: number;
   roundsPerSec: number[];
+  /** CPU µs of this process (the API) a POST /events, and of the plain node:http server a request; medians of the rounds. */
+  apiMicrosPerRequest: number;
+  plainMicrosPerRequest: number;
   connections: number;
   /** Distinct events (one subscription each, one notification) posted, then flushed, for the write count. */
   distinctEvents: number;
@@ -28,6 +31,9 @@ export interface EventFigures {
 }
 
 const DISTINCT_EVENTS = 10_000;
+
+/** CPU µs this process spent a request in a round (the API's, or the plain server's). */
+const microsPerRequest = (round: RequestRate) => (round.cpu.bench * 1e6) / round.perSecond;
 
 /**
  * The decorators of the API this phase uses. @webpush/api's published types (dist/app.d.ts) do not
@@ -160,6 +166,8 @@ export async function measureEvents(
         eventRounds.map((round, index) => round.perSecond / (plainRounds[index]?.perSecond ?? Number.NaN)),
       ),
       roundsPerSec: eventRounds.map((round) => round.perSecond),
+      apiMicrosPerRequest: Math.round(median(eventRounds.map(microsPerRequest))),
+      plainMicrosPerRequest: Math.round(median(plainRounds.map(microsPerRequest))),
       connections: load.concurrency,
       distinctEvents: endpoints.length,
       insertStatements,
@@ -186,7 +194,8 @@ export function describeEvents(figures: EventFigures): string {
   return (
     `(g) POST /events: ${whole(figures.eventsPerSec)} events/s accepted (rounds ${figures.roundsPerSec.map(whole).join(', ')}), ` +
     `plain node:http ${whole(figures.plainNodeReqPerSec)} req/s, plain Fastify route ${whole(figures.bareFastifyReqPerSec)} req/s, ` +
-    `same load (${figures.connections} keep-alive connections, median)\n` +
+    `same load (${figures.connections} keep-alive connections, median); CPU a request in the serving process: ` +
+    `API ${figures.apiMicrosPerRequest} µs, plain node:http ${figures.plainMicrosPerRequest} µs\n` +
     `    database writes: ${figures.distinctEvents.toLocaleString('en-US')} distinct events → ` +
     `${figures.insertStatements} insert statements + ${figures.notificationRowUpdates} notification row updates = ` +
     `${figures.writesPer1000.toFixed(2)} writes per 1,000 events (a row update per event: 1,000); ` +

@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { jsonLine, spawnSource, stopChild } from './child.js';
 import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
@@ -38,7 +40,34 @@ export async function measureBlocks(
   return { blockSeconds: result.blockSeconds ?? [], cpu };
 }
 
+/**
+ * BENCH_API_PROF=<dir>: this process (where the API runs) is CPU-profiled while a load on an
+ * `/api/v1` route runs, one `.cpuprofile` per load, named after the route: the profile of the
+ * measured window only, without the set-up around it.
+ */
+const apiProfileDir = process.env.BENCH_API_PROF || null;
+let profiles = 0;
+
 async function runLoad(
+  load: HttpLoad,
+  expectStatus: number,
+): Promise<{ result: HttpLoadResult; cpu: CpuShare<'load'> }> {
+  const route = apiProfileDir === null ? null : /\/api\/v1\/([\w/-]+)/.exec(load.url)?.[1];
+  if (!route) return runLoadOnce(load, expectStatus);
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await runLoadOnce(load, expectStatus);
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    writeFileSync(`${apiProfileDir}/${route.replaceAll('/', '-')}-${++profiles}.cpuprofile`, JSON.stringify(profile));
+  }
+}
+
+async function runLoadOnce(
   load: HttpLoad,
   expectStatus: number,
 ): Promise<{ result: HttpLoadResult; cpu: CpuShare<'load'> }> {

@@ -150,3 +150,34 @@ t.test('/events spends the same per-IP budget as the other API-key routes, also 
   assertError(t, await report(event, failing, bad), 'RATE_LIMITED');
   assertError(t, await report(event, failing), 'RATE_LIMITED');
 });
+
+t.test('events that arrive together are counted and buffered in one Redis command', async (t) => {
+  await app.engagement.flush();
+  const listKey = `${ctx.config.redisKeyPrefix}:engagement:buffer`;
+  const event = { notificationId, endpoint: subscription.endpoint, type: 'shown' };
+  // Ten clients, one request each, and one client with more requests than its budget (6).
+  const clients = Array.from({ length: 10 }, () => newAddress());
+  const greedy = newAddress();
+  redisCommands.length = 0;
+  const [spread, burst] = await Promise.all([
+    Promise.all(clients.map((address) => report(event, address))),
+    Promise.all(Array.from({ length: 8 }, () => report(event, greedy))),
+  ]);
+  t.strictSame(
+    spread.map((response) => response.statusCode),
+    clients.map(() => 202),
+  );
+  t.strictSame(
+    spread.map((response) => response.headers['x-ratelimit-remaining']),
+    clients.map(() => '5'),
+    'each client counted on its own counter',
+  );
+  const statuses = burst.map((response) => response.statusCode).sort();
+  t.strictSame(statuses, [202, 202, 202, 202, 202, 202, 429, 429], 'the greedy client: six within its budget');
+  t.ok(
+    redisCommands.length < spread.length + burst.length,
+    `${redisCommands.length} Redis commands for ${spread.length + burst.length} requests: ${redisCommands.join(', ')}`,
+  );
+  t.equal(await app.redis.llen(listKey), 16, 'the ten events and the greedy six buffered; the refused two not');
+  await app.engagement.flush();
+});

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { countEngagementEvents, type EngagementEvent, type EngagementType } from '@webpush/db';
-import { isCluster } from '@webpush/queue';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -31,6 +30,9 @@ declare module 'fastify' {
     };
   }
 }
+
+/** The Redis list that buffers engagement events until a flush counts them. */
+export const engagementBufferKey = (redisKeyPrefix: string) => `${redisKeyPrefix}:engagement:buffer`;
 
 const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c' };
 
@@ -67,18 +69,17 @@ function decode(entry: string): EngagementEvent | null {
 }
 
 /**
- * The API-key counter exactly as @fastify/rate-limit's Redis store keeps it (INCR, the window set on
- * the first request, PTTL after), and the event pushed only when the request is within the limit.
- * KEYS[2] absent: count only (a Redis Cluster, where the counter and the list live in other slots).
+ * On a Redis Cluster: the API-key counter exactly as @fastify/rate-limit's Redis store keeps it
+ * (INCR, the window set on the first request, PTTL after). On a single Redis the counter batch
+ * (redis-counter-batch.ts) counts it and pushes the event within the limit, in one script.
  */
-const COUNT_AND_BUFFER = `local current = redis.call('INCR', KEYS[1])
+const COUNT_REQUEST = `local current = redis.call('INCR', KEYS[1])
 local ttl = tonumber(ARGV[1])
 if current == 1 then redis.call('PEXPIRE', KEYS[1], ttl) else ttl = redis.call('PTTL', KEYS[1]) end
-if KEYS[2] and ARGV[3] ~= '' and current <= tonumber(ARGV[2]) then redis.call('RPUSH', KEYS[2], ARGV[3]) end
 return {current, ttl}`;
 
 interface CountingRedis {
-  countAndBuffer(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
+  countRequest(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
 }
 
 const LOCK_MS = 60_000;
@@ -108,7 +109,7 @@ const TRIM_IF_OWNER =
 export default fp(
   async (app: FastifyInstance) => {
     const { redisKeyPrefix, events: settings } = app.config;
-    const listKey = `${redisKeyPrefix}:engagement:buffer`;
+    const listKey = engagementBufferKey(redisKeyPrefix);
     // The trim script takes the lock and the list together, so on a Redis Cluster both must hash to
     // one slot: a key without `{}` hashes as a whole, and `{<list key>}…` hashes as the list key.
     const lockKey = `{${listKey}}:flush-lock`;
@@ -117,9 +118,8 @@ export default fp(
       await app.redis.rpush(listKey, encode(event));
     };
 
-    app.redis.defineCommand('countAndBuffer', { lua: COUNT_AND_BUFFER });
+    app.redis.defineCommand('countRequest', { lua: COUNT_REQUEST });
     const counting = app.redis as unknown as CountingRedis;
-    const cluster = isCluster(app.redis);
     /** Requests already counted, so the error handler does not count them again. */
     const counted = new WeakSet<FastifyRequest>();
     const budget = app.apiKeyBudget;
@@ -130,16 +130,27 @@ export default fp(
       const counterKey = budget.key(request);
       let count: [number, number];
       try {
-        count = cluster
-          ? await counting.countAndBuffer(1, counterKey, budget.windowMs, budget.max, '')
-          : await counting.countAndBuffer(2, counterKey, listKey, budget.windowMs, budget.max, entry);
+        const batch = app.counterBatch;
+        if (batch !== null) {
+          // A single Redis: counted and buffered with the other requests of this event-loop turn.
+          const { current, ttl } = await batch.increment({
+            key: counterKey,
+            windowMs: budget.windowMs,
+            max: budget.max,
+            entry,
+          });
+          count = [current, ttl];
+        } else {
+          // A Redis Cluster: the counter and the list live in other slots, so the event follows.
+          count = await counting.countRequest(1, counterKey, budget.windowMs, budget.max, '');
+        }
       } catch (error) {
         // As the limiters do when Redis cannot count: the request goes on; the event is lost.
         request.log.warn({ err: error }, 'engagement event not buffered');
         return;
       }
       budget.settle(reply, { current: Number(count[0]), ttl: Number(count[1]) });
-      if (cluster && entry !== '') {
+      if (app.counterBatch === null && entry !== '') {
         await app.redis
           .rpush(listKey, entry)
           .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));

@@ -1,7 +1,10 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@webpush/errors';
+import { isCluster } from '@webpush/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
+import { type CounterBatch, createCounterBatch } from '../../redis-counter-batch.js';
+import { engagementBufferKey } from '../app/engagement-buffer.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -46,7 +49,52 @@ declare module 'fastify' {
      * true within it, false over it, null when Redis cannot count (the caller decides which way to fail).
      */
     withinBudget(name: string, max: number, windowMs: number): Promise<boolean | null>;
+    /**
+     * The request counters' increments of one event-loop turn in one script (a single Redis); null on
+     * a Redis Cluster, where each is its own script. POST /events pushes its event with its count.
+     */
+    counterBatch: CounterBatch | null;
   }
+}
+
+interface StoreParams {
+  continueExceeding?: boolean;
+  exponentialBackoff?: boolean;
+}
+
+/**
+ * @fastify/rate-limit's store interface over `batch`: the keys, the counting and the answers of the
+ * library's Redis store (whose key naming `apiKeyBudget.key` relies on), its increments batched.
+ */
+function batchedStore(batch: CounterBatch, nameSpace: string) {
+  return class BatchedRedisStore {
+    constructor(
+      readonly params: StoreParams,
+      private readonly key = nameSpace,
+    ) {
+      if (params.continueExceeding || params.exponentialBackoff) {
+        throw new Error('the batched rate-limit store counts fixed windows only');
+      }
+    }
+
+    incr(
+      key: string,
+      callback: (error: Error | null, count?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number,
+    ) {
+      batch.increment({ key: this.key + key, windowMs: timeWindow, max }).then(
+        (count) => callback(null, count),
+        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+
+    // The library passes the limiter's merged options, with `routeInfo` (its typings say RouteOptions).
+    child(routeOptions: object) {
+      const params = routeOptions as StoreParams & { routeInfo?: { method?: string; url?: string } };
+      return new BatchedRedisStore(params, `${this.key}${params.routeInfo?.method}${params.routeInfo?.url}-`);
+    }
+  };
 }
 
 /**
@@ -60,13 +108,18 @@ export default fp(
     const { rateLimit: limits, redisKeyPrefix } = app.config;
     const windowMs = limits.windowSeconds * 1000;
 
+    const nameSpace = `${redisKeyPrefix}:rate-limit:`;
+    const counterBatch = isCluster(app.redis)
+      ? null
+      : createCounterBatch(app.redis, engagementBufferKey(redisKeyPrefix));
+    app.decorate('counterBatch', counterBatch);
     await app.register(rateLimit, {
       global: false,
-      redis: app.redis,
-      nameSpace: `${redisKeyPrefix}:rate-limit:`,
+      ...(counterBatch === null ? { redis: app.redis, nameSpace } : { store: batchedStore(counterBatch, nameSpace) }),
       skipOnError: true, // a Redis outage must not take the API down with it; it is logged by the redis plugin
-      // One round trip a request: the store's Lua script (INCR + PEXPIRE/PTTL) runs as a single
-      // EVALSHA; the x-ratelimit-* headers come from its answer, with no second read.
+      // One round trip a request at most: the store's Lua script (INCR + PEXPIRE/PTTL) runs as a
+      // single EVALSHA, shared by the requests of one event-loop turn on a single Redis
+      // (redis-counter-batch.ts); the x-ratelimit-* headers come from its answer, with no second read.
       addHeaders: {
         'x-ratelimit-limit': true,
         'x-ratelimit-remaining': true,

@@ -92,6 +92,11 @@ function documentOperation(schema: RouteSchema, method: string, url: string): Ro
  * The OpenAPI document is generated from the same TypeBox schemas that validate requests;
  * served at /api/v1/openapi.json with a reference UI at /docs.
  */
+/** apps/dashboard/src/favicon.svg, which the API cannot read at run time (the image ships without sources). */
+const MARK_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="40" height="40"><title>Web Push</title>' +
+  '<rect width="32" height="32" rx="7" fill="#2f4fd8"/><path d="M16 7a6 6 0 0 0-6 6v4l-2 3v1h16v-1l-2-3v-4a6 6 0 0 0-6-6zm-2.5 16a2.5 2.5 0 0 0 5 0z" fill="#fff"/></svg>';
+
 export default fp(
   async (app: FastifyInstance) => {
     await app.register(swagger, {
@@ -134,7 +139,14 @@ export default fp(
     });
     await app.register(swaggerUi, {
       routePrefix: '/docs',
-      theme: { title: `${PRODUCT_NAME} — API reference` },
+      // The service's own mark (the dashboard's icon) in the header and the tab, not swagger-ui's.
+      logo: { type: 'image/svg+xml', content: Buffer.from(MARK_SVG), href: '/', target: '_self' },
+      theme: {
+        title: `${PRODUCT_NAME} — API reference`,
+        favicon: [
+          { filename: 'favicon.svg', rel: 'icon', type: 'image/svg+xml', sizes: 'any', content: Buffer.from(MARK_SVG) },
+        ],
+      },
       // Tags in the document's order (sending first), operations as each tag lists them.
       uiConfig: { docExpansion: 'list', deepLinking: true },
     });

@@ -87,3 +87,20 @@ t.test('dashboard routes get no CORS headers', async (t) => {
     t.equal(actual.headers['access-control-allow-origin'], undefined, `no allow-origin on ${url}`);
   }
 });
+
+t.test('/events answers its preflight and carries allow-origin; server routes run no CORS at all', async (t) => {
+  const response = await preflight('/api/v1/events', 'POST');
+  t.equal(response.statusCode, 204);
+  t.equal(response.headers['access-control-allow-origin'], '*');
+  t.equal(response.headers['access-control-max-age'], '600');
+  const failed = await app.inject({ method: 'POST', url: '/api/v1/events', headers: { origin: ORIGIN }, payload: {} });
+  t.equal(failed.statusCode, 401);
+  t.equal(failed.headers['access-control-allow-origin'], '*', 'the error is readable by the service worker');
+
+  const notify = await app.inject({ method: 'POST', url: '/api/v1/notify', headers: { origin: ORIGIN }, payload: {} });
+  t.equal(notify.statusCode, 401);
+  t.equal(notify.headers['access-control-allow-origin'], undefined, 'no CORS on /notify: it is called from servers');
+  const notifyPreflight = await preflight('/api/v1/notify', 'POST');
+  t.equal(notifyPreflight.statusCode, 404);
+  t.equal(notifyPreflight.headers['access-control-allow-origin'], undefined);
+});

@@ -215,6 +215,11 @@ t.test('GET /docs serves the API reference UI', async (t) => {
   t.equal(docs.statusCode, 200);
   t.match(docs.headers['content-type'], /^text\/html/);
   t.match(docs.body, /swagger|openapi|redoc|scalar/i);
+  // The header shows the service's mark, not swagger-ui's default logo.
+  const initializer = await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+  t.equal(initializer.statusCode, 200);
+  const mark = Buffer.from(/data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer.body)?.[1] ?? '', 'base64');
+  t.match(mark.toString(), /<title>Web Push<\/title>/, 'the logo is the Web Push mark');
 });
 
 t.test('every operation describes its success and lists the errors any route can give', async (t) => {
