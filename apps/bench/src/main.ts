@@ -65,7 +65,8 @@ const machine: Machine = {
 /** A 200-byte notification, the size TOOLCHAIN.md's per-message costs were measured with. */
 const notification = { title: 'Bench', body: 'x'.repeat(143), url: 'https://example.com/a' };
 const TTL_SECONDS = 86_400; // POST /notify's default, which the worker then uses
-const VAPID_SUBJECT = 'mailto:bench@example.com';
+// A subject Apple would accept, so the service does not log a configuration problem at every start.
+const VAPID_SUBJECT = 'mailto:bench@webpush-bench.dev';
 
 const cleanups: (() => Promise<void>)[] = [];
 async function cleanUp() {

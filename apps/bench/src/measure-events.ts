@@ -1,6 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { BenchApp, BenchDatabase } from './bench-database.js';
-import { measureRequestRate, type RequestRate, startPlainServer } from './measure-http.js';
+import { measureRequestRate, type RequestRate, startPlainFastify, startPlainServer } from './measure-http.js';
 import type { BenchOptions } from './options.js';
 import { median } from './stats.js';
 
@@ -8,8 +8,11 @@ import { median } from './stats.js';
 export interface EventFigures {
   /** POST /events, `rounds` rounds of `seconds` on `concurrency` keep-alive connections; the median round. */
   eventsPerSec: number;
-  bareFastifyReqPerSec: number;
-  /** A plain node:http server parsing the same bearer header, same load, same process (the target's baseline). */
+  /** A plain Fastify route parsing the same bearer header, same load, same process: the target's baseline. */
+  plainFastifyReqPerSec: number;
+  /** Median of the per-round ratios POST /events ÷ plain Fastify route (rounds interleaved): the target's figure. */
+  vsPlainFastify: number;
+  /** A plain node:http server parsing the same bearer header, same load, same process (a stricter baseline). */
   plainNodeReqPerSec: number;
   /** Median of the per-round ratios POST /events ÷ plain node:http (rounds interleaved). */
   vsPlain: number;
@@ -107,9 +110,7 @@ export async function measureEvents(
     from (select id from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}) as s`;
   const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
 
-  const bare = Fastify({ logger: { level: 'warn' } });
-  bare.post('/bare', async (_request, reply) => reply.code(202).send({}));
-  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  const bare = await startPlainFastify();
   const plain = await startPlainServer();
   const body = JSON.stringify({ notificationId: notification.id, endpoint: first, type: 'shown' });
   const request = (url: string, headers: Record<string, string>) => ({
@@ -124,9 +125,13 @@ export async function measureEvents(
   const plainRounds: RequestRate[] = [];
   const authorization = { authorization: `Bearer ${app.secret}` };
   try {
+    // One unmeasured second each first: the rounds compare warm code (JIT, the key cache, connections).
+    for (const url of [plain.url, bare.url, `${apiUrl}/api/v1/events`]) {
+      await measureRequestRate({ ...request(url, authorization), seconds: 1 }, 202);
+    }
     for (let index = 0; index < load.rounds; index++) {
       plainRounds.push(await measureRequestRate(request(plain.url, authorization), 202));
-      bareRounds.push(await measureRequestRate(request(`${bareUrl}/bare`, {}), 202));
+      bareRounds.push(await measureRequestRate(request(bare.url, authorization), 202));
       eventRounds.push(await measureRequestRate(request(`${apiUrl}/api/v1/events`, authorization), 202));
     }
   } finally {
@@ -160,7 +165,10 @@ export async function measureEvents(
     const notificationRowUpdates = byKind['notification row update'] ?? 0;
     const figures: EventFigures = {
       eventsPerSec: medianOf(eventRounds),
-      bareFastifyReqPerSec: medianOf(bareRounds),
+      plainFastifyReqPerSec: medianOf(bareRounds),
+      vsPlainFastify: median(
+        eventRounds.map((round, index) => round.perSecond / (bareRounds[index]?.perSecond ?? Number.NaN)),
+      ),
       plainNodeReqPerSec: medianOf(plainRounds),
       vsPlain: median(
         eventRounds.map((round, index) => round.perSecond / (plainRounds[index]?.perSecond ?? Number.NaN)),
@@ -193,7 +201,7 @@ const whole = (value: number) => Math.round(value).toLocaleString('en-US');
 export function describeEvents(figures: EventFigures): string {
   return (
     `(g) POST /events: ${whole(figures.eventsPerSec)} events/s accepted (rounds ${figures.roundsPerSec.map(whole).join(', ')}), ` +
-    `plain node:http ${whole(figures.plainNodeReqPerSec)} req/s, plain Fastify route ${whole(figures.bareFastifyReqPerSec)} req/s, ` +
+    `plain Fastify route ${whole(figures.plainFastifyReqPerSec)} req/s, plain node:http ${whole(figures.plainNodeReqPerSec)} req/s, ` +
     `same load (${figures.connections} keep-alive connections, median); CPU a request in the serving process: ` +
     `API ${figures.apiMicrosPerRequest} µs, plain node:http ${figures.plainMicrosPerRequest} µs\n` +
     `    database writes: ${figures.distinctEvents.toLocaleString('en-US')} distinct events → ` +
@@ -203,16 +211,16 @@ export function describeEvents(figures: EventFigures): string {
   );
 }
 
-/** POST /events at least half the rate of a plain node:http server in the same run. */
+/** POST /events at least half the rate of a plain Fastify route parsing the same bearer header, same run. */
 export const EVENTS_TARGET_VS_PLAIN = 0.5;
 
-/** The report's verdict line. */
+/** The report's verdict line, and the same ratio against plain node:http beside it (not the target's baseline). */
 export function eventsVerdict(figures: EventFigures | null): string {
-  const target = `Target POST /events ≥ ${EVENTS_TARGET_VS_PLAIN}× plain node:http`;
+  const target = `Target POST /events ≥ ${EVENTS_TARGET_VS_PLAIN}× a plain Fastify route parsing the bearer header`;
   if (figures === null) return `${target}: –  not assessed`;
-  const met = figures.vsPlain >= EVENTS_TARGET_VS_PLAIN;
+  const met = figures.vsPlainFastify >= EVENTS_TARGET_VS_PLAIN;
   return (
-    `${target}: ${figures.vsPlain.toFixed(2)}× (${whole(figures.eventsPerSec)} vs ${whole(figures.plainNodeReqPerSec)} req/s)  ` +
-    (met ? 'MET' : 'NOT MET')
+    `${target}: ${figures.vsPlainFastify.toFixed(2)}× (${whole(figures.eventsPerSec)} vs ${whole(figures.plainFastifyReqPerSec)} req/s)  ` +
+    `${met ? 'MET' : 'NOT MET'}  (vs plain node:http ${figures.vsPlain.toFixed(2)}×, ${whole(figures.plainNodeReqPerSec)} req/s)`
   );
 }

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
+import Fastify from 'fastify';
 import { jsonLine, spawnSource, stopChild } from './child.js';
 import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
 import type { HttpLoad, HttpLoadResult } from './http-load.js';
@@ -138,4 +139,20 @@ export async function startPlainServer(): Promise<PlainServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The baseline the browser routes' targets are stated against: a plain Fastify route in the bench
+ * process that parses the same bearer header (and, as every Fastify route, the JSON body) and
+ * answers 202 `{}`, logging at `warn` as the API under test does. Its cost beyond the plain
+ * node:http server above is the framework's.
+ */
+export async function startPlainFastify(): Promise<PlainServer> {
+  const app = Fastify({ logger: { level: 'warn' }, keepAliveTimeout: 60_000 });
+  app.post('/plain', async (request, reply) => {
+    if (!BEARER.test(request.headers.authorization ?? '')) return reply.code(401).send({ code: 'UNAUTHORIZED' });
+    return reply.code(202).send({});
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { url: `${url}/plain`, close: () => app.close() };
 }

@@ -49,3 +49,38 @@ t.test("a deleted app's key subscribes nothing", async (t) => {
   });
   t.equal(response.statusCode, 401);
 });
+
+t.test('subscribes that arrive together share one Redis command for their API-key counts', async (t) => {
+  const redis = app.redis as unknown as { sendCommand(command: { name: string }): unknown };
+  const send = redis.sendCommand.bind(redis);
+  const commands: string[] = [];
+  redis.sendCommand = (command) => {
+    commands.push(command.name);
+    return send(command);
+  };
+  t.teardown(() => {
+    redis.sendCommand = send;
+  });
+  const addresses = Array.from({ length: 12 }, (_, index) => `10.77.0.${index + 1}`);
+  const responses = await Promise.all(
+    addresses.map((remoteAddress) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/subscribe',
+        headers: bearer(owner.secret),
+        payload: fakeSubscription(),
+        remoteAddress,
+      }),
+    ),
+  );
+  t.strictSame(
+    responses.map((response) => response.statusCode),
+    addresses.map(() => 201),
+  );
+  t.strictSame(
+    responses.map((response) => response.headers['x-ratelimit-remaining']),
+    addresses.map(() => '99999'),
+    'each client counted once, on its own counter',
+  );
+  t.ok(commands.length < addresses.length, `${commands.length} Redis commands for ${addresses.length} subscribes`);
+});
