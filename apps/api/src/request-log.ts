@@ -19,6 +19,9 @@ export class OneLineLogController extends Fastify.LogController {
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     if (this.mode === 'off') return;
+    // Nothing to build when the line would not be written (LOG_LEVEL above info, no error).
+    if (!error && (reply.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') === false)
+      return;
     const line = {
       method: request.method,
       url: loggedPath(request.url),
