@@ -3,10 +3,10 @@ import { Link, useNavigate } from 'react-router';
 import { api, call } from '../api/client.js';
 import { switchUser, useMe } from '../api/session.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { DataTable, Loaded } from '../components/data-table.js';
+import { ErrorMessage } from '../components/error-panel.js';
 import { useChangeLanguage } from '../components/language-picker.js';
 import { useOpenPlanRequest } from '../components/plan-request.js';
-import { Skeleton } from '../components/skeleton.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../i18n/index.js';
 
 const BROWSERS = [
@@ -70,60 +70,47 @@ function Sessions() {
           </ConfirmButton>
         )}
       </div>
-      {sessions.isPending ? (
-        <Skeleton lines={2} />
-      ) : sessions.isError ? (
-        <ErrorPanel error={sessions.error} onRetry={() => void sessions.refetch()} />
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('account.browser')}</th>
-                <th scope="col">{t('account.signedIn')}</th>
-                <th scope="col">{t('account.lastUsed')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('account.actions')}</span>
-                </th>
+      <Loaded query={sessions} lines={2}>
+        {(data) => (
+          <DataTable
+            columns={[t('account.browser'), t('account.signedIn'), t('account.lastUsed')]}
+            actions={t('account.actions')}
+          >
+            {data.sessions.map((session) => (
+              <tr key={session.id} data-testid="session-row">
+                <td title={session.userAgent ?? undefined}>
+                  {session.userAgent ? (
+                    describeAgent(session.userAgent, t)
+                  ) : (
+                    <span className="muted">{t('account.unknownAgent')}</span>
+                  )}
+                  {session.current && (
+                    <>
+                      {' '}
+                      <span className="badge nowrap">{t('account.thisDevice')}</span>
+                    </>
+                  )}
+                </td>
+                <td>{dateTime(session.createdAt)}</td>
+                <td>{dateTime(session.lastUsedAt)}</td>
+                <td className="actions">
+                  {!session.current && (
+                    <ConfirmButton
+                      label={t('account.signOutOne')}
+                      ariaLabel={t('account.signOutOneLabel', { date: dateTime(session.createdAt) })}
+                      title={t('account.signOutOneTitle')}
+                      confirmLabel={t('account.signOutOneConfirm')}
+                      onConfirm={() => endOne(session.id)}
+                    >
+                      <p>{t('account.signOutOneBody')}</p>
+                    </ConfirmButton>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {sessions.data.sessions.map((session) => (
-                <tr key={session.id} data-testid="session-row">
-                  <td title={session.userAgent ?? undefined}>
-                    {session.userAgent ? (
-                      describeAgent(session.userAgent, t)
-                    ) : (
-                      <span className="muted">{t('account.unknownAgent')}</span>
-                    )}
-                    {session.current && (
-                      <>
-                        {' '}
-                        <span className="badge nowrap">{t('account.thisDevice')}</span>
-                      </>
-                    )}
-                  </td>
-                  <td>{dateTime(session.createdAt)}</td>
-                  <td>{dateTime(session.lastUsedAt)}</td>
-                  <td className="actions">
-                    {!session.current && (
-                      <ConfirmButton
-                        label={t('account.signOutOne')}
-                        ariaLabel={t('account.signOutOneLabel', { date: dateTime(session.createdAt) })}
-                        title={t('account.signOutOneTitle')}
-                        confirmLabel={t('account.signOutOneConfirm')}
-                        onConfirm={() => endOne(session.id)}
-                      >
-                        <p>{t('account.signOutOneBody')}</p>
-                      </ConfirmButton>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </Loaded>
     </section>
   );
 }

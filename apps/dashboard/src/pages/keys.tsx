@@ -4,9 +4,9 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { CopyButton } from '../components/copy-button.js';
-import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { DataTable, Loaded } from '../components/data-table.js';
+import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
-import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 
@@ -113,62 +113,56 @@ export function KeysPage() {
       </section>
       <section className="panel">
         <h2>{t('keys.list')}</h2>
-        {keys.isPending ? (
-          <Skeleton lines={3} />
-        ) : keys.isError ? (
-          <ErrorPanel error={keys.error} onRetry={() => void keys.refetch()} />
-        ) : keys.data.keys.length === 0 ? (
-          <p className="empty">{t('keys.empty')}</p>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('keys.colName')}</th>
-                  <th scope="col">{t('keys.colScope')}</th>
-                  <th scope="col">{t('keys.colPrefix')}</th>
-                  <th scope="col">{t('keys.colCreated')}</th>
-                  <th scope="col">{t('keys.colLastUsed')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('keys.colActions')}</span>
-                  </th>
+        <Loaded
+          query={keys}
+          lines={3}
+          isEmpty={(data) => data.keys.length === 0}
+          empty={<p className="empty">{t('keys.empty')}</p>}
+        >
+          {(data) => (
+            <DataTable
+              columns={[
+                t('keys.colName'),
+                t('keys.colScope'),
+                t('keys.colPrefix'),
+                t('keys.colCreated'),
+                t('keys.colLastUsed'),
+              ]}
+              actions={t('keys.colActions')}
+            >
+              {data.keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name || <span className="muted">{t('keys.unnamed')}</span>}</td>
+                  <td>
+                    <code>{key.scope}</code>
+                  </td>
+                  <td>{key.prefix ? <code>{key.prefix}…</code> : <span className="muted">—</span>}</td>
+                  <td>{dateTime(key.createdAt)}</td>
+                  <td>
+                    {key.lastUsedAt ? dateTime(key.lastUsedAt) : <span className="muted">{t('common.never')}</span>}
+                  </td>
+                  <td className="actions">
+                    <ConfirmButton
+                      label={t('keys.revoke')}
+                      ariaLabel={t('keys.revokeLabel', { name: key.name || key.id })}
+                      title={t('keys.revokeTitle')}
+                      confirmLabel={t('keys.revokeConfirm')}
+                      onConfirm={() => revoke(key.id)}
+                    >
+                      <p>
+                        {rich('keys.revokeBody', {
+                          scope: <code>{key.scope}</code>,
+                          name: <strong className="break-all">{key.name || key.id}</strong>,
+                          code: <code>INVALID_API_KEY</code>,
+                        })}
+                      </p>
+                    </ConfirmButton>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {keys.data.keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.name || <span className="muted">{t('keys.unnamed')}</span>}</td>
-                    <td>
-                      <code>{key.scope}</code>
-                    </td>
-                    <td>{key.prefix ? <code>{key.prefix}…</code> : <span className="muted">—</span>}</td>
-                    <td>{dateTime(key.createdAt)}</td>
-                    <td>
-                      {key.lastUsedAt ? dateTime(key.lastUsedAt) : <span className="muted">{t('common.never')}</span>}
-                    </td>
-                    <td className="actions">
-                      <ConfirmButton
-                        label={t('keys.revoke')}
-                        ariaLabel={t('keys.revokeLabel', { name: key.name || key.id })}
-                        title={t('keys.revokeTitle')}
-                        confirmLabel={t('keys.revokeConfirm')}
-                        onConfirm={() => revoke(key.id)}
-                      >
-                        <p>
-                          {rich('keys.revokeBody', {
-                            scope: <code>{key.scope}</code>,
-                            name: <strong className="break-all">{key.name || key.id}</strong>,
-                            code: <code>INVALID_API_KEY</code>,
-                          })}
-                        </p>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </Loaded>
       </section>
     </>
   );

@@ -3,10 +3,10 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { useMe } from '../api/session.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
+import { DataTable, Loaded } from '../components/data-table.js';
+import { ErrorMessage } from '../components/error-panel.js';
 import { Field } from '../components/field.js';
 import { Pager, useCursorPages } from '../components/pager.js';
-import { Skeleton } from '../components/skeleton.js';
 import { useI18n, usePageTitle } from '../i18n/index.js';
 import { NotFoundPage } from './not-found.js';
 
@@ -46,52 +46,46 @@ function PlanRequests() {
       <h2 id="plan-requests-title">{t('operator.requests')}</h2>
       <p className="muted">{t('operator.requestsLead')}</p>
       <ErrorMessage error={grant.error} />
-      {requests.isPending ? (
-        <Skeleton lines={2} />
-      ) : requests.isError ? (
-        <ErrorPanel error={requests.error} onRetry={() => void requests.refetch()} />
-      ) : requests.data.planRequests.length === 0 ? (
-        <p className="empty">{t('operator.requestsEmpty')}</p>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('operator.colAccount')}</th>
-                <th scope="col">{t('operator.colAsked')}</th>
-                <th scope="col">{t('operator.colMessage')}</th>
-                <th scope="col">{t('operator.colWhen')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('operator.colActions')}</span>
-                </th>
+      <Loaded
+        query={requests}
+        lines={2}
+        isEmpty={(data) => data.planRequests.length === 0}
+        empty={<p className="empty">{t('operator.requestsEmpty')}</p>}
+      >
+        {(data) => (
+          <DataTable
+            columns={[
+              t('operator.colAccount'),
+              t('operator.colAsked'),
+              t('operator.colMessage'),
+              t('operator.colWhen'),
+            ]}
+            actions={t('operator.colActions')}
+          >
+            {data.planRequests.map((request) => (
+              <tr key={request.id}>
+                <td className="account-email">{request.email}</td>
+                <td>
+                  <code>{request.currentPlan}</code> → <code>{request.plan}</code>
+                </td>
+                <td>{request.message ?? <span className="muted">—</span>}</td>
+                <td>{dateTime(request.createdAt)}</td>
+                <td className="actions">
+                  <button
+                    type="button"
+                    className="button button-small button-primary"
+                    aria-label={t('operator.grantLabel', { email: request.email, plan: request.plan })}
+                    disabled={grant.isPending}
+                    onClick={() => grant.mutate(request.id)}
+                  >
+                    {t('operator.grant')}
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {requests.data.planRequests.map((request) => (
-                <tr key={request.id}>
-                  <td className="account-email">{request.email}</td>
-                  <td>
-                    <code>{request.currentPlan}</code> → <code>{request.plan}</code>
-                  </td>
-                  <td>{request.message ?? <span className="muted">—</span>}</td>
-                  <td>{dateTime(request.createdAt)}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      className="button button-small button-primary"
-                      aria-label={t('operator.grantLabel', { email: request.email, plan: request.plan })}
-                      disabled={grant.isPending}
-                      onClick={() => grant.mutate(request.id)}
-                    >
-                      {t('operator.grant')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -213,72 +207,61 @@ function Tenants({ selfId }: { selfId: string }) {
           {t('operator.searchButton')}
         </button>
       </form>
-      {tenants.isPending ? (
-        <Skeleton lines={4} />
-      ) : tenants.isError ? (
-        <ErrorPanel error={tenants.error} onRetry={() => void tenants.refetch()} />
-      ) : tenants.data.tenants.length === 0 ? (
-        <p className="empty">{t('operator.accountsEmpty')}</p>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="accounts-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('operator.colEmail')}</th>
-                  <th scope="col">{t('operator.colPlan')}</th>
-                  <th scope="col" className="num">
-                    {t('operator.colApps')}
-                  </th>
-                  <th scope="col" className="num">
-                    {t('operator.colSubscribers')}
-                  </th>
-                  <th scope="col" className="num">
-                    {t('operator.colSends')}
-                  </th>
-                  <th scope="col">{t('operator.colStatus')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('operator.colActions')}</span>
-                  </th>
+      <Loaded
+        query={tenants}
+        lines={4}
+        isEmpty={(data) => data.tenants.length === 0}
+        empty={<p className="empty">{t('operator.accountsEmpty')}</p>}
+      >
+        {(data) => (
+          <>
+            <DataTable
+              className="accounts-table"
+              columns={[
+                t('operator.colEmail'),
+                t('operator.colPlan'),
+                { label: t('operator.colApps'), numeric: true },
+                { label: t('operator.colSubscribers'), numeric: true },
+                { label: t('operator.colSends'), numeric: true },
+                t('operator.colStatus'),
+              ]}
+              actions={t('operator.colActions')}
+            >
+              {data.tenants.map((tenant) => (
+                <tr key={tenant.id} data-testid="tenant-row">
+                  <td className="account-email">
+                    {tenant.email}
+                    {tenant.role === 'operator' && <span className="badge">{t('operator.roleOperator')}</span>}
+                  </td>
+                  <td>
+                    <PlanSelect tenant={tenant} />
+                  </td>
+                  <td className="num">{number(tenant.apps)}</td>
+                  <td className="num">{number(tenant.subscribers)}</td>
+                  <td className="num">{number(tenant.sendsThisMonth)}</td>
+                  <td>
+                    {tenant.suspended ? (
+                      <span className="badge badge-danger">{t('operator.suspended')}</span>
+                    ) : (
+                      t('operator.active')
+                    )}
+                  </td>
+                  <td className="actions">
+                    <Suspension tenant={tenant} self={tenant.id === selfId} />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {tenants.data.tenants.map((tenant) => (
-                  <tr key={tenant.id} data-testid="tenant-row">
-                    <td className="account-email">
-                      {tenant.email}
-                      {tenant.role === 'operator' && <span className="badge">{t('operator.roleOperator')}</span>}
-                    </td>
-                    <td>
-                      <PlanSelect tenant={tenant} />
-                    </td>
-                    <td className="num">{number(tenant.apps)}</td>
-                    <td className="num">{number(tenant.subscribers)}</td>
-                    <td className="num">{number(tenant.sendsThisMonth)}</td>
-                    <td>
-                      {tenant.suspended ? (
-                        <span className="badge badge-danger">{t('operator.suspended')}</span>
-                      ) : (
-                        t('operator.active')
-                      )}
-                    </td>
-                    <td className="actions">
-                      <Suspension tenant={tenant} self={tenant.id === selfId} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            pageNumber={pages.pageNumber}
-            nextCursor={tenants.data.nextCursor}
-            onNewer={pages.newer}
-            onOlder={pages.older}
-            label={t('operator.accounts')}
-          />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <Pager
+              pageNumber={pages.pageNumber}
+              nextCursor={data.nextCursor}
+              onNewer={pages.newer}
+              onOlder={pages.older}
+              label={t('operator.accounts')}
+            />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }

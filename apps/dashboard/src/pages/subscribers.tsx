@@ -3,9 +3,8 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../api/client.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { ErrorPanel } from '../components/error-panel.js';
+import { DataTable, Loaded } from '../components/data-table.js';
 import { Pager, useCursorPages } from '../components/pager.js';
-import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
 
@@ -111,103 +110,99 @@ export function SubscribersPage() {
           {t('subscribers.filter')}
         </button>
       </form>
-      {list.isPending ? (
-        <Skeleton lines={6} />
-      ) : list.isError ? (
-        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
-      ) : list.data.subscribers.length === 0 ? (
-        <p className="empty" data-testid="subscribers-empty">
-          {filtered ? (
-            t('subscribers.noMatch')
-          ) : (
-            <>
-              {t('subscribers.empty')}{' '}
-              {rich('subscribers.emptyNext', {
-                tryIt: <Link to={`/apps/${app.id}/try`}>{t('subscribers.tryIt')}</Link>,
-                snippet: <Link to={`/apps/${app.id}`}>{t('subscribers.snippet')}</Link>,
-              })}
-            </>
-          )}
-        </p>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('subscribers.colService')}</th>
-                  <th scope="col">{t('subscribers.colEndpoint')}</th>
-                  <th scope="col">{t('subscribers.colStatus')}</th>
-                  <th scope="col">{t('subscribers.colUid')}</th>
-                  <th scope="col">{t('subscribers.colTags')}</th>
-                  <th scope="col">{t('subscribers.colVapid')}</th>
-                  <th scope="col">{t('subscribers.colSubscribed')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('subscribers.colActions')}</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.subscribers.map((subscriber) => (
-                  <tr key={subscriber.id}>
-                    <td>{pushServiceOf(subscriber.endpoint) ?? t('subscribers.unknownService')}</td>
-                    <td className="endpoint" title={subscriber.endpoint}>
-                      {subscriber.endpoint}
-                    </td>
-                    <td>
-                      <span className={`status status-${subscriber.status}`}>
-                        {t(`subscribers.status.${subscriber.status}` as MessageKey)}
+      <Loaded
+        query={list}
+        lines={6}
+        isEmpty={(data) => data.subscribers.length === 0}
+        empty={
+          <p className="empty" data-testid="subscribers-empty">
+            {filtered ? (
+              t('subscribers.noMatch')
+            ) : (
+              <>
+                {t('subscribers.empty')}{' '}
+                {rich('subscribers.emptyNext', {
+                  tryIt: <Link to={`/apps/${app.id}/try`}>{t('subscribers.tryIt')}</Link>,
+                  snippet: <Link to={`/apps/${app.id}`}>{t('subscribers.snippet')}</Link>,
+                })}
+              </>
+            )}
+          </p>
+        }
+      >
+        {(data) => (
+          <>
+            <DataTable
+              columns={[
+                t('subscribers.colService'),
+                t('subscribers.colEndpoint'),
+                t('subscribers.colStatus'),
+                t('subscribers.colUid'),
+                t('subscribers.colTags'),
+                t('subscribers.colVapid'),
+                t('subscribers.colSubscribed'),
+              ]}
+              actions={t('subscribers.colActions')}
+            >
+              {data.subscribers.map((subscriber) => (
+                <tr key={subscriber.id}>
+                  <td>{pushServiceOf(subscriber.endpoint) ?? t('subscribers.unknownService')}</td>
+                  <td className="endpoint" title={subscriber.endpoint}>
+                    {subscriber.endpoint}
+                  </td>
+                  <td>
+                    <span className={`status status-${subscriber.status}`}>
+                      {t(`subscribers.status.${subscriber.status}` as MessageKey)}
+                    </span>
+                  </td>
+                  <td className="break-all">{subscriber.uid ?? <span className="muted">—</span>}</td>
+                  <td>
+                    {Object.keys(subscriber.tags).length === 0 ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <span className="tag-list">
+                        {Object.entries(subscriber.tags).map(([key, value]) => (
+                          <code key={key}>
+                            {key}:{value}
+                          </code>
+                        ))}
                       </span>
-                    </td>
-                    <td className="break-all">{subscriber.uid ?? <span className="muted">—</span>}</td>
-                    <td>
-                      {Object.keys(subscriber.tags).length === 0 ? (
-                        <span className="muted">—</span>
-                      ) : (
-                        <span className="tag-list">
-                          {Object.entries(subscriber.tags).map(([key, value]) => (
-                            <code key={key}>
-                              {key}:{value}
-                            </code>
-                          ))}
-                        </span>
-                      )}
-                    </td>
-                    <td title={subscriber.vapidPublicKey ?? undefined}>
-                      {subscriber.vapidPublicKey === null ? (
-                        <span className="muted">{t('subscribers.vapidDeleted')}</span>
-                      ) : subscriber.vapidPublicKey === app.vapidPublicKey ? (
-                        t('subscribers.vapidCurrent')
-                      ) : (
-                        rich('subscribers.vapidEarlier', { key: <code>…{subscriber.vapidPublicKey.slice(-8)}</code> })
-                      )}
-                    </td>
-                    <td>{dateTime(subscriber.createdAt)}</td>
-                    <td className="actions">
-                      <ConfirmButton
-                        label={t('subscribers.delete')}
-                        ariaLabel={t('subscribers.deleteLabel', { id: subscriber.id })}
-                        title={t('subscribers.deleteTitle')}
-                        confirmLabel={t('subscribers.deleteConfirm')}
-                        onConfirm={() => remove(subscriber.id)}
-                      >
-                        <p>{t('subscribers.deleteBody')}</p>
-                      </ConfirmButton>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            label={t('subscribers.pager')}
-            pageNumber={pages.pageNumber}
-            nextCursor={list.data.nextCursor}
-            onNewer={pages.newer}
-            onOlder={pages.older}
-          />
-        </>
-      )}
+                    )}
+                  </td>
+                  <td title={subscriber.vapidPublicKey ?? undefined}>
+                    {subscriber.vapidPublicKey === null ? (
+                      <span className="muted">{t('subscribers.vapidDeleted')}</span>
+                    ) : subscriber.vapidPublicKey === app.vapidPublicKey ? (
+                      t('subscribers.vapidCurrent')
+                    ) : (
+                      rich('subscribers.vapidEarlier', { key: <code>…{subscriber.vapidPublicKey.slice(-8)}</code> })
+                    )}
+                  </td>
+                  <td>{dateTime(subscriber.createdAt)}</td>
+                  <td className="actions">
+                    <ConfirmButton
+                      label={t('subscribers.delete')}
+                      ariaLabel={t('subscribers.deleteLabel', { id: subscriber.id })}
+                      title={t('subscribers.deleteTitle')}
+                      confirmLabel={t('subscribers.deleteConfirm')}
+                      onConfirm={() => remove(subscriber.id)}
+                    >
+                      <p>{t('subscribers.deleteBody')}</p>
+                    </ConfirmButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
+            <Pager
+              label={t('subscribers.pager')}
+              pageNumber={pages.pageNumber}
+              nextCursor={data.nextCursor}
+              onNewer={pages.newer}
+              onOlder={pages.older}
+            />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }
