@@ -82,6 +82,24 @@ import(workerData.tsx).then(({ register }) => { register(); return import(worker
   return new Worker(bootstrap, { ...THREAD_LIMITS, eval: true, workerData });
 }
 
+/**
+ * The 16 bytes of each UUID, one after the other, in a buffer of their own (it is transferred). One
+ * hex decode of the whole batch rather than a Buffer per id: measured 0.80 → 0.18 µs a push on the
+ * event loop (median of 30 interleaved rounds of 16-id batches). When any id is not a UUID's 36
+ * characters of hex and dashes, each id is decoded alone instead, so that one cannot shift the others.
+ */
+function packUuids(ids: readonly string[]): Uint8Array<ArrayBuffer> {
+  const packed = new Uint8Array(ids.length * 16);
+  const hex = ids.join('').replaceAll('-', '');
+  const whole = hex.length === packed.length * 2 && ids.every((id) => id.length === 36);
+  if (!whole || Buffer.from(packed.buffer).write(hex, 'hex') !== packed.length) {
+    ids.forEach((id, i) => {
+      packed.set(uuidToBytes(id), i * 16);
+    });
+  }
+  return packed;
+}
+
 function unpack({ bodies, bodyLength, lengths, errors }: EncryptionAnswer): EncryptedBody[] {
   const all = Buffer.from(bodies.buffer, bodies.byteOffset, bodies.byteLength);
   const out: EncryptedBody[] = new Array(lengths.length);
@@ -177,10 +195,7 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
       const request: EncryptionRequest = { id, payload: new Uint8Array(payload), keys: packed };
       const transfer: ArrayBuffer[] = [packed.buffer];
       if (links) {
-        const subscriptionIds = new Uint8Array(links.subscriptionIds.length * 16);
-        links.subscriptionIds.forEach((subscriptionId, i) => {
-          subscriptionIds.set(uuidToBytes(subscriptionId), i * 16);
-        });
+        const subscriptionIds = packUuids(links.subscriptionIds);
         request.links = {
           key: new Uint8Array(links.key),
           notificationId: new Uint8Array(uuidToBytes(links.notificationId)),

@@ -3,16 +3,19 @@
 import { parentPort } from 'node:worker_threads';
 import { AUTH_SECRET_LENGTH, ENCRYPTION_OVERHEAD, encryptPayload, P256_POINT_LENGTH } from './encryption.js';
 import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './encryption-protocol.js';
-import { ClickTokens } from './payload.js';
+import { ClickTokenWriter } from './payload.js';
 
 if (!parentPort) throw new Error('encryption-thread runs only as a worker thread of the EncryptionPool');
 const port = parentPort;
 
 port.on('message', ({ id, payload, keys, links }: EncryptionRequest) => {
   // With links, the template is copied once and its holes rewritten for each subscription, with
-  // tokens signed here: the event loop that sends the pushes does no HMAC for them.
+  // tokens signed here: the event loop that sends the pushes does no HMAC for them. What a
+  // declarative push costs beyond a legacy one, process CPU of a pool of one thread (event loop
+  // included), median of 150 shuffled rounds at load ~13: 10.4 → 4.4 µs with one click link, 17.9 →
+  // 7.5 µs with three, since ClickTokenWriter and the pool's one hex decode of the batch's ids.
   const plaintext = links ? Buffer.from(payload) : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  const tokens = links ? ClickTokens.withKey(Buffer.from(links.key)) : null;
+  const tokens = links ? new ClickTokenWriter(links.key, links.notificationId) : null;
   const count = keys.byteLength / KEYS_LENGTH;
   // Every body of one payload has the same length; a key that fails leaves its slot unused.
   const bodyLength = ENCRYPTION_OVERHEAD + plaintext.length;
@@ -26,8 +29,7 @@ port.on('message', ({ id, payload, keys, links }: EncryptionRequest) => {
     if (links && tokens) {
       const subscriptionId = links.subscriptionIds.subarray(i * 16, i * 16 + 16);
       for (let slot = 0; slot < links.slots.length; slot++) {
-        const token = tokens.signBytes(links.notificationId, subscriptionId, links.links[slot] as number);
-        plaintext.write(token, links.slots[slot] as number, 'ascii');
+        tokens.write(plaintext, links.slots[slot] as number, subscriptionId, links.links[slot] as number);
       }
     }
     try {

@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { SHA256_BLOCK_BYTES, SHA256_INITIAL_STATE, sha256Block } from './sha256-block.js';
 
 /**
  * What a browser receives, in the two formats of CONTRACT 1.2: the SDK's JSON ("legacy") and the
@@ -68,7 +69,9 @@ export function legacyPayload(content: NotificationContent, id: string): string 
 
 const ID_BYTES = 16;
 const MAC_BYTES = 16;
-const TOKEN_BYTES = ID_BYTES * 2 + 1 + MAC_BYTES;
+/** What the MAC covers: the notification id, the subscription id, the link. */
+const SIGNED_BYTES = ID_BYTES * 2 + 1;
+const TOKEN_BYTES = SIGNED_BYTES + MAC_BYTES;
 /** Characters of every click token (base64url of 49 bytes, unpadded). */
 export const CLICK_TOKEN_LENGTH = Math.ceil((TOKEN_BYTES * 4) / 3);
 
@@ -96,7 +99,7 @@ export function uuidToBytes(id: string): Buffer {
 
 /** Signs and checks click tokens with a key derived from the service's ENCRYPTION_KEY. */
 export class ClickTokens {
-  /** The HMAC key itself: what the encryption threads sign with (`ClickTokens.withKey`). */
+  /** The HMAC key itself: what the encryption threads sign with (`ClickTokenWriter`). */
   readonly key: Buffer;
 
   private constructor(key: Buffer) {
@@ -108,28 +111,18 @@ export class ClickTokens {
     return new ClickTokens(Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'webpush:click-links', 32)));
   }
 
-  /** Tokens under an HMAC key already derived (`tokens.key`), as an encryption thread receives it. */
-  static withKey(key: Buffer): ClickTokens {
-    return new ClickTokens(key);
-  }
-
   #mac(message: Buffer): Buffer {
     return createHmac('sha256', this.key).update(message).digest().subarray(0, MAC_BYTES);
   }
 
-  /** The token of one link from the ids' 16 bytes each. */
-  signBytes(notificationId: Uint8Array, subscriptionId: Uint8Array, link: number): string {
-    const bytes = Buffer.alloc(TOKEN_BYTES);
-    bytes.set(notificationId, 0);
-    bytes.set(subscriptionId, ID_BYTES);
-    bytes[ID_BYTES * 2] = link;
-    this.#mac(bytes.subarray(0, ID_BYTES * 2 + 1)).copy(bytes, ID_BYTES * 2 + 1);
-    return bytes.toString('base64url');
-  }
-
   /** The token of one link. */
   sign({ notificationId, subscriptionId, link }: ClickTarget): string {
-    return this.signBytes(uuidToBytes(notificationId), uuidToBytes(subscriptionId), link);
+    const bytes = Buffer.alloc(TOKEN_BYTES);
+    uuidBytes(notificationId, bytes, 0);
+    uuidBytes(subscriptionId, bytes, ID_BYTES);
+    bytes[ID_BYTES * 2] = link;
+    this.#mac(bytes.subarray(0, SIGNED_BYTES)).copy(bytes, SIGNED_BYTES);
+    return bytes.toString('base64url');
   }
 
   /** What a token stands for, or null when it does not verify. */
@@ -138,13 +131,107 @@ export class ClickTokens {
     const bytes = Buffer.from(token, 'base64url');
     // Only the canonical spelling: the last character's unused bits must be zero.
     if (bytes.length !== TOKEN_BYTES || bytes.toString('base64url') !== token) return null;
-    const expected = this.#mac(bytes.subarray(0, ID_BYTES * 2 + 1));
-    if (!timingSafeEqual(expected, bytes.subarray(ID_BYTES * 2 + 1))) return null;
+    const expected = this.#mac(bytes.subarray(0, SIGNED_BYTES));
+    if (!timingSafeEqual(expected, bytes.subarray(SIGNED_BYTES))) return null;
     return {
       notificationId: uuidText(bytes.subarray(0, ID_BYTES)),
       subscriptionId: uuidText(bytes.subarray(ID_BYTES, ID_BYTES * 2)),
       link: bytes[ID_BYTES * 2] as number,
     };
+  }
+}
+
+/** The base64url alphabet as ASCII codes, for writing a token's characters straight into a payload. */
+const BASE64URL = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
+const SHA256_BYTES = 32;
+
+/** The SHA-256 state after one block: the key XORed with an HMAC pad (RFC 2104). */
+function padState(key: Uint8Array, pad: number): Int32Array {
+  const block = new Uint8Array(SHA256_BLOCK_BYTES);
+  for (let i = 0; i < SHA256_BLOCK_BYTES; i++) block[i] = (key[i] ?? 0) ^ pad;
+  const state = new Int32Array(SHA256_INITIAL_STATE);
+  sha256Block(state, block);
+  return state;
+}
+
+/** The last block of a SHA-256 message of one block plus `length` bytes: room for them, then the padding. */
+function finalBlock(length: number): Uint8Array {
+  const block = new Uint8Array(SHA256_BLOCK_BYTES);
+  block[length] = 0x80;
+  const bits = (SHA256_BLOCK_BYTES + length) * 8;
+  block[SHA256_BLOCK_BYTES - 2] = bits >>> 8;
+  block[SHA256_BLOCK_BYTES - 1] = bits & 0xff;
+  return block;
+}
+
+/** The eight state words as the digest's big-endian bytes. */
+function writeDigest(state: Int32Array, into: Uint8Array, at: number, bytes: number) {
+  for (let i = 0; i < bytes; i++) into[at + i] = (state[i >> 2] as number) >>> (24 - 8 * (i & 3));
+}
+
+/**
+ * Writes the click tokens of one notification into its template, subscription after subscription:
+ * what an encryption thread does for every push of a declarative send. The tokens are
+ * `ClickTokens.sign`'s, byte for byte (tested): only the way to the HMAC differs. RFC 2104's
+ * HMAC-SHA-256 is H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ m)); the state after each pad block is computed
+ * once here, so a token is two SHA-256 compressions (the message and its padding fit one block, the
+ * inner digest and its padding another) on reused buffers, and its base64url goes straight into the
+ * payload's bytes. `createHmac` hashes both pad blocks again, builds a native context and a digest
+ * Buffer, and the token went through a Buffer and a string. Measured here at load ~15 (medians):
+ * 3.41 → 0.85 µs a token alone; inside a replica of the thread's batch loop, one batch of each
+ * kind in turn (1,500 batches), a declarative push cost 5.2–5.6 µs more than a legacy one before
+ * and 2.4–2.9 µs after. Copying pre-keyed node:crypto `Hash` objects (`hash.copy()`) measured
+ * slower than `createHmac` (4.9 against 3.0 µs a token), and two one-shot `crypto.hash` calls over
+ * the pad blocks (2.4 µs alone) did not show inside the loop.
+ */
+export class ClickTokenWriter {
+  readonly #innerStart: Int32Array;
+  readonly #outerStart: Int32Array;
+  readonly #state = new Int32Array(8);
+  /** The signed bytes (notification id, subscription id, link) and their SHA-256 padding. */
+  readonly #inner = finalBlock(SIGNED_BYTES);
+  /** The inner digest and its padding. */
+  readonly #outer = finalBlock(SHA256_BYTES);
+  /** The token's bytes: the signed bytes, then the truncated MAC. */
+  readonly #token = new Uint8Array(TOKEN_BYTES);
+
+  /** `key` is `ClickTokens.key`; `notificationId` the notification's 16 bytes. */
+  constructor(key: Uint8Array, notificationId: Uint8Array) {
+    // A longer key would be hashed first (RFC 2104 §2); the derived key is 32 bytes.
+    if (key.length > SHA256_BLOCK_BYTES) throw new RangeError('a click-link key is at most 64 bytes');
+    this.#innerStart = padState(key, 0x36);
+    this.#outerStart = padState(key, 0x5c);
+    this.#inner.set(notificationId, 0);
+    this.#token.set(notificationId, 0);
+  }
+
+  /** Writes the token of `link` for the subscription (its 16 bytes) at `at`: `CLICK_TOKEN_LENGTH` ASCII bytes. */
+  write(into: Uint8Array, at: number, subscriptionId: Uint8Array, link: number): void {
+    const state = this.#state;
+    const token = this.#token;
+    this.#inner.set(subscriptionId, ID_BYTES);
+    this.#inner[ID_BYTES * 2] = link;
+    state.set(this.#innerStart);
+    sha256Block(state, this.#inner);
+    writeDigest(state, this.#outer, 0, SHA256_BYTES);
+    state.set(this.#outerStart);
+    sha256Block(state, this.#outer);
+    token.set(subscriptionId, ID_BYTES);
+    token[ID_BYTES * 2] = link;
+    writeDigest(state, token, SIGNED_BYTES, MAC_BYTES);
+    // base64url without padding: 16 groups of three bytes, then the last byte as two characters.
+    let out = at;
+    let i = 0;
+    for (; i + 3 <= TOKEN_BYTES; i += 3) {
+      const group = ((token[i] as number) << 16) | ((token[i + 1] as number) << 8) | (token[i + 2] as number);
+      into[out++] = BASE64URL[group >>> 18] as number;
+      into[out++] = BASE64URL[(group >>> 12) & 63] as number;
+      into[out++] = BASE64URL[(group >>> 6) & 63] as number;
+      into[out++] = BASE64URL[group & 63] as number;
+    }
+    const last = token[i] as number;
+    into[out++] = BASE64URL[last >>> 2] as number;
+    into[out] = BASE64URL[(last & 3) << 4] as number;
   }
 }
 

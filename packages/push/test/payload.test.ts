@@ -6,11 +6,13 @@ import { createEncryptionPool } from '../src/encryption-pool.js';
 import {
   CLICK_TOKEN_LENGTH,
   ClickTokens,
+  ClickTokenWriter,
   declarativeTemplate,
   fillTemplate,
   legacyPayload,
   templateBytes,
   templateSlots,
+  uuidToBytes,
 } from '../src/payload.js';
 
 const content = {
@@ -43,6 +45,28 @@ t.test('click tokens: fixed length, verify only unaltered and under the same key
   t.equal(tokens.verify(`${token}A`), null, 'too long');
   t.equal(tokens.verify('!'.repeat(CLICK_TOKEN_LENGTH)), null, 'not base64url');
   t.not(tokens.sign({ ...target, link: 1 }), token, 'bound to the link');
+});
+
+t.test('the threads’ token writer writes exactly the tokens ClickTokens signs', async (t) => {
+  // Its HMAC is SHA-256 compressions of its own (sha256-block.ts): checked against node:crypto's.
+  for (let round = 0; round < 50; round++) {
+    const tokens = ClickTokens.fromEncryptionKey(randomBytes(32));
+    const notificationId = randomUUID();
+    const writer = new ClickTokenWriter(tokens.key, uuidToBytes(notificationId));
+    const into = Buffer.alloc(CLICK_TOKEN_LENGTH + 10, '.');
+    // One writer serves every subscription and link of a batch: nothing of one token stays in the next.
+    for (const subscriptionId of [randomUUID(), randomUUID()]) {
+      for (const link of [0, 1, 2, 255]) {
+        writer.write(into, 5, uuidToBytes(subscriptionId), link);
+        const token = into.toString('latin1', 5, 5 + CLICK_TOKEN_LENGTH);
+        t.equal(token, tokens.sign({ notificationId, subscriptionId, link }));
+        t.strictSame(tokens.verify(token), { notificationId, subscriptionId, link });
+      }
+    }
+    t.equal(into.toString('latin1', 0, 5), '.....', 'nothing written before the hole');
+    t.equal(into.toString('latin1', 5 + CLICK_TOKEN_LENGTH), '.....', 'nothing written after it');
+  }
+  t.throws(() => new ClickTokenWriter(randomBytes(65), randomBytes(16)), RangeError, 'a key over one block');
 });
 
 t.test('the declarative template measures exactly what is delivered', async (t) => {
@@ -112,4 +136,45 @@ t.test('the pool signs each target’s tokens into the template on its threads',
     if (!Buffer.isBuffer(body)) throw new Error(`body ${i} is ${String(body)}`);
     t.equal(decryptPushMessage(body, (subscribers[i] as (typeof subscribers)[number]).keys), expected[i]);
   });
+});
+
+t.test('a subscription id that is not a UUID gets the same token from the pool as from ClickTokens', async (t) => {
+  const pool = createEncryptionPool({ threads: 1 });
+  t.teardown(() => pool.close());
+  const id = randomUUID();
+  const template = declarativeTemplate({ title: 'T', body: 'B' }, id, 'https://push.example/c/');
+  const tokens = ClickTokens.fromEncryptionKey(randomBytes(32));
+  const subscribers = ['not-a-uuid', randomUUID(), randomUUID().toUpperCase(), randomUUID()].map((subscriptionId) => {
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const auth = randomBytes(16);
+    return {
+      id: subscriptionId,
+      keys: { privateKey: ecdh.getPrivateKey(), publicKey: ecdh.getPublicKey(), auth } as SubscriberKeys,
+      subscription: { p256dh: ecdh.getPublicKey(), auth } as SubscriptionKeys,
+    };
+  });
+  const links = {
+    key: tokens.key,
+    notificationId: id,
+    subscriptionIds: subscribers.map((s) => s.id),
+    slots: templateSlots(template),
+    links: template.links,
+  };
+  const placeholder = Buffer.from(fillTemplate(template, () => '-'.repeat(CLICK_TOKEN_LENGTH)));
+  for (const batch of [subscribers, subscribers.slice(1)]) {
+    const bodies = await pool.encrypt(
+      placeholder,
+      batch.map((s) => s.subscription),
+      { ...links, subscriptionIds: batch.map((s) => s.id) },
+    );
+    bodies.forEach((body, i) => {
+      const subscriber = batch[i] as (typeof subscribers)[number];
+      if (!Buffer.isBuffer(body)) throw new Error(`body ${i} is ${String(body)}`);
+      const expected = fillTemplate(template, (link) =>
+        tokens.sign({ notificationId: id, subscriptionId: subscriber.id, link }),
+      );
+      t.equal(decryptPushMessage(body, subscriber.keys), expected, `${subscriber.id} of a batch of ${batch.length}`);
+    });
+  }
 });
