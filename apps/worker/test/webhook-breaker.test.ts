@@ -42,7 +42,10 @@ async function webhook(owner: Owner): Promise<WebhookState> {
 
 async function until(owner: Owner, what: string, done: (state: WebhookState) => boolean): Promise<WebhookState> {
   let state = await webhook(owner);
-  await waitFor(async () => done((state = await webhook(owner))), what);
+  await waitFor(async () => {
+    state = await webhook(owner);
+    return done(state);
+  }, what);
   return state;
 }
 
