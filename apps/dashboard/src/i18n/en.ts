@@ -523,6 +523,9 @@ export const en = {
   'webhook.disabledTitle': 'Deliveries are disabled',
   'webhook.disabled':
     'Every attempt has failed since {since} (last error: {error}), so deliveries stopped on {time}. Events are kept and are sent once you resume. Fix your receiver, then resume.',
+  'webhook.disabledNotice':
+    'Webhook deliveries of this app are disabled (last error: {error}). Events are kept until you resume.',
+  'webhook.disabledNoticeLink': 'Open webhook settings',
   'webhook.resume': 'Resume deliveries',
   'webhook.resumed': 'Deliveries resumed. Events waiting are being sent.',
   'webhook.title': 'Webhook',

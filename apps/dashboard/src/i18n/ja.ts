@@ -530,6 +530,9 @@ export const ja: Record<keyof typeof en, string> = {
   'webhook.disabledTitle': '配信を停止しました',
   'webhook.disabled':
     '{since} からすべての試行が失敗したため（最後のエラー: {error}）、{time} に配信を停止しました。イベントは保持され、再開すると送信されます。受信側を修正してから再開してください。',
+  'webhook.disabledNotice':
+    'このアプリの Webhook 配信は停止しています（最後のエラー: {error}）。イベントは再開するまで保持されます。',
+  'webhook.disabledNoticeLink': 'Webhook 設定を開く',
   'webhook.resume': '配信を再開',
   'webhook.resumed': '配信を再開しました。待機中のイベントを送信しています。',
   'webhook.title': 'Webhook',

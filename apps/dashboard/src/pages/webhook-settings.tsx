@@ -8,6 +8,7 @@ import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
+import { type WebhookAnswer, webhookQuery } from './webhook-query.js';
 
 /** The events; each has a `webhook.event.<id>` message. */
 export const WEBHOOK_EVENTS = ['notification.completed', 'notification.failed', 'subscription.expired'] as const;
@@ -32,24 +33,6 @@ export function webhookUrlRule(url: string): { key: MessageKey; host?: string } 
   if (PRIVATE_HOST.test(parsed.hostname)) return { key: 'webhook.rule.private', host: parsed.hostname };
   return { key: 'webhook.rule.resolve', host: parsed.hostname };
 }
-
-type WebhookAnswer = NonNullable<Awaited<ReturnType<ReturnType<typeof webhookQuery>['queryFn']>>>;
-
-const webhookQuery = (appId: string) => ({
-  queryKey: ['webhook', appId],
-  // A paused or disabled webhook changes without the owner: follow it.
-  refetchInterval: (query: { state: { data?: { status: string } | null | undefined } }) =>
-    query.state.data && query.state.data.status !== 'active' ? 5_000 : false,
-  // No webhook yet is an answer (404), not an error to show.
-  queryFn: async () => {
-    try {
-      return (await call(api.GET('/api/v1/apps/{appId}/webhook', { params: { path: { appId } } }))).webhook;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return null;
-      throw error;
-    }
-  },
-});
 
 const deliveriesQuery = (appId: string) => ({
   queryKey: ['webhook-deliveries', appId],

@@ -319,6 +319,15 @@ if (browser) {
       await page.reload();
       await breaker.getByText('Deliveries are disabled').waitFor();
       t.match(await breaker.textContent(), /last error: timeout.*Resume deliveries/);
+      // Every other tab of the app says so too, with the way to the settings.
+      await page.goto(`${url}/apps/${appId}`);
+      const notice = page.getByTestId('webhook-disabled-notice');
+      await notice.waitFor();
+      t.match(await notice.textContent(), /Webhook deliveries of this app are disabled \(last error: timeout\)/);
+      await assertAccessible(t, page, 'the overview with the disabled-webhook notice');
+      await notice.getByRole('link', { name: 'Open webhook settings' }).click();
+      await breaker.getByText('Deliveries are disabled').waitFor();
+      t.equal(await notice.count(), 0, 'not repeated above the full banner');
       await page.setViewportSize({ width: 375, height: 800 });
       await assertNoHorizontalScroll(t, page, 'the disabled banner at 375 px');
       await page.setViewportSize({ width: 1440, height: 900 });
