@@ -1,4 +1,4 @@
-import { bearer, startWebhookReceiver, waitFor } from '@webpush/testing';
+import { bearer, startMailServer, startWebhookReceiver, waitFor } from '@webpush/testing';
 import t from 'tap';
 import { deliveryHarness, type Owner } from './helper.js';
 
@@ -7,7 +7,10 @@ import { deliveryHarness, type Owner } from './helper.js';
 // WEBHOOK_DISABLE_AFTER_MS disables it, nothing more is sent, and resuming sends what was held.
 const receiver = await startWebhookReceiver();
 t.teardown(() => receiver.close());
+const mail = await startMailServer();
+t.teardown(() => mail.close());
 const harness = await deliveryHarness(t, {
+  ...mail.env,
   WEBHOOK_ALLOWED_HOSTS: receiver.hostRule,
   WEBHOOK_MAX_ATTEMPTS: '30',
   WEBHOOK_BACKOFF_MS: '50',
@@ -86,6 +89,18 @@ t.test('a failing receiver is paused, then disabled; nothing is sent until resum
   );
   const sentBefore = receiver.requestsTo(path).length;
 
+  // The owner is told, once, in the account's language.
+  const [account] = await sql`select language from users where id = ${owner.user.user.id}`;
+  const subject =
+    account?.language === 'en'
+      ? 'Webhook deliveries of "Test app" are disabled'
+      : '「Test app」の Webhook 配信を停止しました';
+  const disabledMail = (received: { parsed: { subject?: string } }) => received.parsed.subject === subject;
+  const notice = await mail.waitFor(owner.user.email, { matching: disabledMail });
+  t.match(notice.text, /HTTP 500/);
+  t.match(notice.text, new RegExp(`/apps/${owner.app.id}/settings`));
+  t.notMatch(notice.text, /hunter2/, "never the receiver's answer");
+
   // While disabled: a new event is kept, pending, and nothing goes out, however often the relay runs.
   await harness.notify(owner, { title: 'second', body: 'held' });
   await waitFor(async () => (await messages(owner)).length === 2, 'the second event is written');
@@ -119,4 +134,5 @@ t.test('a failing receiver is paused, then disabled; nothing is sent until resum
     'each held event arrived, signed, under its own webhook-id',
   );
   t.match(await webhook(owner), { status: 'active', failuresInARow: 0, failingSince: null, disabledAt: null });
+  t.equal(mail.to(owner.user.email, disabledMail).length, 1, 'one notice for one disabling');
 });
