@@ -96,7 +96,7 @@ export function startWebhookDelivery(
       await relay.stop();
       await worker.close(force);
       await client.close();
-      notice.close();
+      await notice.close();
     },
   };
 }

@@ -306,6 +306,8 @@ t.test('GET shows the breaker paused, then disabled, with the last error; resume
   t.match(resumed.json(), { webhook: { lastError: { reason: 'timeout' } } }, 'the last error stays, for the record');
   const [held] = await sql`select status, queued_at from webhook_messages where id = ${message}`;
   t.match(held, { status: 'pending', queued_at: null }, 'a held event goes back to the relay');
+  t.ok(await app.queues.webhooks.getJob(message), 'and on the queue at once');
+  await app.queues.webhooks.obliterate({ force: true });
 
   // A new URL is a new receiver: its breaker starts afresh; the same URL keeps it.
   await sql`update webhooks set failures_in_a_row = 7, disabled_at = now(), failing_since = now() where app_id = ${appId}`;

@@ -154,7 +154,7 @@ export async function deliverWebhook(
   });
   if (breaker?.justDisabled) {
     log.warn({ appId: message.appId, lastError }, 'webhook disabled: it has failed for WEBHOOK_DISABLE_AFTER_MS');
-    await notice.send(message.appId, lastError);
+    notice.send(message.appId, lastError);
   }
   if (breaker?.disabledAt && !attempt.last) return 'held';
   if (attempt.last) throw new UnrecoverableError(reason);

@@ -29,27 +29,34 @@ export async function putWebhook(
   appId: string,
   input: { url: string; events: WebhookEventType[]; secretSealed: string },
 ): Promise<Webhook> {
-  const [row] = await db
-    .insert(webhooks)
-    .values({ appId, url: input.url, events: input.events, secretSealed: input.secretSealed })
-    .onConflictDoUpdate({
-      target: webhooks.appId,
-      // A new URL is a new receiver: its breaker starts afresh (and a disabled webhook is resumed).
-      set: {
-        url: input.url,
-        events: input.events,
-        updatedAt: sql`now()`,
-        failuresInARow: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failuresInARow} else 0 end`,
-        pausedUntil: sql`case when ${webhooks.url} = excluded.url then ${webhooks.pausedUntil} end`,
-        failingSince: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failingSince} end`,
-        disabledAt: sql`case when ${webhooks.url} = excluded.url then ${webhooks.disabledAt} end`,
-      },
-    })
-    .returning();
-  if (!row) throw new Error('webhook upsert returned nothing');
-  // Events held back while it was disabled go out to the new URL.
-  if (row.disabledAt === null) await releaseHeldWebhookMessages(db, appId);
-  return row;
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ url: webhooks.url, disabledAt: webhooks.disabledAt })
+      .from(webhooks)
+      .where(eq(webhooks.appId, appId))
+      .for('update');
+    const [row] = await tx
+      .insert(webhooks)
+      .values({ appId, url: input.url, events: input.events, secretSealed: input.secretSealed })
+      .onConflictDoUpdate({
+        target: webhooks.appId,
+        // A new URL is a new receiver: its breaker starts afresh (and a disabled webhook is resumed).
+        set: {
+          url: input.url,
+          events: input.events,
+          updatedAt: sql`now()`,
+          failuresInARow: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failuresInARow} else 0 end`,
+          pausedUntil: sql`case when ${webhooks.url} = excluded.url then ${webhooks.pausedUntil} end`,
+          failingSince: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failingSince} end`,
+          disabledAt: sql`case when ${webhooks.url} = excluded.url then ${webhooks.disabledAt} end`,
+        },
+      })
+      .returning();
+    if (!row) throw new Error('webhook upsert returned nothing');
+    // Events held back while it was disabled go out to the new URL.
+    if (before?.disabledAt && row.disabledAt === null) await releaseHeldWebhookMessages(tx, appId);
+    return row;
+  });
 }
 
 /**
@@ -57,18 +64,31 @@ export async function putWebhook(
  * events held back go on the queue at the relay's next pass. Null when the app has no webhook.
  */
 export async function resumeWebhook(db: Database, appId: string): Promise<Webhook | null> {
-  const [row] = await db
-    .update(webhooks)
-    .set({ failuresInARow: 0, pausedUntil: null, failingSince: null, disabledAt: null, updatedAt: sql`now()` })
-    .where(eq(webhooks.appId, appId))
-    .returning();
-  if (!row) return null;
-  await releaseHeldWebhookMessages(db, appId);
-  return row;
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({ failuresInARow: 0, pausedUntil: null, failingSince: null, disabledAt: null, updatedAt: sql`now()` })
+      .where(eq(webhooks.appId, appId))
+      .returning();
+    if (!row) return null;
+    await releaseHeldWebhookMessages(tx, appId);
+    return row;
+  });
+}
+
+/** The app's oldest pending events, for a resume to put on the queue at once (the relay does the rest). */
+export async function pendingWebhookMessageIds(db: Database, appId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: webhookMessages.id })
+    .from(webhookMessages)
+    .where(and(eq(webhookMessages.appId, appId), eq(webhookMessages.status, 'pending')))
+    .orderBy(webhookMessages.createdAt)
+    .limit(limit);
+  return rows.map((row) => row.id);
 }
 
 /** Pending events of the app, queued again by the relay's next pass (their old jobs were skipped). */
-async function releaseHeldWebhookMessages(db: Database, appId: string): Promise<void> {
+async function releaseHeldWebhookMessages(db: Pick<Database, 'update'>, appId: string): Promise<void> {
   await db
     .update(webhookMessages)
     .set({ queuedAt: null })
