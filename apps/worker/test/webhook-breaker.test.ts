@@ -136,3 +136,39 @@ t.test('a failing receiver is paused, then disabled; nothing is sent until resum
   t.match(await webhook(owner), { status: 'active', failuresInARow: 0, failingSince: null, disabledAt: null });
   t.equal(mail.to(owner.user.email, disabledMail).length, 1, 'one notice for one disabling');
 });
+
+t.test('a worker that never saw the failures (restarted, or another one) honours the pause on the row', async (t) => {
+  const owner = await harness.owner();
+  const path = '/hooks/recovered';
+  const put = await app.inject({
+    method: 'PUT',
+    url: `/api/v1/apps/${owner.app.id}/webhook`,
+    headers: bearer(owner.user.token),
+    payload: { url: `${receiver.origin}${path}`, events: ['notification.completed'] },
+  });
+  receiver.expect(path, put.json<{ webhook: { secret: string } }>().webhook.secret);
+  // What another worker wrote before this one started: paused for ten minutes.
+  await sql`update webhooks set failures_in_a_row = 5, paused_until = now() + interval '10 minutes',
+    failing_since = now() - interval '5 minutes', last_error_reason = 'timeout', last_error_at = now()
+    where app_id = ${owner.app.id}`;
+  await harness.notify(owner, { title: 'during the pause', body: 'waits' });
+  await waitFor(async () => (await messages(owner)).length === 1, 'the event is written');
+  const [event] = await messages(owner);
+  const id = event?.id ?? '';
+  await waitFor(
+    async () => (await app.queues.webhooks.getJobState(id)) === 'delayed',
+    'the delivery is put off until the pause ends',
+  );
+  t.equal(receiver.requestsTo(path).length, 0, 'nothing sent to a paused receiver');
+  t.match(await webhook(owner), { status: 'paused', lastError: { reason: 'timeout' } });
+
+  const resumed = await app.inject({
+    method: 'POST',
+    url: `/api/v1/apps/${owner.app.id}/webhook/resume`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(resumed.statusCode, 200);
+  const [request] = await receiver.waitFor(path, 1);
+  t.equal(request?.webhookId, id, 'the held event goes out at once on resume');
+  await waitFor(async () => (await messages(owner))[0]?.status === 'delivered', 'the event is delivered');
+});
