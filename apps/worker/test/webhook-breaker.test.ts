@@ -1,5 +1,6 @@
 import { bearer, startMailServer, startWebhookReceiver, waitFor } from '@webpush/testing';
 import t from 'tap';
+import { shortWebhookError } from '../src/processors/deliver-webhook.js';
 import { deliveryHarness, type Owner } from './helper.js';
 
 // The circuit breaker as the owner sees it: a receiver that fails pauses the webhook (on its row,
@@ -171,4 +172,20 @@ t.test('a worker that never saw the failures (restarted, or another one) honours
   const [request] = await receiver.waitFor(path, 1);
   t.equal(request?.webhookId, id, 'the held event goes out at once on resume');
   await waitFor(async () => (await messages(owner))[0]?.status === 'delivered', 'the event is delivered');
+});
+
+t.test('the last error is short: a status or a kind of failure, never an address or an answer', async (t) => {
+  const cases: [number | null, string | null, string][] = [
+    [503, null, 'HTTP 503'],
+    [null, 'timed out after 10000 ms', 'timeout'],
+    [null, 'UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (attempted address: 203.0.113.9:443)', 'timeout'],
+    [null, 'ECONNREFUSED: connect ECONNREFUSED 203.0.113.9:443', 'connection refused'],
+    [null, 'ECONNRESET: read ECONNRESET', 'connection reset'],
+    [null, 'EREFUSEDADDRESS: hooks.example.com resolves to no public address', 'address not allowed'],
+    [null, 'refused URL: refused_address', 'address not allowed'],
+    [null, 'ENOTFOUND: queryA ENOTFOUND hooks.example.com', 'DNS lookup failed'],
+    [null, 'DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate', 'TLS error'],
+    [null, 'something else entirely', 'connection error'],
+  ];
+  for (const [status, error, expected] of cases) t.equal(shortWebhookError({ status, error }), expected, String(error));
 });
