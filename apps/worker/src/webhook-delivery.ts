@@ -5,6 +5,7 @@ import { DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import type { WorkerContext } from './context.js';
 import { startPeriodicTask } from './periodic-task.js';
 import { deliverWebhook, WebhookDeferred } from './processors/deliver-webhook.js';
+import { createWebhookDisabledNotice } from './webhook-disabled-notice.js';
 import { createWebhookFairness } from './webhook-fairness.js';
 
 /** Outbox rows looked at per relay pass; the oldest first, the rest on the next pass. */
@@ -54,13 +55,15 @@ export function startWebhookDelivery(
     attemptTimeoutMs: settings.timeoutMs,
   });
 
+  const notice = createWebhookDisabledNotice(context);
+
   const worker = new Worker<WebhookJob>(
     queues.webhooks.name,
     async (job: Job<WebhookJob>, token?: string) => {
       const attempts = job.opts.attempts ?? settings.maxAttempts;
       const number = job.attemptsMade + 1;
       try {
-        return await deliverWebhook(context, client, fairness, job.data, { number, last: number >= attempts });
+        return await deliverWebhook(context, client, fairness, notice, job.data, { number, last: number >= attempts });
       } catch (error) {
         if (!(error instanceof WebhookDeferred)) throw error;
         // Back on the queue behind other apps' events; BullMQ counts no attempt for it.
@@ -93,6 +96,7 @@ export function startWebhookDelivery(
       await relay.stop();
       await worker.close(force);
       await client.close();
+      await notice.close();
     },
   };
 }

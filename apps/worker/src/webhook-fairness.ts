@@ -118,8 +118,33 @@ export function createWebhookFairness(options: WebhookFairnessOptions) {
     endpoints.set(key, endpoint);
   }
 
+  /**
+   * Brings this process's view of an endpoint in line with the state every worker shares (the
+   * webhook's row): an endpoint with no failures there (recovered elsewhere, resumed, new URL) is
+   * forgotten here; one failing there that this process has not seen (it restarted, or another
+   * worker saw the failures) takes the shared pause, so no process hammers a paused receiver.
+   */
+  function adopt(appId: string, url: string, shared: { failures: number; pausedUntil: number | null }): void {
+    const key = endpointKey(appId, url);
+    const endpoint = endpoints.get(key);
+    if (shared.failures === 0) {
+      if (endpoint && !endpoint.probing) endpoints.delete(key);
+      return;
+    }
+    const pausedUntil = shared.pausedUntil ?? 0;
+    if (!endpoint) {
+      // Each failure past the threshold was a failed probe, each of which doubled the pause.
+      const pauses = Math.max(0, shared.failures - options.breakerFailures + 1);
+      endpoints.set(key, { failures: shared.failures, pausedUntil, pauses, probing: false });
+      return;
+    }
+    endpoint.pausedUntil = Math.max(endpoint.pausedUntil, pausedUntil);
+    endpoint.failures = Math.max(endpoint.failures, shared.failures);
+  }
+
   return {
     acquire,
+    adopt,
     /** The breaker's view of one endpoint (null when it has no failure on record). */
     endpoint(appId: string, url: string): EndpointState | null {
       const endpoint = endpoints.get(endpointKey(appId, url));

@@ -81,3 +81,23 @@ t.test('a busy app waits about as long as its attempts in flight have been runni
   const capped = fairness.acquire('a', URL_A);
   if (!capped.ok) t.equal(capped.retryAt, now() + 10_000, 'never longer than one attempt can take');
 });
+
+t.test('a process takes the pause every worker shares, and forgets an endpoint reset elsewhere', async (t) => {
+  const { fairness, advance, now } = setup();
+  // A restarted worker: nothing in memory, the webhook's row says paused for 5 s after 4 failures.
+  fairness.adopt('a', URL_A, { failures: 4, pausedUntil: now() + 5_000 });
+  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'no attempt while paused');
+  t.match(fairness.endpoint('a', URL_A), { failures: 4, pausedUntil: now() + 5_000 });
+  advance(5_000);
+  const probe = fairness.acquire('a', URL_A);
+  t.ok(probe.ok, 'one probe once the pause is over');
+  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'only one while it runs');
+  if (probe.ok) probe.release({ ok: false, durationMs: 10 });
+  // 4 failures with a threshold of 3: one pause taken already, so the failed probe doubles it twice.
+  t.equal(fairness.endpoint('a', URL_A)?.pausedUntil, now() + 4_000);
+
+  // Resumed by its owner (or recovered in another worker): the row says no failures.
+  fairness.adopt('a', URL_A, { failures: 0, pausedUntil: null });
+  t.equal(fairness.endpoint('a', URL_A), null);
+  t.ok(fairness.acquire('a', URL_A).ok, 'deliveries go out at once');
+});

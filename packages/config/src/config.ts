@@ -146,6 +146,8 @@ export interface Config {
     /** Failed attempts in a row that pause an endpoint, and the first pause (doubling per failed probe). */
     readonly breakerFailures: number;
     readonly breakerPauseMs: number;
+    /** A streak of failures this long disables the webhook until its owner resumes it. */
+    readonly disableAfterMs: number;
     /** How often the worker turns outbox rows without a job into jobs. */
     readonly relayIntervalMs: number;
     /** A queued event is checked against Redis again after this long. */
@@ -447,6 +449,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       perAppConcurrency: env.WEBHOOK_APP_CONCURRENCY,
       breakerFailures: env.WEBHOOK_BREAKER_FAILURES,
       breakerPauseMs: env.WEBHOOK_BREAKER_PAUSE_MS,
+      disableAfterMs: env.WEBHOOK_DISABLE_AFTER_MS,
       relayIntervalMs: env.WEBHOOK_RELAY_INTERVAL_MS,
       relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
     },

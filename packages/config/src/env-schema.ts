@@ -136,6 +136,11 @@ export const EnvSchema = Type.Object({
   WEBHOOK_BREAKER_FAILURES: Type.Integer({ minimum: 1, default: 5 }),
   /** First pause of a failing endpoint; it doubles on each failed probe, up to 64 times this. */
   WEBHOOK_BREAKER_PAUSE_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  /**
+   * A webhook whose attempts have all failed for this long (since the first failure of the streak)
+   * is disabled: its events wait, pending, until the owner resumes it. Default 3 days.
+   */
+  WEBHOOK_DISABLE_AFTER_MS: Type.Integer({ minimum: 1_000, default: 259_200_000 }),
   /** How often each worker queues outbox events that have no job yet (new, or lost with Redis). */
   WEBHOOK_RELAY_INTERVAL_MS: Type.Integer({ minimum: 100, default: 1_000 }),
   /** A queued event is checked against Redis again after this long without an attempt. */

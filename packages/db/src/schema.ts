@@ -539,6 +539,19 @@ export const webhooks = pgTable('webhooks', {
   secretSealed: text('secret_sealed').notNull(),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  // The circuit breaker (migration 0022), written by the workers on failures and on recovery.
+  /** Failed attempts in a row; a delivered one sets it back to 0. */
+  failuresInARow: integer('failures_in_a_row').notNull().default(0),
+  /** Deliveries wait until then (the breaker's pause); null or past: not paused. */
+  pausedUntil: timestamp('paused_until', { withTimezone: true }),
+  /** The first failure of the current streak: disabling counts from it. */
+  failingSince: timestamp('failing_since', { withTimezone: true }),
+  /** A short reason ("HTTP 500", "timeout", "connection refused"), never the receiver's answer. */
+  lastErrorReason: text('last_error_reason'),
+  lastErrorStatus: integer('last_error_status'),
+  lastErrorAt: timestamp('last_error_at', { withTimezone: true }),
+  /** Set when the streak outlasted WEBHOOK_DISABLE_AFTER_MS: nothing is sent until the owner resumes. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true }),
 });
 
 /**

@@ -44,6 +44,8 @@ export interface WebhookReceiver {
   /** Verifies requests to `path` with `secret` from now on. */
   expect(path: string, secret: string): void;
   script(path: string, ...replies: ReceiverReply[]): void;
+  /** Drops what is still scripted for `path`: it answers 200 from now on (a receiver fixed). */
+  unscript(path: string): void;
   requestsTo(path: string): ReceivedWebhook[];
   /** Resolves once `path` got `count` requests (rejects after `timeoutMs`). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
@@ -137,6 +139,9 @@ export async function startWebhookReceiver(
     },
     script(path, ...replies) {
       scripts.set(path, [...(scripts.get(path) ?? []), ...replies]);
+    },
+    unscript(path) {
+      scripts.delete(path);
     },
     requestsTo,
     waitFor(path, count, timeoutMs = 15_000) {

@@ -168,7 +168,41 @@ export const operations: Record<string, OperationDoc> = {
     description: 'Removes one subscription of the app; the browser gets no more pushes from it.',
   },
   'GET /api/v1/apps/{appId}/webhook': {
-    description: 'The app’s webhook: its URL and the events it receives (not its secret).',
+    description:
+      'The app’s webhook: its URL, the events it receives (not its secret), and whether deliveries go out. ' +
+      'After WEBHOOK_BREAKER_FAILURES failed attempts in a row they pause (`paused`, until `pausedUntil`); ' +
+      'after WEBHOOK_DISABLE_AFTER_MS (default 3 days) of nothing but failures they stop (`disabled`) and the ' +
+      'owner is e-mailed. Events are kept pending meanwhile; resume with POST …/webhook/resume or a new URL.',
+    response: {
+      webhook: {
+        url: 'https://example.com/webhooks/push',
+        events: ['notification.completed', 'subscription.expired'],
+        status: 'paused',
+        failuresInARow: 6,
+        pausedUntil: '2026-11-25T09:05:00.000Z',
+        failingSince: '2026-11-25T08:58:10.000Z',
+        lastError: { reason: 'HTTP 503', status: 503, at: '2026-11-25T09:04:00.000Z' },
+        disabledAt: null,
+      },
+    },
+  },
+  'POST /api/v1/apps/{appId}/webhook/resume': {
+    description:
+      'Resumes deliveries of a paused or disabled webhook: the failure count, the pause and the disabling are ' +
+      'reset, and the events held back are sent again (each with its same `webhook-id`). Changing the URL with ' +
+      'PUT does the same.',
+    response: {
+      webhook: {
+        url: 'https://example.com/webhooks/push',
+        events: ['notification.completed', 'subscription.expired'],
+        status: 'active',
+        failuresInARow: 0,
+        pausedUntil: null,
+        failingSince: null,
+        lastError: { reason: 'timeout', status: null, at: '2026-11-25T09:04:00.000Z' },
+        disabledAt: null,
+      },
+    },
   },
   'DELETE /api/v1/apps/{appId}/webhook': { description: 'Removes the app’s webhook; events are no longer sent.' },
   'GET /api/v1/apps/{appId}/webhook/deliveries': {

@@ -15,9 +15,40 @@ export const PutWebhookBody = Type.Object({
   events: Type.Array(WebhookEvent, { minItems: 1, maxItems: 3, uniqueItems: true, description: 'Events to receive' }),
 });
 
+const NullableDate = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+/** The circuit breaker's state, as every worker shares it. */
+const WebhookBreakerFields = {
+  status: Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('disabled')], {
+    description:
+      '`active`: deliveries go out; `paused`: failed attempts in a row paused them until `pausedUntil` ' +
+      '(then one probe; its success ends the pause); `disabled`: every attempt failed for ' +
+      'WEBHOOK_DISABLE_AFTER_MS, nothing is sent (events stay pending) until resumed',
+  }),
+  failuresInARow: Type.Integer({ minimum: 0, description: 'Failed attempts since the last delivered one' }),
+  pausedUntil: NullableDate('When a paused webhook sends its next attempt; null when not paused'),
+  failingSince: NullableDate('The first failure of the current streak; null when the last attempt succeeded'),
+  lastError: Type.Union(
+    [
+      Type.Object({
+        reason: Type.String({
+          description: 'Short: `HTTP 500`, `timeout`, `connection refused`… never the answer',
+        }),
+        status: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when no answer came' }),
+        at: Type.String({ format: 'date-time' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The most recent failed attempt (kept after a recovery); null when none failed' },
+  ),
+  disabledAt: NullableDate('When deliveries were disabled; null unless `status` is `disabled`'),
+};
+
 const WebhookFields = {
   url: Type.String(),
   events: Type.Array(WebhookEvent),
+  ...WebhookBreakerFields,
 };
 
 export const WebhookWithSecretResponse = Type.Object({

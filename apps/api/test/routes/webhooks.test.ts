@@ -20,11 +20,21 @@ interface WebhookAnswer {
   webhook: { url: string; events: string[]; secret: string };
 }
 
+/** The circuit breaker of a webhook that has never failed. */
+const healthy = {
+  status: 'active',
+  failuresInARow: 0,
+  pausedUntil: null,
+  failingSince: null,
+  lastError: null,
+  disabledAt: null,
+};
+
 t.test('PUT creates the webhook with a whsec_ secret sealed at rest; GET hides it; rotate replaces it', async (t) => {
   const put = await app.inject({ method: 'PUT', url, headers: session, payload: { url: publicUrl, events } });
   t.equal(put.statusCode, 200);
   const { webhook } = put.json<WebhookAnswer>();
-  t.strictSame(Object.keys(webhook).sort(), ['events', 'secret', 'url']);
+  t.strictSame(Object.keys(webhook).sort(), ['events', 'secret', 'url', ...Object.keys(healthy)].sort());
   t.match(webhook, { url: publicUrl, events });
   t.match(webhook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
   const [row] = await sql`select secret_sealed from webhooks where app_id = ${owner.app.id}`;
@@ -43,7 +53,7 @@ t.test('PUT creates the webhook with a whsec_ secret sealed at rest; GET hides i
 
   const get = await app.inject({ method: 'GET', url, headers: session });
   t.equal(get.statusCode, 200);
-  t.strictSame(get.json(), { webhook: { url: publicUrl, events } });
+  t.strictSame(get.json(), { webhook: { url: publicUrl, events, ...healthy } });
 
   // Changing the URL and events keeps the secret.
   const again = await app.inject({
@@ -54,7 +64,12 @@ t.test('PUT creates the webhook with a whsec_ secret sealed at rest; GET hides i
   });
   t.equal(again.statusCode, 200, 'an allowed host may use http://');
   t.strictSame(again.json(), {
-    webhook: { url: 'http://receiver.test:8443/hook', events: ['notification.failed'], secret: webhook.secret },
+    webhook: {
+      url: 'http://receiver.test:8443/hook',
+      events: ['notification.failed'],
+      ...healthy,
+      secret: webhook.secret,
+    },
   });
 
   const rotated = await app.inject({ method: 'POST', url: `${url}/rotate-secret`, headers: session });
@@ -233,6 +248,80 @@ t.test('deliveries list attempts newest first; send again queues the same event,
   await app.queues.webhooks.obliterate({ force: true });
 });
 
+t.test('GET shows the breaker paused, then disabled, with the last error; resume and a new URL reset it', async (t) => {
+  const appId = owner.app.id;
+  t.equal(
+    (await app.inject({ method: 'PUT', url, headers: session, payload: { url: publicUrl, events } })).statusCode,
+    200,
+  );
+  const state = async () => {
+    const answer = await app.inject({ method: 'GET', url, headers: session });
+    t.equal(answer.statusCode, 200);
+    return answer.json<{ webhook: Record<string, unknown> }>().webhook;
+  };
+  // What a worker writes after failures (apps/worker/test/webhook-breaker.test.ts drives the real thing).
+  const message = randomUUID();
+  await sql`insert into webhook_messages (id, app_id, type, subject_id, dedupe_key, queued_at)
+    values (${message}, ${appId}, 'notification.completed', ${randomUUID()}, ${`breaker-${message}`}, now())`;
+  await sql`update webhooks set failures_in_a_row = 6, paused_until = now() + interval '5 minutes',
+    failing_since = now() - interval '1 hour', last_error_reason = 'HTTP 503', last_error_status = 503,
+    last_error_at = now() where app_id = ${appId}`;
+  const paused = await state();
+  t.match(paused, {
+    url: publicUrl,
+    status: 'paused',
+    failuresInARow: 6,
+    pausedUntil: /^\d{4}-\d\d-\d\dT/,
+    failingSince: /^\d{4}-\d\d-\d\dT/,
+    lastError: { reason: 'HTTP 503', status: 503, at: /^\d{4}-/ },
+    disabledAt: null,
+  });
+  t.ok(Date.parse(String(paused.pausedUntil)) > Date.now(), 'resumes in the future');
+  t.notOk('secret' in paused);
+
+  await sql`update webhooks set disabled_at = now(), paused_until = null,
+    last_error_reason = 'timeout', last_error_status = null where app_id = ${appId}`;
+  t.match(await state(), {
+    status: 'disabled',
+    pausedUntil: null,
+    lastError: { reason: 'timeout', status: null },
+    disabledAt: /^\d{4}-/,
+  });
+
+  // Another user can neither see nor resume it.
+  const stranger = bearer(other.user.token);
+  assertError(t, await app.inject({ method: 'POST', url: `${url}/resume`, headers: stranger }), 'NOT_FOUND');
+  t.match(await state(), { status: 'disabled' }, 'still disabled');
+
+  const resumed = await app.inject({ method: 'POST', url: `${url}/resume`, headers: session });
+  t.equal(resumed.statusCode, 200);
+  t.strictSame(resumed.json(), {
+    webhook: {
+      url: publicUrl,
+      events,
+      ...healthy,
+      lastError: resumed.json<{ webhook: { lastError: unknown } }>().webhook.lastError,
+    },
+  });
+  t.match(resumed.json(), { webhook: { lastError: { reason: 'timeout' } } }, 'the last error stays, for the record');
+  const [held] = await sql`select status, queued_at from webhook_messages where id = ${message}`;
+  t.match(held, { status: 'pending', queued_at: null }, 'a held event goes back to the relay');
+  t.ok(await app.queues.webhooks.getJob(message), 'and on the queue at once');
+  await app.queues.webhooks.obliterate({ force: true });
+
+  // A new URL is a new receiver: its breaker starts afresh; the same URL keeps it.
+  await sql`update webhooks set failures_in_a_row = 7, disabled_at = now(), failing_since = now() where app_id = ${appId}`;
+  await app.inject({ method: 'PUT', url, headers: session, payload: { url: publicUrl, events } });
+  t.match(await state(), { status: 'disabled', failuresInARow: 7 }, 'saving the same URL changes nothing');
+  await app.inject({ method: 'PUT', url, headers: session, payload: { url: 'http://receiver.test:8443/new', events } });
+  t.match(await state(), { status: 'active', failuresInARow: 0, failingSince: null, disabledAt: null });
+
+  await app.inject({ method: 'DELETE', url, headers: session });
+  assertError(t, await app.inject({ method: 'POST', url: `${url}/resume`, headers: session }), 'NOT_FOUND');
+  const nobody = await app.inject({ method: 'POST', url: `${url}/resume` });
+  t.equal(nobody.statusCode, 401);
+});
+
 t.test('the OpenAPI document has the webhook routes, send again included', async (t) => {
   const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json<{
     paths: Record<string, Record<string, unknown>>;
@@ -240,6 +329,7 @@ t.test('the OpenAPI document has the webhook routes, send again included', async
   const base = '/api/v1/apps/{appId}/webhook';
   t.strictSame(Object.keys(document.paths[base] ?? {}).sort(), ['delete', 'get', 'put']);
   t.ok(document.paths[`${base}/rotate-secret`]?.post);
+  t.ok(document.paths[`${base}/resume`]?.post);
   t.ok(document.paths[`${base}/deliveries`]?.get);
   t.ok(document.paths[`${base}/deliveries/{deliveryId}/retry`]?.post);
 });

@@ -2644,7 +2644,7 @@ export interface paths {
         };
         /**
          * The app's webhook, without its secret
-         * @description The app’s webhook: its URL and the events it receives (not its secret).
+         * @description The app’s webhook: its URL, the events it receives (not its secret), and whether deliveries go out. After WEBHOOK_BREAKER_FAILURES failed attempts in a row they pause (`paused`, until `pausedUntil`); after WEBHOOK_DISABLE_AFTER_MS (default 3 days) of nothing but failures they stop (`disabled`) and the owner is e-mailed. Events are kept pending meanwhile; resume with POST …/webhook/resume or a new URL.
          */
         get: {
             parameters: {
@@ -2664,10 +2664,59 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "url": "https://example.com/webhooks/push",
+                         *         "events": [
+                         *           "notification.completed",
+                         *           "subscription.expired"
+                         *         ],
+                         *         "status": "paused",
+                         *         "failuresInARow": 6,
+                         *         "pausedUntil": "2026-11-25T09:05:00.000Z",
+                         *         "failingSince": "2026-11-25T08:58:10.000Z",
+                         *         "lastError": {
+                         *           "reason": "HTTP 503",
+                         *           "status": 503,
+                         *           "at": "2026-11-25T09:04:00.000Z"
+                         *         },
+                         *         "disabledAt": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description `active`: deliveries go out; `paused`: failed attempts in a row paused them until `pausedUntil` (then one probe; its success ends the pause); `disabled`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS, nothing is sent (events stay pending) until resumed */
+                                status: "active" | "paused" | "disabled";
+                                /** @description Failed attempts since the last delivered one */
+                                failuresInARow: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When a paused webhook sends its next attempt; null when not paused
+                                 */
+                                pausedUntil: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failure of the current streak; null when the last attempt succeeded
+                                 */
+                                failingSince: string | null;
+                                /** @description The most recent failed attempt (kept after a recovery); null when none failed */
+                                lastError: {
+                                    /** @description Short: `HTTP 500`, `timeout`, `connection refused`… never the answer */
+                                    reason: string;
+                                    /** @description HTTP status; null when no answer came */
+                                    status: number | null;
+                                    /** Format: date-time */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When deliveries were disabled; null unless `status` is `disabled`
+                                 */
+                                disabledAt: string | null;
                             };
                         };
                     };
@@ -2773,6 +2822,34 @@ export interface paths {
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description `active`: deliveries go out; `paused`: failed attempts in a row paused them until `pausedUntil` (then one probe; its success ends the pause); `disabled`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS, nothing is sent (events stay pending) until resumed */
+                                status: "active" | "paused" | "disabled";
+                                /** @description Failed attempts since the last delivered one */
+                                failuresInARow: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When a paused webhook sends its next attempt; null when not paused
+                                 */
+                                pausedUntil: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failure of the current streak; null when the last attempt succeeded
+                                 */
+                                failingSince: string | null;
+                                /** @description The most recent failed attempt (kept after a recovery); null when none failed */
+                                lastError: {
+                                    /** @description Short: `HTTP 500`, `timeout`, `connection refused`… never the answer */
+                                    reason: string;
+                                    /** @description HTTP status; null when no answer came */
+                                    status: number | null;
+                                    /** Format: date-time */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When deliveries were disabled; null unless `status` is `disabled`
+                                 */
+                                disabledAt: string | null;
                                 /** @description Signing secret (`whsec_…`, Standard Webhooks): keep it; GET does not show it again */
                                 secret: string;
                             };
@@ -3233,6 +3310,167 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{appId}/webhook/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume deliveries of a paused or disabled webhook; its held events go out again
+         * @description Resumes deliveries of a paused or disabled webhook: the failure count, the pause and the disabling are reset, and the events held back are sent again (each with its same `webhook-id`). Changing the URL with PUT does the same.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "url": "https://example.com/webhooks/push",
+                         *         "events": [
+                         *           "notification.completed",
+                         *           "subscription.expired"
+                         *         ],
+                         *         "status": "active",
+                         *         "failuresInARow": 0,
+                         *         "pausedUntil": null,
+                         *         "failingSince": null,
+                         *         "lastError": {
+                         *           "reason": "timeout",
+                         *           "status": null,
+                         *           "at": "2026-11-25T09:04:00.000Z"
+                         *         },
+                         *         "disabledAt": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            webhook: {
+                                url: string;
+                                events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description `active`: deliveries go out; `paused`: failed attempts in a row paused them until `pausedUntil` (then one probe; its success ends the pause); `disabled`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS, nothing is sent (events stay pending) until resumed */
+                                status: "active" | "paused" | "disabled";
+                                /** @description Failed attempts since the last delivered one */
+                                failuresInARow: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When a paused webhook sends its next attempt; null when not paused
+                                 */
+                                pausedUntil: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failure of the current streak; null when the last attempt succeeded
+                                 */
+                                failingSince: string | null;
+                                /** @description The most recent failed attempt (kept after a recovery); null when none failed */
+                                lastError: {
+                                    /** @description Short: `HTTP 500`, `timeout`, `connection refused`… never the answer */
+                                    reason: string;
+                                    /** @description HTTP status; null when no answer came */
+                                    status: number | null;
+                                    /** Format: date-time */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When deliveries were disabled; null unless `status` is `disabled`
+                                 */
+                                disabledAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/webhook/rotate-secret": {
         parameters: {
             query?: never;
@@ -3268,6 +3506,34 @@ export interface paths {
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
+                                /** @description `active`: deliveries go out; `paused`: failed attempts in a row paused them until `pausedUntil` (then one probe; its success ends the pause); `disabled`: every attempt failed for WEBHOOK_DISABLE_AFTER_MS, nothing is sent (events stay pending) until resumed */
+                                status: "active" | "paused" | "disabled";
+                                /** @description Failed attempts since the last delivered one */
+                                failuresInARow: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When a paused webhook sends its next attempt; null when not paused
+                                 */
+                                pausedUntil: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description The first failure of the current streak; null when the last attempt succeeded
+                                 */
+                                failingSince: string | null;
+                                /** @description The most recent failed attempt (kept after a recovery); null when none failed */
+                                lastError: {
+                                    /** @description Short: `HTTP 500`, `timeout`, `connection refused`… never the answer */
+                                    reason: string;
+                                    /** @description HTTP status; null when no answer came */
+                                    status: number | null;
+                                    /** Format: date-time */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When deliveries were disabled; null unless `status` is `disabled`
+                                 */
+                                disabledAt: string | null;
                                 /** @description The new signing secret (`whsec_…`): shown only now; the old one stops signing at once */
                                 secret: string;
                             };

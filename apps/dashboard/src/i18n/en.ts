@@ -517,6 +517,17 @@ export const en = {
   'webhook.sendAgainLabel': 'Send again {type}',
   'webhook.sendAgain': 'Send again',
   'webhook.queuedAgain': 'Queued again with the same {header} {id}.',
+  'webhook.pausedTitle': 'Deliveries are paused',
+  'webhook.paused':
+    '{count} attempts in a row failed (last error: {error}). Deliveries resume on their own at {time} with one attempt; events wait and are not lost.',
+  'webhook.disabledTitle': 'Deliveries are disabled',
+  'webhook.disabled':
+    'Every attempt has failed since {since} (last error: {error}), so deliveries stopped on {time}. Events are kept and are sent once you resume. Fix your receiver, then resume.',
+  'webhook.disabledNotice':
+    'Webhook deliveries of this app are disabled (last error: {error}). Events are kept until you resume.',
+  'webhook.disabledNoticeLink': 'Open webhook settings',
+  'webhook.resume': 'Resume deliveries',
+  'webhook.resumed': 'Deliveries resumed. Events waiting are being sent.',
   'webhook.title': 'Webhook',
   'webhook.lead':
     'We {post} a signed JSON event (Standard Webhooks) to your endpoint when a send finishes or a subscription expires, and retry with backoff for more than 24 hours until it answers 2xx.',

@@ -524,6 +524,17 @@ export const ja: Record<keyof typeof en, string> = {
   'webhook.sendAgainLabel': '{type} を再送',
   'webhook.sendAgain': '再送',
   'webhook.queuedAgain': '同じ {header} {id} で再送を登録しました。',
+  'webhook.pausedTitle': '配信を一時停止しています',
+  'webhook.paused':
+    '{count} 回続けて失敗しました（最後のエラー: {error}）。{time} に 1 回試して自動で再開します。イベントは待機中で、失われません。',
+  'webhook.disabledTitle': '配信を停止しました',
+  'webhook.disabled':
+    '{since} からすべての試行が失敗したため（最後のエラー: {error}）、{time} に配信を停止しました。イベントは保持され、再開すると送信されます。受信側を修正してから再開してください。',
+  'webhook.disabledNotice':
+    'このアプリの Webhook 配信は停止しています（最後のエラー: {error}）。イベントは再開するまで保持されます。',
+  'webhook.disabledNoticeLink': 'Webhook 設定を開く',
+  'webhook.resume': '配信を再開',
+  'webhook.resumed': '配信を再開しました。待機中のイベントを送信しています。',
   'webhook.title': 'Webhook',
   'webhook.lead':
     '送信が終わったときや購読が期限切れになったとき、署名付きの JSON イベント（Standard Webhooks）をエンドポイントに {post} します。2xx が返るまで、間隔を空けながら 24 時間以上再試行します。',

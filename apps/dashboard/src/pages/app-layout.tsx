@@ -5,6 +5,7 @@ import { ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../i18n/index.js';
 import { appsQuery } from './apps.js';
+import { webhookQuery } from './webhook-query.js';
 
 const fetchApp = (appId: string) => call(api.GET('/api/v1/apps/{appId}', { params: { path: { appId } } }));
 
@@ -64,6 +65,22 @@ function AppSwitcher({ appId }: { appId: string }) {
   );
 }
 
+/** On every tab but Settings (which has the full banner): the app's webhook is disabled. */
+function WebhookDisabledNotice({ appId }: { appId: string }) {
+  const { t } = useI18n();
+  const { pathname } = useLocation();
+  const webhook = useQuery(webhookQuery(appId));
+  if (webhook.data?.status !== 'disabled' || pathname.endsWith('/settings')) return null;
+  return (
+    <div className="panel banner breaker-banner breaker-disabled" role="alert" data-testid="webhook-disabled-notice">
+      <p>{t('webhook.disabledNotice', { error: webhook.data.lastError?.reason ?? '' })}</p>
+      <Link to={`/apps/${appId}/settings`} className="button button-small">
+        {t('webhook.disabledNoticeLink')}
+      </Link>
+    </div>
+  );
+}
+
 export function AppLayout() {
   const { t } = useI18n();
   const { appId = '' } = useParams();
@@ -90,7 +107,10 @@ export function AppLayout() {
       ) : app.isError ? (
         <ErrorPanel error={app.error} onRetry={() => void app.refetch()} title={t('app.loadFailed')} />
       ) : (
-        <Outlet context={app.data.app} />
+        <>
+          <WebhookDisabledNotice appId={appId} />
+          <Outlet context={app.data.app} />
+        </>
       )}
     </>
   );

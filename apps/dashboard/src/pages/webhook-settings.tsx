@@ -8,6 +8,7 @@ import { ErrorMessage, ErrorPanel } from '../components/error-panel.js';
 import { Skeleton } from '../components/skeleton.js';
 import { type MessageKey, useI18n } from '../i18n/index.js';
 import { useCurrentApp } from './app-layout.js';
+import { type WebhookAnswer, webhookQuery } from './webhook-query.js';
 
 /** The events; each has a `webhook.event.<id>` message. */
 export const WEBHOOK_EVENTS = ['notification.completed', 'notification.failed', 'subscription.expired'] as const;
@@ -32,19 +33,6 @@ export function webhookUrlRule(url: string): { key: MessageKey; host?: string } 
   if (PRIVATE_HOST.test(parsed.hostname)) return { key: 'webhook.rule.private', host: parsed.hostname };
   return { key: 'webhook.rule.resolve', host: parsed.hostname };
 }
-
-const webhookQuery = (appId: string) => ({
-  queryKey: ['webhook', appId],
-  // No webhook yet is an answer (404), not an error to show.
-  queryFn: async () => {
-    try {
-      return (await call(api.GET('/api/v1/apps/{appId}/webhook', { params: { path: { appId } } }))).webhook;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return null;
-      throw error;
-    }
-  },
-});
 
 const deliveriesQuery = (appId: string) => ({
   queryKey: ['webhook-deliveries', appId],
@@ -260,6 +248,59 @@ function Deliveries() {
   );
 }
 
+/** A paused or disabled webhook: why, until when, and the way to resume it now. */
+function BreakerBanner({ webhook }: { webhook: WebhookAnswer }) {
+  const app = useCurrentApp();
+  const queryClient = useQueryClient();
+  const { t, dateTime } = useI18n();
+  const resume = useMutation({
+    mutationFn: () => call(api.POST('/api/v1/apps/{appId}/webhook/resume', { params: { path: { appId: app.id } } })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['webhook', app.id] });
+      await queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', app.id] });
+    },
+  });
+  if (webhook.status === 'active') {
+    return resume.isSuccess ? (
+      <p className="success" role="status">
+        {t('webhook.resumed')}
+      </p>
+    ) : null;
+  }
+  const format = (value: string | null) => (value === null ? '' : dateTime(value));
+  const error = webhook.lastError?.reason ?? '';
+  const disabled = webhook.status === 'disabled';
+  return (
+    <div
+      className={`banner breaker-banner ${disabled ? 'breaker-disabled' : 'breaker-paused'}`}
+      role="alert"
+      data-testid="webhook-breaker"
+    >
+      <div>
+        <p className="breaker-title">{t(disabled ? 'webhook.disabledTitle' : 'webhook.pausedTitle')}</p>
+        <p>
+          {disabled
+            ? t('webhook.disabled', {
+                since: format(webhook.failingSince),
+                error,
+                time: format(webhook.disabledAt),
+              })
+            : t('webhook.paused', { count: webhook.failuresInARow, error, time: format(webhook.pausedUntil) })}
+        </p>
+        <ErrorMessage error={resume.error} />
+      </div>
+      <button
+        type="button"
+        className="button button-primary"
+        disabled={resume.isPending}
+        onClick={() => resume.mutate()}
+      >
+        {resume.isPending ? t('common.working') : t('webhook.resume')}
+      </button>
+    </div>
+  );
+}
+
 /** The app's webhook: endpoint and events, the signing secret once, rotation, removal, recent deliveries. */
 export function WebhookSettings() {
   const app = useCurrentApp();
@@ -288,6 +329,7 @@ export function WebhookSettings() {
         <ErrorPanel error={webhook.error} onRetry={() => void webhook.refetch()} />
       ) : (
         <>
+          {webhook.data && <BreakerBanner webhook={webhook.data} />}
           {secret && <NewWebhookSecret secret={secret} onDone={() => setSecret(null)} />}
           <WebhookForm
             key={webhook.data ? 'existing' : 'new'}

@@ -305,6 +305,38 @@ if (browser) {
       t.match(await rows.nth(1).textContent(), /500.*41 ms.*upstream exploded/);
       await assertAccessible(t, page, 'webhook settings with deliveries');
 
+      // The circuit breaker, as the worker records it: paused, then disabled, with the last error.
+      await sql`update webhooks set failures_in_a_row = 6, paused_until = now() + interval '10 minutes',
+        failing_since = now() - interval '1 hour', last_error_reason = 'HTTP 503', last_error_status = 503,
+        last_error_at = now() where app_id = ${appId}`;
+      await page.reload();
+      const breaker = section.getByTestId('webhook-breaker');
+      await breaker.waitFor();
+      t.match(await breaker.textContent(), /Deliveries are paused.*6 attempts in a row failed.*HTTP 503/);
+      await assertAccessible(t, page, 'webhook settings, paused');
+      await sql`update webhooks set disabled_at = now(), paused_until = null, last_error_reason = 'timeout',
+        last_error_status = null where app_id = ${appId}`;
+      await page.reload();
+      await breaker.getByText('Deliveries are disabled').waitFor();
+      t.match(await breaker.textContent(), /last error: timeout.*Resume deliveries/);
+      // Every other tab of the app says so too, with the way to the settings.
+      await page.goto(`${url}/apps/${appId}`);
+      const notice = page.getByTestId('webhook-disabled-notice');
+      await notice.waitFor();
+      t.match(await notice.textContent(), /Webhook deliveries of this app are disabled \(last error: timeout\)/);
+      await assertAccessible(t, page, 'the overview with the disabled-webhook notice');
+      await notice.getByRole('link', { name: 'Open webhook settings' }).click();
+      await breaker.getByText('Deliveries are disabled').waitFor();
+      t.equal(await notice.count(), 0, 'not repeated above the full banner');
+      await page.setViewportSize({ width: 375, height: 800 });
+      await assertNoHorizontalScroll(t, page, 'the disabled banner at 375 px');
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await breaker.getByRole('button', { name: 'Resume deliveries' }).click();
+      await section.getByText('Deliveries resumed.').waitFor();
+      t.equal(await breaker.count(), 0, 'the banner is gone');
+      const [reset] = await sql`select failures_in_a_row, disabled_at from webhooks where app_id = ${appId}`;
+      t.strictSame({ ...reset }, { failures_in_a_row: 0, disabled_at: null }, 'the breaker is reset');
+
       await rows.nth(1).getByRole('button', { name: 'Send again subscription.expired' }).click();
       await section.getByText('Queued again with the same').waitFor();
       const [pending] = await sql`select status from webhook_messages where id = ${message?.id ?? ''}`;

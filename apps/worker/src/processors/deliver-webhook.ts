@@ -5,6 +5,8 @@ import {
   loadWebhookDelivery,
   publicNotification,
   recordWebhookAttempt,
+  recordWebhookFailure,
+  recordWebhookRecovery,
   type WebhookMessage,
 } from '@webpush/db';
 import type { WebhookJob } from '@webpush/queue';
@@ -12,9 +14,28 @@ import { openSecret, webhookSecretContext } from '@webpush/secrets';
 import type { WebhookAttemptResult, WebhookClient } from '@webpush/webhooks';
 import { UnrecoverableError } from 'bullmq';
 import type { WorkerContext } from '../context.js';
+import type { WebhookDisabledNotice } from '../webhook-disabled-notice.js';
 import type { WebhookFairness } from '../webhook-fairness.js';
 
-export type WebhookResult = 'delivered' | 'skipped' | 'dropped';
+/** `held`: the webhook is disabled; the event stays pending until its owner resumes it. */
+export type WebhookResult = 'delivered' | 'skipped' | 'dropped' | 'held';
+
+/**
+ * What the owner sees as the last error: the status or the kind of failure, never the receiver's
+ * answer, nor the details of our network (addresses, proxies).
+ */
+export function shortWebhookError(result: Pick<WebhookAttemptResult, 'status' | 'error'>): string {
+  if (result.status !== null) return `HTTP ${result.status}`;
+  const error = result.error ?? '';
+  if (/timed out|timeout|UND_ERR_CONNECT_TIMEOUT|ETIMEDOUT/i.test(error)) return 'timeout';
+  if (/ECONNREFUSED/.test(error)) return 'connection refused';
+  if (/ECONNRESET|UND_ERR_SOCKET|other side closed/i.test(error)) return 'connection reset';
+  if (/refused URL|EREFUSEDADDRESS|no public address/.test(error)) return 'address not allowed';
+  if (/ENOTFOUND|EAI_AGAIN|ENODATA|ESERVFAIL|resolve/i.test(error)) return 'DNS lookup failed';
+  if (/CERT|TLS|SSL|self[- ]signed|UNABLE_TO_VERIFY/i.test(error)) return 'TLS error';
+  if (/signing secret/.test(error)) return 'signing secret unavailable';
+  return 'connection error';
+}
 
 /** A non-2xx answer or no answer: BullMQ retries the job after the webhook backoff. */
 export class WebhookAttemptFailed extends Error {
@@ -76,6 +97,7 @@ export async function deliverWebhook(
   context: WorkerContext,
   client: WebhookClient,
   fairness: WebhookFairness,
+  notice: WebhookDisabledNotice,
   job: WebhookJob,
   attempt: { number: number; last: boolean },
 ): Promise<WebhookResult> {
@@ -85,6 +107,12 @@ export async function deliverWebhook(
   const { message, webhook } = delivery;
   if (message.status !== 'pending') return 'skipped';
   if (!webhook) return drop(context, message);
+  // The relay queues it again when the owner resumes the webhook.
+  if (webhook.disabledAt !== null) return 'held';
+  fairness.adopt(message.appId, webhook.url, {
+    failures: webhook.failuresInARow,
+    pausedUntil: webhook.pausedUntil?.getTime() ?? null,
+  });
   // The slot first: a deferred delivery costs this one look-up, not the body's too.
   const slot = fairness.acquire(message.appId, webhook.url);
   if (!slot.ok) throw new WebhookDeferred(slot.retryAt, slot.reason);
@@ -109,9 +137,26 @@ export async function deliverWebhook(
   const outcome = result.ok ? 'delivered' : attempt.last ? 'failed' : 'pending';
   const { status, durationMs, response, error } = result;
   await recordWebhookAttempt(db, message, { url: webhook.url, status, durationMs, response, error }, outcome);
-  if (result.ok) return 'delivered';
+  if (result.ok) {
+    // Only a recovery writes: a healthy webhook's deliveries cost no extra statement.
+    if (webhook.failuresInARow > 0) await recordWebhookRecovery(db, message.appId, webhook.url);
+    return 'delivered';
+  }
   const reason = error ?? `answered ${status}`;
   log.info({ messageId: message.id, attempt: attempt.number, reason }, 'webhook attempt failed');
+  const pausedUntil = fairness.endpoint(message.appId, webhook.url)?.pausedUntil ?? null;
+  const lastError = shortWebhookError(result);
+  const breaker = await recordWebhookFailure(db, message.appId, webhook.url, {
+    reason: lastError,
+    status,
+    pausedUntil: pausedUntil === null ? null : new Date(pausedUntil),
+    disableAfterMs: config.webhooks.disableAfterMs,
+  });
+  if (breaker?.justDisabled) {
+    log.warn({ appId: message.appId, lastError }, 'webhook disabled: it has failed for WEBHOOK_DISABLE_AFTER_MS');
+    notice.send(message.appId, lastError);
+  }
+  if (breaker?.disabledAt && !attempt.last) return 'held';
   if (attempt.last) throw new UnrecoverableError(reason);
   throw new WebhookAttemptFailed(reason);
 }

@@ -29,16 +29,70 @@ export async function putWebhook(
   appId: string,
   input: { url: string; events: WebhookEventType[]; secretSealed: string },
 ): Promise<Webhook> {
-  const [row] = await db
-    .insert(webhooks)
-    .values({ appId, url: input.url, events: input.events, secretSealed: input.secretSealed })
-    .onConflictDoUpdate({
-      target: webhooks.appId,
-      set: { url: input.url, events: input.events, updatedAt: sql`now()` },
-    })
-    .returning();
-  if (!row) throw new Error('webhook upsert returned nothing');
-  return row;
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ url: webhooks.url, disabledAt: webhooks.disabledAt })
+      .from(webhooks)
+      .where(eq(webhooks.appId, appId))
+      .for('update');
+    const [row] = await tx
+      .insert(webhooks)
+      .values({ appId, url: input.url, events: input.events, secretSealed: input.secretSealed })
+      .onConflictDoUpdate({
+        target: webhooks.appId,
+        // A new URL is a new receiver: its breaker starts afresh (and a disabled webhook is resumed).
+        set: {
+          url: input.url,
+          events: input.events,
+          updatedAt: sql`now()`,
+          failuresInARow: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failuresInARow} else 0 end`,
+          pausedUntil: sql`case when ${webhooks.url} = excluded.url then ${webhooks.pausedUntil} end`,
+          failingSince: sql`case when ${webhooks.url} = excluded.url then ${webhooks.failingSince} end`,
+          disabledAt: sql`case when ${webhooks.url} = excluded.url then ${webhooks.disabledAt} end`,
+        },
+      })
+      .returning();
+    if (!row) throw new Error('webhook upsert returned nothing');
+    // Events held back while it was disabled go out to the new URL.
+    if (before?.disabledAt && row.disabledAt === null) await releaseHeldWebhookMessages(tx, appId);
+    return row;
+  });
+}
+
+/**
+ * The owner resumes deliveries: the breaker is reset (no pause, no streak, not disabled) and the
+ * events held back go on the queue at the relay's next pass. Null when the app has no webhook.
+ */
+export async function resumeWebhook(db: Database, appId: string): Promise<Webhook | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({ failuresInARow: 0, pausedUntil: null, failingSince: null, disabledAt: null, updatedAt: sql`now()` })
+      .where(eq(webhooks.appId, appId))
+      .returning();
+    if (!row) return null;
+    await releaseHeldWebhookMessages(tx, appId);
+    return row;
+  });
+}
+
+/** The app's oldest pending events, for a resume to put on the queue at once (the relay does the rest). */
+export async function pendingWebhookMessageIds(db: Database, appId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: webhookMessages.id })
+    .from(webhookMessages)
+    .where(and(eq(webhookMessages.appId, appId), eq(webhookMessages.status, 'pending')))
+    .orderBy(webhookMessages.createdAt)
+    .limit(limit);
+  return rows.map((row) => row.id);
+}
+
+/** Pending events of the app, queued again by the relay's next pass (their old jobs were skipped). */
+async function releaseHeldWebhookMessages(db: Pick<Database, 'update'>, appId: string): Promise<void> {
+  await db
+    .update(webhookMessages)
+    .set({ queuedAt: null })
+    .where(and(eq(webhookMessages.appId, appId), eq(webhookMessages.status, 'pending')));
 }
 
 export async function setWebhookSecret(db: Database, appId: string, secretSealed: string): Promise<Webhook | null> {
@@ -127,8 +181,11 @@ export async function claimWebhookMessagesToQueue(
   perApp = limit,
 ): Promise<{ id: string; neverQueued: boolean }[]> {
   const sql = db.$client;
+  // A disabled webhook's events wait, pending, until the owner resumes it (or changes the URL).
   const claimable = sql`status = 'pending'
-    and (queued_at is null or queued_at < now() - make_interval(secs => ${staleSeconds}))`;
+    and (queued_at is null or queued_at < now() - make_interval(secs => ${staleSeconds}))
+    and not exists (select 1 from webhooks w
+      where w.app_id = webhook_messages.app_id and w.disabled_at is not null)`;
   return sql<{ id: string; neverQueued: boolean }[]>`
     update webhook_messages m set queued_at = now()
     from (
@@ -218,4 +275,76 @@ export async function recordWebhookAttempt(
 /** An event that cannot be delivered at all (webhook removed, subject gone). */
 export async function dropWebhookMessage(db: Database, messageId: string): Promise<void> {
   await db.update(webhookMessages).set({ status: 'failed' }).where(eq(webhookMessages.id, messageId));
+}
+
+// --- The circuit breaker, shared by every worker process through the webhook's row. ---
+
+export interface WebhookFailure {
+  /** Short, never the receiver's answer: "HTTP 500", "timeout", "connection refused". */
+  reason: string;
+  status: number | null;
+  /** The pause the failure caused, or null when it caused none. */
+  pausedUntil: Date | null;
+  /** A streak older than this disables the webhook. */
+  disableAfterMs: number;
+}
+
+export interface WebhookBreakerState {
+  failuresInARow: number;
+  pausedUntil: Date | null;
+  disabledAt: Date | null;
+  /** This failure disabled it: the owner is to be told, once. */
+  justDisabled: boolean;
+}
+
+/**
+ * Counts one failed attempt to `url` (nothing when the webhook's URL has changed since: the new
+ * receiver starts afresh), keeps the longest pause any worker set, and disables the webhook when
+ * the streak began more than `disableAfterMs` ago.
+ */
+export async function recordWebhookFailure(
+  db: Database,
+  appId: string,
+  url: string,
+  failure: WebhookFailure,
+): Promise<WebhookBreakerState | null> {
+  const sql = db.$client;
+  const pausedUntil = failure.pausedUntil?.toISOString() ?? null;
+  const [row] = await sql<
+    { failuresInARow: number; pausedUntil: Date | null; disabledAt: Date | null; justDisabled: boolean }[]
+  >`
+    update webhooks w set
+      failures_in_a_row = w.failures_in_a_row + 1,
+      paused_until = greatest(w.paused_until, ${pausedUntil}::timestamptz),
+      failing_since = coalesce(w.failing_since, now()),
+      last_error_reason = ${failure.reason},
+      last_error_status = ${failure.status},
+      last_error_at = now(),
+      disabled_at = coalesce(w.disabled_at, case
+        when w.failing_since <= now() - make_interval(secs => ${failure.disableAfterMs / 1000}) then now() end)
+    from (select app_id, disabled_at from webhooks where app_id = ${appId} and url = ${url} for update) was
+    where w.app_id = was.app_id
+    returning w.failures_in_a_row as "failuresInARow", w.paused_until as "pausedUntil",
+      w.disabled_at as "disabledAt", (was.disabled_at is null and w.disabled_at is not null) as "justDisabled"`;
+  return row ?? null;
+}
+
+/** A delivered attempt ends the streak and the pause (the last error stays, for the record). */
+export async function recordWebhookRecovery(db: Database, appId: string, url: string): Promise<void> {
+  await db
+    .update(webhooks)
+    .set({ failuresInARow: 0, pausedUntil: null, failingSince: null })
+    .where(and(eq(webhooks.appId, appId), eq(webhooks.url, url), sql`${webhooks.failuresInARow} > 0`));
+}
+
+/** Who is told when the app's webhook is disabled: the app's owner. */
+export async function findWebhookOwner(
+  db: Database,
+  appId: string,
+): Promise<{ email: string; appName: string; language: 'ja' | 'en' } | null> {
+  const sql = db.$client;
+  const [row] = await sql<{ email: string; appName: string; language: 'ja' | 'en' }[]>`
+    select u.email, a.name as "appName", u.language from apps a join users u on u.id = a.user_id
+    where a.id = ${appId}`;
+  return row ?? null;
 }
