@@ -6,6 +6,7 @@ import {
   assertAccessible,
   assertNoHorizontalScroll,
   createAppInPage,
+  eventually,
   launchChromium,
   openDashboard,
   PASSWORD,
@@ -240,8 +241,11 @@ if (browser) {
     await page.getByLabel(/^Legacy/).check();
     await page.getByLabel('Default page').fill('');
     await page.getByRole('region', { name: 'Push format' }).getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('region', { name: 'Push format' }).getByText('Saved.').waitFor();
-    const [back] = await ctx.database.sql`select push_format, default_url from apps where id = ${appId}`;
+    // "Saved." is still on screen from the first save: wait for the row itself.
+    const back = await eventually(
+      async () => (await ctx.database.sql`select push_format, default_url from apps where id = ${appId}`)[0],
+      (row) => row?.push_format === 'legacy',
+    );
     t.strictSame({ ...back }, { push_format: 'legacy', default_url: null });
   });
 
