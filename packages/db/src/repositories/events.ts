@@ -43,18 +43,21 @@ function eventRows(event: EngagementEvent): EngagementEventType[] {
  */
 export async function countEngagementEvents(db: Database, events: readonly EngagementEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  const values = sql.join(
-    events.flatMap((event) => {
-      const target =
-        'subscriptionId' in event
-          ? sql`${event.subscriptionId}::uuid, null::uuid, null::text`
-          : sql`null::uuid, ${event.appId}::uuid, ${event.endpoint}::text`;
-      return eventRows(event).map((type) => sql`(${event.notificationId}::uuid, ${target}, ${type})`);
-    }),
-    sql`, `,
+  // The batch as ONE json parameter, not a VALUES list of five parameters a row: building that list
+  // through drizzle's template cost the API ~5 µs an event (a flush of 10,000 builds 50,000
+  // placeholders), and PostgreSQL parses a json array faster than it binds that many parameters.
+  const incoming = events.flatMap((event) =>
+    eventRows(event).map((type) =>
+      'subscriptionId' in event
+        ? { notification_id: event.notificationId, subscription_id: event.subscriptionId, type }
+        : { notification_id: event.notificationId, app_id: event.appId, endpoint: event.endpoint, type },
+    ),
   );
   const rows = await db.execute<{ counted: number }>(sql`
-    with incoming (notification_id, subscription_id, app_id, endpoint, type) as (values ${values}),
+    with incoming as (
+      select * from json_to_recordset(${JSON.stringify(incoming)}::json)
+        as i(notification_id uuid, subscription_id uuid, app_id uuid, endpoint text, type text)
+    ),
     resolved as (
       select i.notification_id, i.app_id, i.type, coalesce(i.subscription_id, (
         select s.id from subscriptions s where s.app_id = i.app_id and s.endpoint = i.endpoint
