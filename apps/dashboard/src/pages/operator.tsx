@@ -54,6 +54,7 @@ function PlanRequests() {
       >
         {(data) => (
           <DataTable
+            className="accounts-table"
             columns={[
               t('operator.colAccount'),
               t('operator.colAsked'),
@@ -65,7 +66,7 @@ function PlanRequests() {
             {data.planRequests.map((request) => (
               <tr key={request.id}>
                 <td className="account-email">{request.email}</td>
-                <td>
+                <td className="nowrap">
                   <code>{request.currentPlan}</code> → <code>{request.plan}</code>
                 </td>
                 <td>{request.message ?? <span className="muted">—</span>}</td>
