@@ -1,7 +1,5 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
 import { parsePushHosts } from '@webpush/config';
-import { startFakePushService } from '@webpush/testing';
+import { startConnectProxy, startFakePushService } from '@webpush/testing';
 import t from 'tap';
 import webpush from 'web-push';
 import { createPushSender, type VapidCredentials } from '../src/index.js';
@@ -10,37 +8,6 @@ import { createPushSender, type VapidCredentials } from '../src/index.js';
 // that tunnels to the stand-in push service and records each tunnel it opened.
 const vapid: VapidCredentials = { cacheKey: 'app-1', ...webpush.generateVAPIDKeys(), subject: 'mailto:ops@company.jp' };
 const options = { ttl: 60, urgency: 'normal' as const };
-
-async function startConnectProxy() {
-  const tunnels: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((_request, response) => response.writeHead(405).end());
-  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push(request.url ?? '');
-    const [host = '', port = '443'] = (request.url ?? '').split(':');
-    const upstream = connect(Number(port), host === 'localhost' ? '127.0.0.1' : host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.once('close', () => sockets.delete(socket));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const service = await startFakePushService({ http2: true });
 t.teardown(() => service.close());
