@@ -1,6 +1,13 @@
 import { type BuildOptions, buildApp } from '@webpush/api/app';
 import { createPushSender } from '@webpush/push';
-import { deliveryHarnessFor, type DeliveryHarness as SharedDeliveryHarness, testAppBuilder } from '@webpush/testing';
+import {
+  bearer,
+  deliveryHarnessFor,
+  type Owner,
+  type DeliveryHarness as SharedDeliveryHarness,
+  testAppBuilder,
+} from '@webpush/testing';
+import type { Test } from 'tap';
 import { type RunningWorker, startWorker, type WorkerDeps } from '../src/worker.js';
 
 // The delivery harness is shared with other tests (@webpush/testing); this binds it to the API's
@@ -17,3 +24,21 @@ export const deliveryHarness = deliveryHarnessFor<BuildOptions, WorkerDeps, Runn
 
 /** The API alone, for worker tests that need no push stand-in. */
 export const buildTestApp = testAppBuilder<BuildOptions>(buildApp);
+
+/**
+ * A browser subscription made with ANOTHER app's VAPID key but stored for `owner` through
+ * POST /subscribe (a page that mixed up its apps): every push to it is signed with the wrong key,
+ * which each push service answers in its own way. Fails the test unless the subscribe is a 201.
+ */
+export async function subscribeWithAnotherAppsKey(t: Test, harness: DeliveryHarness, owner: Owner) {
+  const other = await harness.owner();
+  const subscription = harness.push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
+  const stored = await harness.app.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: bearer(owner.secret),
+    payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
+  });
+  t.equal(stored.statusCode, 201, 'stored although made with another key');
+  return subscription;
+}

@@ -1,6 +1,5 @@
-import { bearer } from '@webpush/testing';
 import t from 'tap';
-import { deliveryHarness } from './helper.js';
+import { deliveryHarness, subscribeWithAnotherAppsKey } from './helper.js';
 
 // FCM (Chrome), as the stand-in's `fcm` mode answers from Google's documentation: "Common Issues and
 // Reporting Bugs" https://web.dev/articles/push-notifications-common-issues-and-reporting-bugs (any
@@ -8,7 +7,7 @@ import { deliveryHarness } from './helper.js';
 // 429 carries Retry-After) and "Best practices when sending FCM messages at scale"
 // https://firebase.google.com/docs/cloud-messaging/scale-fcm (429 with retry-after).
 const harness = await deliveryHarness(t, {}, { service: 'fcm' });
-const { app, push, database } = harness;
+const { push, database } = harness;
 await harness.startInProcessWorker();
 
 t.test('429 with Retry-After: the push waits that long, then is sent', async (t) => {
@@ -32,15 +31,7 @@ t.test(
   'a subscription made with another VAPID key: 400 UnauthorizedRegistration, failed with that reason',
   async (t) => {
     const owner = await harness.owner();
-    const other = await harness.owner();
-    const subscription = push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
-    const stored = await app.inject({
-      method: 'POST',
-      url: '/api/v1/subscribe',
-      headers: bearer(owner.secret),
-      payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-    });
-    t.equal(stored.statusCode, 201);
+    const subscription = await subscribeWithAnotherAppsKey(t, harness, owner);
     await harness.subscribe(owner, 1);
     const { id } = await harness.notify(owner, { title: 'Mismatch', body: 'One of two' });
     const done = await harness.finished(owner, id);

@@ -1,13 +1,12 @@
-import { bearer } from '@webpush/testing';
 import t from 'tap';
-import { deliveryHarness } from './helper.js';
+import { deliveryHarness, subscribeWithAnotherAppsKey } from './helper.js';
 
 // Mozilla autopush (Firefox), as the stand-in's `mozilla` mode answers from autopush's own
 // documentation: "Error Codes" https://mozilla-services.github.io/autopush-rs/errors.html and
 // "HTTP Endpoints for Notifications" https://mozilla-services.github.io/autopush-rs/http.html, and
 // what the sender and the worker make of each answer (docs/sending.md, "Push services").
 const harness = await deliveryHarness(t, {}, { service: 'mozilla' });
-const { app, push, database } = harness;
+const { push, database } = harness;
 await harness.startInProcessWorker();
 
 const statusOf = async (endpoint: string) =>
@@ -53,17 +52,9 @@ t.test('Topic: a newer message replaces the one an offline Firefox has not recei
 
 t.test('signed with another key than the subscription’s: 404 errno 102, the subscription expires', async (t) => {
   const owner = await harness.owner();
-  const other = await harness.owner();
   // web.dev "Common Issues and Reporting Bugs": autopush answers Not Found (errno 102) when the
   // application server keys differ between subscribe and send.
-  const subscription = push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
-  const stored = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-  });
-  t.equal(stored.statusCode, 201);
+  const subscription = await subscribeWithAnotherAppsKey(t, harness, owner);
   const { id } = await harness.notify(owner, { title: 'Hello', body: 'Firefox' });
   t.match(await harness.finished(owner, id), { status: 'failed', targets: 1, sent: 0, expired: 1 });
   t.equal(await statusOf(subscription.endpoint), 'expired');

@@ -1,6 +1,6 @@
 import { bearer } from '@webpush/testing';
 import t from 'tap';
-import { deliveryHarness } from './helper.js';
+import { deliveryHarness, subscribeWithAnotherAppsKey } from './helper.js';
 
 // What Apple's push service (web.push.apple.com) answers, as its stand-in mode does, and how a send
 // records why its pushes failed (`failureReasons` on the notification). Apple's documentation:
@@ -35,16 +35,8 @@ t.test('Apple refuses a localhost VAPID subject: 403 BadJwtToken, counted as the
 t.test('a push signed with another key than the subscription’s: 400 VapidPkHashMismatch', async (t) => {
   await harness.startInProcessWorker({ config: { ...config, vapidSubject: 'mailto:push@company.jp' } });
   const owner = await harness.owner();
-  const other = await harness.owner();
   // The browser subscribed with another app's key, but the subscription was stored with this app.
-  const subscription = push.subscribe({ applicationServerKey: other.app.vapidPublicKey });
-  const stored = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
-  });
-  t.equal(stored.statusCode, 201);
+  await subscribeWithAnotherAppsKey(t, harness, owner);
   await harness.subscribe(owner, 1);
   const { id } = await harness.notify(owner, { title: 'Mismatch', body: 'One of two' });
   const done = await harness.finished(owner, id);
