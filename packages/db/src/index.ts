@@ -13,6 +13,7 @@ export * from './repositories/plan-requests.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
 export * from './repositories/sessions.js';
+export * from './repositories/subscribe-batch.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/tenants.js';

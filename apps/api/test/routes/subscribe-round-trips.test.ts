@@ -5,7 +5,11 @@ import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.
 // one subscribe statement, nothing else. A known endpoint: the same statement finds it, then the update. Counted
 // with the postgres.js `debug` hook, which sees every statement the API sends.
 const statements: string[] = [];
-const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000' }, { onQuery: (query) => statements.push(query) });
+const ctx = await buildTestApp(
+  t,
+  { RATE_LIMIT_API_KEY_MAX: '100000', API_KEY_CACHE_TTL_MS: '60000' },
+  { onQuery: (query) => statements.push(query) },
+);
 const { app } = ctx;
 const owner = await ownerWithKey(app, 'notify');
 
@@ -83,4 +87,64 @@ t.test('subscribes that arrive together share one Redis command for their API-ke
     'each client counted once, on its own counter',
   );
   t.ok(commands.length < addresses.length, `${commands.length} Redis commands for ${addresses.length} subscribes`);
+});
+
+t.test('new subscriptions that arrive together are stored by one statement, each answered as alone', async (t) => {
+  // Each owner's first subscribe takes the exact path of the plan limit; the batch takes the fast one.
+  const other = await ownerWithKey(app, 'notify');
+  const warm = await app.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: bearer(other.secret),
+    payload: fakeSubscription(),
+  });
+  t.equal(warm.statusCode, 201);
+  const known = fakeSubscription();
+  const knownFirst = await app.inject({
+    method: 'POST',
+    url: '/api/v1/subscribe',
+    headers: bearer(owner.secret),
+    payload: known,
+  });
+  t.equal(knownFirst.statusCode, 201);
+  const repeated = fakeSubscription();
+  const payloads = [
+    ...Array.from({ length: 8 }, () => ({ secret: owner.secret, payload: fakeSubscription() })),
+    ...Array.from({ length: 4 }, () => ({ secret: other.secret, payload: fakeSubscription() })),
+    { secret: owner.secret, payload: { ...known, uid: 'dave' } },
+    { secret: owner.secret, payload: repeated },
+    { secret: owner.secret, payload: { ...repeated, tags: { plan: 'gold' } } },
+  ];
+  statements.length = 0;
+  const responses = await Promise.all(
+    payloads.map(({ secret, payload }) =>
+      app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload }),
+    ),
+  );
+  const sent = [...statements];
+  const statuses = responses.map((response) => response.statusCode);
+  t.strictSame(statuses.slice(0, 13), [...Array.from({ length: 12 }, () => 201), 200], 'new ones 201, a known one 200');
+  t.strictSame(statuses.slice(13).sort(), [200, 201], 'an endpoint twice in one batch: stored, then re-subscribed');
+  const inserts = sent.filter((query) => /insert into subscriptions/i.test(query));
+  t.equal(inserts.filter((query) => query.includes('json_to_recordset')).length, 1, 'one statement for the batch');
+  // The repeated endpoint's second subscribe goes alone: its insert finds the row, then its update.
+  t.equal(inserts.length, 2, `${sent.length} statements for 15 subscribes of two owners`);
+  const ids = responses.map((response) => response.json<{ subscriber: { id: string } }>().subscriber.id);
+  t.equal(new Set(ids).size, 14, 'one id per endpoint');
+  t.equal(ids[12], knownFirst.json<{ subscriber: { id: string } }>().subscriber.id);
+  t.equal(ids[13], ids[14]);
+  const [dave] = await ctx.database.sql`select uid from subscriptions where endpoint = ${known.endpoint}`;
+  t.equal(dave?.uid, 'dave', 'the known endpoint was updated');
+  const [gold] = await ctx.database.sql`select tags from subscriptions where endpoint = ${repeated.endpoint}`;
+  t.strictSame(gold?.tags, { plan: 'gold' }, 'the second subscribe of an endpoint applied after the first');
+  for (const [who, count] of [
+    [owner, 11],
+    [other, 5],
+  ] as const) {
+    const [row] = await ctx.database.sql<{ counter: number; real: number }[]>`
+      select (select sum(active)::int from subscriber_counters where user_id = ${who.user.user.id}) as counter,
+        (select count(*)::int from subscriptions where app_id = ${who.app.id} and status = 'active') as real`;
+    t.ok(row && row.counter === row.real, `the owner's count equals its subscriptions (${JSON.stringify(row)})`);
+    if (who === other) t.equal(row?.real, count);
+  }
 });

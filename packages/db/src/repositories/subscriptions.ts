@@ -28,6 +28,11 @@ export interface UpsertOptions {
    * absent: the app's current key, read in the same statement that stores the subscription.
    */
   vapidKeyVersion?: number;
+  /**
+   * The id of the app's subscription of this endpoint when the caller has just found it stored (the
+   * batched insert of `createSubscribeBatcher`): the re-subscribe goes straight to its update.
+   */
+  knownId?: string;
 }
 
 /** What a subscribe statement found: the subscription's id, or no row (it vanished or was taken meanwhile). */
@@ -61,11 +66,11 @@ export async function upsertSubscription(
   // Without an admission check (the per-app cap is off by default), a subscribe tries the insert
   // straight away: a new endpoint, the common case, costs one statement; for a known one the same
   // statement returns its id, and the update follows (two, as with a look-up first).
-  let known: { id: string } | undefined;
+  let known: { id: string } | undefined = options.knownId === undefined ? undefined : { id: options.knownId };
   for (let round = 0; ; round++) {
     if (round > 5) throw new Error('subscribe kept racing with concurrent changes of the same endpoint');
     const [existing] =
-      round === 0 && !options.admitNew
+      round === 0 && !options.admitNew && !known
         ? []
         : known
           ? [known]

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
+  createSubscribeBatcher,
   deleteSubscription,
   findIdentitySecretSealed,
   findVapidKeyVersion,
@@ -44,6 +45,8 @@ const base64url = (key: string) => key.replace(/=+$/, '').replace(/\+/g, '-').re
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const keyAuth = [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })];
+  // New subscriptions that arrive together are stored by one statement (see createSubscribeBatcher).
+  const batcher = createSubscribeBatcher(app.db);
 
   async function assertAudienceSigned(request: FastifyRequest, body: SignedAudience) {
     const principal = apiKeyPrincipal(request);
@@ -120,26 +123,27 @@ export default async function routes(fastify: FastifyInstance) {
       }
       await assertAudienceSigned(request, request.body);
       let retryAfterSeconds = 0;
-      const result = await upsertSubscription(
-        app.db,
-        principal.userId,
-        principal.appId,
-        { endpoint, p256dh, auth },
-        limitsFor(principal.plan).activeSubscribers,
-        {
-          ...(app.newSubscriptionCap.enabled
-            ? {
-                admitNew: async () => {
-                  const decision = await app.newSubscriptionCap.admit(principal.appId);
-                  retryAfterSeconds = decision.retryAfterSeconds;
-                  return decision.admitted;
-                },
-              }
-            : {}),
-          audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
-          ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
-        },
-      );
+      const maxActive = limitsFor(principal.plan).activeSubscribers;
+      const audience = { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) };
+      const result = app.newSubscriptionCap.enabled
+        ? // The per-app cap asks before each insert, so these go one by one.
+          await upsertSubscription(app.db, principal.userId, principal.appId, { endpoint, p256dh, auth }, maxActive, {
+            admitNew: async () => {
+              const decision = await app.newSubscriptionCap.admit(principal.appId);
+              retryAfterSeconds = decision.retryAfterSeconds;
+              return decision.admitted;
+            },
+            audience,
+            ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
+          })
+        : await batcher.subscribe({
+            ownerId: principal.userId,
+            appId: principal.appId,
+            keys: { endpoint, p256dh, auth },
+            maxActive,
+            audience,
+            ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
+          });
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');
       // The app, and with it this key, was deleted while the request ran: as if the key were unknown.
       if (result === 'app_gone') throw new AppError('INVALID_API_KEY');

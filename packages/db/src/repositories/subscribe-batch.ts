@@ -1,0 +1,202 @@
+import type { Database } from '../client.js';
+import { isSubscriberLimitError } from './subscriber-counters.js';
+import { type SubscriptionKeys, type UpsertOptions, type UpsertResult, upsertSubscription } from './subscriptions.js';
+
+/** One subscribe, as `upsertSubscription` takes it (without the per-app admission check). */
+export interface SubscribeRequest {
+  ownerId: string;
+  appId: string;
+  keys: SubscriptionKeys;
+  /** The owner's plan limit on active subscribers (null: none). */
+  maxActive: number | null;
+  audience?: UpsertOptions['audience'];
+  vapidKeyVersion?: number;
+}
+
+export interface SubscribeBatcher {
+  /** Stores the subscription as `upsertSubscription` does, with the others of this turn of the event loop. */
+  subscribe(request: SubscribeRequest): Promise<UpsertResult>;
+}
+
+/** Subscriptions stored by one statement at most: bounds the statement's locks and its run time. */
+const MAX_BATCH = 64;
+
+/** PostgreSQL's SQLSTATE for a deadlock: the transaction chosen as its victim was rolled back. */
+const DEADLOCK = '40P01';
+
+interface Pending {
+  request: SubscribeRequest;
+  resolve(result: UpsertResult): void;
+  reject(error: unknown): void;
+}
+
+interface BatchRow {
+  i: number;
+  id: string;
+  created: boolean;
+}
+
+/**
+ * New subscriptions that arrive together, stored by one statement.
+ *
+ * Why: a subscribe of a new endpoint is one statement, and under load its cost was mostly the
+ * statement's, not the row's: the round trip (a socket write and read on each side), the executor's
+ * set-up, the commit and its WAL flush, the plan-limit function's subtransactions. Subscribes that
+ * arrive together go out together here, as the request counters do to Redis: one statement inserts
+ * all their rows (in key order, so two such statements cannot deadlock on the same endpoints) and
+ * takes each owner's slots with one conditional increment (`take_subscriber_slots`, migration 0023).
+ *
+ * When: at the end of the current turn of the event loop (`setImmediate`), and while a batch
+ * statement runs, the subscribes that arrive meanwhile wait for it to end and go out together next
+ * (at most `MAX_BATCH`). So an idle API stores a subscribe at once, by the single statement of
+ * `upsertSubscription` when it has no company, and a busy one sends fewer, fuller statements: a
+ * commit waits for the WAL flush, and a second statement started during it would share nothing.
+ * Apps locked by a deletion are skipped (`skip locked`), so one app's long delete cannot hold up
+ * the others' batches: its subscribes go alone, and wait for the delete as they always did.
+ *
+ * The answers are those of `upsertSubscription`, one by one: what the batch cannot answer exactly
+ * goes through it. An endpoint already stored gets its update there (a re-subscribe), with the id
+ * the batch found; the second subscribe of one endpoint in a batch goes in the next one; and when
+ * the batch could not take its slots (an owner's first subscriptions, a change of plan, stripes
+ * nearly full: the limit must be answered per subscription) or lost a deadlock, nothing of it was
+ * stored and each of its subscriptions is stored alone.
+ */
+export function createSubscribeBatcher(db: Database): SubscribeBatcher {
+  const sql = db.$client;
+  let pending: Pending[] = [];
+  /** Whether a batch statement is running: the subscribes arriving meanwhile gather for the next one. */
+  let running = false;
+
+  const single = (request: SubscribeRequest, knownId?: string) =>
+    upsertSubscription(db, request.ownerId, request.appId, request.keys, request.maxActive, {
+      ...(request.audience === undefined ? {} : { audience: request.audience }),
+      ...(request.vapidKeyVersion === undefined ? {} : { vapidKeyVersion: request.vapidKeyVersion }),
+      ...(knownId === undefined ? {} : { knownId }),
+    });
+
+  /** Stores one subscription alone; settles its promise, never throws. */
+  const settle = (item: Pending, knownId?: string) => single(item.request, knownId).then(item.resolve, item.reject);
+
+  /** Answers a batch's subscriptions from what its statement returned, or stores them alone. */
+  const answer = (items: Pending[], outcome: { rows: BatchRow[] } | { error: unknown }) => {
+    if ('error' in outcome) {
+      const code = (outcome.error as { code?: unknown } | null)?.code;
+      const retry = isSubscriberLimitError(outcome.error) || code === DEADLOCK;
+      for (const item of items) {
+        if (retry) void settle(item);
+        else item.reject(outcome.error);
+      }
+      return;
+    }
+    const found = new Map(outcome.rows.map((row) => [row.i, row]));
+    items.forEach((item, index) => {
+      const row = found.get(index);
+      if (row?.created) item.resolve({ id: row.id, created: true });
+      // Stored already (a re-subscribe: its update, with the id found), or neither stored nor found
+      // (the app is being or was deleted, or a concurrent subscribe of the endpoint committed after
+      // this statement began): alone, as if there were no batch.
+      else void settle(item, row?.id);
+    });
+  };
+
+  const flush = () => {
+    if (running || pending.length === 0) return;
+    const batch = pending.slice(0, MAX_BATCH);
+    pending = pending.slice(batch.length);
+    // The second subscribe of an endpoint in one batch waits for the next one: then it is a re-subscribe.
+    const first = new Map<string, Pending>();
+    const later: Pending[] = [];
+    for (const item of batch) {
+      const key = `${item.request.appId} ${item.request.keys.endpoint}`;
+      if (first.has(key)) later.push(item);
+      else first.set(key, item);
+    }
+    pending = [...later, ...pending];
+    const items = [...first.values()];
+    if (items.length === 1) {
+      // Nothing to share the statement with: the single statement, and the next batch may start.
+      const [only] = items;
+      if (only) void settle(only);
+      flush();
+      return;
+    }
+    running = true;
+    insertAll(
+      sql,
+      items.map((item) => item.request),
+    ).then(
+      (rows) => {
+        running = false;
+        flush();
+        answer(items, { rows });
+      },
+      (error: unknown) => {
+        running = false;
+        flush();
+        answer(items, { error });
+      },
+    );
+  };
+
+  return {
+    subscribe(request) {
+      return new Promise<UpsertResult>((resolve, reject) => {
+        if (pending.length === 0 && !running) setImmediate(flush);
+        pending.push({ request, resolve, reject });
+      });
+    },
+  };
+}
+
+/**
+ * One statement for the whole batch: each new endpoint inserted (for an app that still exists, the
+ * app locked as `upsertSubscription` locks it), each owner's slots taken for its inserted rows, or
+ * `subscriber_limit_exceeded()` raised so that nothing is stored; `i` is the request's index, with
+ * `created` false for an endpoint the app already had.
+ */
+async function insertAll(sql: Database['$client'], requests: SubscribeRequest[]): Promise<BatchRow[]> {
+  const input = JSON.stringify(
+    requests.map((request, i) => ({
+      i,
+      app_id: request.appId,
+      owner_id: request.ownerId,
+      max_active: request.maxActive,
+      endpoint: request.keys.endpoint,
+      p256dh: request.keys.p256dh,
+      auth: request.keys.auth,
+      uid: request.audience?.uid ?? null,
+      tags: request.audience?.tags ?? null,
+      key_version: request.vapidKeyVersion ?? null,
+    })),
+  );
+  return sql<BatchRow[]>`
+    with input as (
+      select * from json_to_recordset(${input}::json) as t(
+        i int, app_id uuid, owner_id uuid, max_active int, endpoint text, p256dh text, auth text,
+        uid text, tags jsonb, key_version int)
+    ), app as (
+      select id, vapid_key_version from apps where id in (select app_id from input) order by id
+      for key share skip locked
+    ), inserted as (
+      insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, vapid_key_version)
+      select i.app_id, i.endpoint, i.p256dh, i.auth, i.uid, coalesce(i.tags, '{}'::jsonb),
+        coalesce(i.key_version, a.vapid_key_version)
+      from input i join app a on a.id = i.app_id
+      order by i.app_id, i.endpoint
+      on conflict (app_id, endpoint) do nothing
+      returning id, app_id, endpoint
+    ), owners as (
+      select i.owner_id, i.max_active, count(*)::int as n
+      from inserted s join input i on i.app_id = s.app_id and i.endpoint = s.endpoint
+      group by i.owner_id, i.max_active
+    ), reserved as (
+      select bool_and(take_subscriber_slots(owner_id, max_active, n)) as ok from owners
+    )
+    select i.i, s.id, true as created
+    from inserted s join input i on i.app_id = s.app_id and i.endpoint = s.endpoint
+    where (select case when ok is false then subscriber_limit_exceeded() end from reserved) is null
+    union all
+    select i.i, x.id, false
+    from input i join subscriptions x on x.app_id = i.app_id and x.endpoint = i.endpoint
+    where not exists (select 1 from inserted s where s.app_id = i.app_id and s.endpoint = i.endpoint)`;
+}
