@@ -218,9 +218,12 @@ export const subscriptions = pgTable(
   'subscriptions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    appId: uuid('app_id')
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    /**
+     * The app. No foreign key (migration 0023): every statement that stores a subscription locks
+     * the app's row itself, and the trigger `apps_delete_subscriptions` deletes an app's
+     * subscriptions with it.
+     */
+    appId: uuid('app_id').notNull(),
     endpoint: text('endpoint').notNull(),
     p256dh: text('p256dh').notNull(),
     auth: text('auth').notNull(),
@@ -247,10 +250,11 @@ export const subscriptions = pgTable(
       .on(table.appId, table.uid)
       .where(sql`${table.status} = 'active' and ${table.uid} is not null`),
     // Sends to `tags` (containment of every given pair): GIN over jsonb, chosen over a tag table by
-    // measurement at 1,000,000 subscriptions (docs/sending.md, migration 0008).
+    // measurement at 1,000,000 subscriptions (docs/sending.md, migration 0008). Only subscriptions
+    // with tags (migration 0023): a query says `tags <> '{}'` beside its containment to use it.
     index('subscriptions_active_tags_idx')
       .using('gin', sql`${table.tags} jsonb_path_ops`)
-      .where(sql`${table.status} = 'active'`),
+      .where(sql`${table.status} = 'active' and ${table.tags} <> '{}'::jsonb`),
     // Keyset pagination of an app's active subscribers during fan-out.
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
     // The dashboard's subscriber list, newest first, keyset-paginated on (created_at, id): one index

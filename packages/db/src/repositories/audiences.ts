@@ -17,15 +17,27 @@ export interface StoredAudienceRow {
 }
 
 /**
+ * `s.tags` contains every pair of `tags`: with at least one pair, also `s.tags <> '{}'`, which
+ * the containment implies and which lets the planner use the tags index (it holds only subscriptions
+ * with tags, migration 0023).
+ */
+function tagsContain(sql: Database['$client'], tags: SubscriptionTags) {
+  const wanted = JSON.stringify(tags);
+  return Object.keys(tags).length === 0
+    ? sql`and s.tags @> ${wanted}::jsonb`
+    : sql`and s.tags @> ${wanted}::jsonb and s.tags <> '{}'::jsonb`;
+}
+
+/**
  * The condition on `subscriptions s` that selects a `uids` or `tags` audience (nothing for the other
  * kinds), for the fan-out's keyset pages. `uid = any(…)` is served by `subscriptions_app_uid_idx`,
  * `tags @> …` by the GIN index `subscriptions_active_tags_idx`; both only over active subscriptions,
- * as sends are. The SQL function `count_active_targets` (migration 0012), which every audience count
- * goes through, applies the same two conditions: change both.
+ * as sends are. The SQL function `count_active_targets` (migrations 0012 and 0023), which every
+ * audience count goes through, applies the same two conditions: change both.
  */
 export function audienceFilter(sql: Database['$client'], audience: StoredAudienceRow) {
   if (audience.target_kind === 'uids') return sql`and s.uid = any(${[...(audience.target_uids ?? [])]}::text[])`;
-  if (audience.target_kind === 'tags') return sql`and s.tags @> ${JSON.stringify(audience.target_tags ?? {})}::jsonb`;
+  if (audience.target_kind === 'tags') return tagsContain(sql, audience.target_tags ?? {});
   return sql``;
 }
 

@@ -84,8 +84,9 @@ export async function upsertSubscription(
           if (!(await options.admitNew())) return 'rate_limited';
         }
         // Locks in the order every writer takes them (app, subscription, counter), so this cannot
-        // deadlock with deleteApp, which locks the app first; the foreign-key check alone would take
-        // the app's lock only at the end of the statement, after the counter's.
+        // deadlock with deleteApp, which locks the app first. The lock is also what keeps a deleted
+        // app without subscriptions (there is no foreign key, migration 0023): an app deleted before
+        // it is not found, and one not yet deleted waits to delete the new row with the others.
         const [inserted] = await sql<(SubscribeRow & { created: boolean })[]>`
           with app as (
             select id, vapid_key_version from apps where id = ${appId} for key share
@@ -225,6 +226,8 @@ export async function listSubscriptions(
         page.status ? eq(subscriptions.status, page.status) : undefined,
         page.uid ? eq(subscriptions.uid, page.uid) : undefined,
         page.tags ? sql`${subscriptions.tags} @> ${JSON.stringify(page.tags)}::jsonb` : undefined,
+        // Implied by a pair, and lets the tags index (only subscriptions with tags) serve the filter.
+        page.tags && Object.keys(page.tags).length > 0 ? sql`${subscriptions.tags} <> '{}'::jsonb` : undefined,
         page.after ? beforePosition(subscriptions.createdAt, subscriptions.id, page.after) : undefined,
       ),
     )
