@@ -5,7 +5,7 @@ import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.
 // Subscriptions have no foreign key to their app (migration 0023: its check per inserted row was a
 // seventh of a subscribe's database time). What it guaranteed still holds: no subscription outlives
 // its app, whichever way the app goes, and a subscribe racing with the app's deletion stores nothing.
-const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000' });
+const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
 const { app } = ctx;
 const sql = ctx.database.sql;
 
@@ -39,14 +39,23 @@ t.test("deleting an app by any statement deletes its subscriptions, and no other
   t.equal(await subscriptionsOf(kept.app.id), 3, "another app's subscriptions stay");
 });
 
-t.test('subscribes waiting on a deletion of their app store nothing', async (t) => {
+t.test('subscribes waiting on a deletion of their app store nothing, and hold up no other app', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
+  const other = await ownerWithKey(app, 'notify');
   await subscribed(owner.secret, 2);
+  await subscribed(other.secret, 1);
   let answers: Promise<Awaited<ReturnType<typeof subscribe>>[]> | undefined;
   await sql.begin(async (tx) => {
     // As the app's deletion does: the app's row locked first, its subscriptions deleted, the app deleted.
     await tx`select id from apps where id = ${owner.app.id} for update`;
+    const others = Promise.all(Array.from({ length: 4 }, () => subscribe(other.secret, fakeSubscription())));
     answers = Promise.all(Array.from({ length: 4 }, () => subscribe(owner.secret, fakeSubscription())));
+    // Sent in the same turns as the waiting ones, another app's subscribes are answered meanwhile.
+    t.strictSame(
+      (await others).map((response) => response.statusCode),
+      [201, 201, 201, 201],
+      "another app's subscribes are stored while the deletion holds its app",
+    );
     // Each of them goes alone (a batch skips an app being deleted) and waits for the app's row.
     const deadline = Date.now() + 10_000;
     for (;;) {
@@ -64,6 +73,7 @@ t.test('subscribes waiting on a deletion of their app store nothing', async (t) 
   t.equal(responses?.length, 4);
   for (const response of responses ?? []) assertError(t, response, 'INVALID_API_KEY');
   t.equal(await subscriptionsOf(owner.app.id), 0, 'no subscription outlived its app');
+  t.equal(await subscriptionsOf(other.app.id), 5);
 });
 
 t.test('the tags index, which holds only subscriptions with tags, serves a query that asks for a pair', async (t) => {
