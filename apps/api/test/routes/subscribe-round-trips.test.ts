@@ -13,14 +13,18 @@ const ctx = await buildTestApp(
 const { app } = ctx;
 const owner = await ownerWithKey(app, 'notify');
 
-async function subscribeCounted(payload: object) {
-  statements.length = 0;
-  const response = await app.inject({
+const subscribe = (secret: string, payload: object, remoteAddress?: string) =>
+  app.inject({
     method: 'POST',
     url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
+    headers: bearer(secret),
     payload,
+    ...(remoteAddress === undefined ? {} : { remoteAddress }),
   });
+
+async function subscribeCounted(payload: object) {
+  statements.length = 0;
+  const response = await subscribe(owner.secret, payload);
   return { response, sent: [...statements] };
 }
 
@@ -45,12 +49,7 @@ t.test('a new endpoint: one subscribe statement beside the key lookup', async (t
 t.test("a deleted app's key subscribes nothing", async (t) => {
   const gone = await ownerWithKey(app, 'notify');
   await ctx.database.sql`delete from apps where id = ${gone.app.id}`;
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(gone.secret),
-    payload: fakeSubscription(),
-  });
+  const response = await subscribe(gone.secret, fakeSubscription());
   t.equal(response.statusCode, 401);
 });
 
@@ -67,15 +66,7 @@ t.test('subscribes that arrive together share one Redis command for their API-ke
   });
   const addresses = Array.from({ length: 12 }, (_, index) => `10.77.0.${index + 1}`);
   const responses = await Promise.all(
-    addresses.map((remoteAddress) =>
-      app.inject({
-        method: 'POST',
-        url: '/api/v1/subscribe',
-        headers: bearer(owner.secret),
-        payload: fakeSubscription(),
-        remoteAddress,
-      }),
-    ),
+    addresses.map((remoteAddress) => subscribe(owner.secret, fakeSubscription(), remoteAddress)),
   );
   t.strictSame(
     responses.map((response) => response.statusCode),
@@ -92,20 +83,10 @@ t.test('subscribes that arrive together share one Redis command for their API-ke
 t.test('new subscriptions that arrive together are stored by one statement, each answered as alone', async (t) => {
   // Each owner's first subscribe takes the exact path of the plan limit; the batch takes the fast one.
   const other = await ownerWithKey(app, 'notify');
-  const warm = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(other.secret),
-    payload: fakeSubscription(),
-  });
+  const warm = await subscribe(other.secret, fakeSubscription());
   t.equal(warm.statusCode, 201);
   const known = fakeSubscription();
-  const knownFirst = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: known,
-  });
+  const knownFirst = await subscribe(owner.secret, known);
   t.equal(knownFirst.statusCode, 201);
   const repeated = fakeSubscription();
   const payloads = [
@@ -116,11 +97,7 @@ t.test('new subscriptions that arrive together are stored by one statement, each
     { secret: owner.secret, payload: { ...repeated, tags: { plan: 'gold' } } },
   ];
   statements.length = 0;
-  const responses = await Promise.all(
-    payloads.map(({ secret, payload }) =>
-      app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload }),
-    ),
-  );
+  const responses = await Promise.all(payloads.map(({ secret, payload }) => subscribe(secret, payload)));
   const sent = [...statements];
   const statuses = responses.map((response) => response.statusCode);
   t.strictSame(statuses.slice(0, 13), [...Array.from({ length: 12 }, () => 201), 200], 'new ones 201, a known one 200');
