@@ -2,7 +2,7 @@ import type { Database } from '../client.js';
 import { isSubscriberLimitError } from './subscriber-counters.js';
 import { type SubscriptionKeys, type UpsertOptions, type UpsertResult, upsertSubscription } from './subscriptions.js';
 
-/** One subscribe, as `upsertSubscription` takes it (without the per-app admission check). */
+/** One subscribe, as `upsertSubscription` takes it. */
 export interface SubscribeRequest {
   ownerId: string;
   appId: string;
@@ -11,10 +11,15 @@ export interface SubscribeRequest {
   maxActive: number | null;
   audience?: UpsertOptions['audience'];
   vapidKeyVersion?: number;
+  /** The per-app cap's admission check (`UpsertOptions.admitNew`): asked before each insert, so such a subscribe goes alone. */
+  admitNew?: UpsertOptions['admitNew'];
 }
 
 export interface SubscribeBatcher {
-  /** Stores the subscription as `upsertSubscription` does, with the others of this turn of the event loop. */
+  /**
+   * Stores the subscription as `upsertSubscription` does, with the others that arrive together (one
+   * with an admission check alone).
+   */
   subscribe(request: SubscribeRequest): Promise<UpsertResult>;
 }
 
@@ -71,6 +76,7 @@ export function createSubscribeBatcher(db: Database): SubscribeBatcher {
     upsertSubscription(db, request.ownerId, request.appId, request.keys, request.maxActive, {
       ...(request.audience === undefined ? {} : { audience: request.audience }),
       ...(request.vapidKeyVersion === undefined ? {} : { vapidKeyVersion: request.vapidKeyVersion }),
+      ...(request.admitNew === undefined ? {} : { admitNew: request.admitNew }),
       ...(knownId === undefined ? {} : { knownId }),
     });
 
@@ -140,6 +146,7 @@ export function createSubscribeBatcher(db: Database): SubscribeBatcher {
 
   return {
     subscribe(request) {
+      if (request.admitNew !== undefined) return single(request);
       return new Promise<UpsertResult>((resolve, reject) => {
         if (pending.length === 0 && !running) setImmediate(flush);
         pending.push({ request, resolve, reject });

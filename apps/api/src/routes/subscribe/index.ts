@@ -5,7 +5,6 @@ import {
   findIdentitySecretSealed,
   findVapidKeyVersion,
   updateSubscriptionAudience,
-  upsertSubscription,
 } from '@webpush/db';
 import { AppError, type ErrorDetail } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
@@ -45,7 +44,8 @@ const base64url = (key: string) => key.replace(/=+$/, '').replace(/\+/g, '-').re
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const keyAuth = [app.limiters.apiKey, app.authenticate({ apiKey: 'subscribe_only' })];
-  // New subscriptions that arrive together are stored by one statement (see createSubscribeBatcher).
+  // New subscriptions that arrive together are stored by one statement (see createSubscribeBatcher);
+  // with the per-app cap on, each goes alone (the cap asks before each insert).
   const batcher = createSubscribeBatcher(app.db);
 
   async function assertAudienceSigned(request: FastifyRequest, body: SignedAudience) {
@@ -123,27 +123,23 @@ export default async function routes(fastify: FastifyInstance) {
       }
       await assertAudienceSigned(request, request.body);
       let retryAfterSeconds = 0;
-      const maxActive = limitsFor(principal.plan).activeSubscribers;
-      const audience = { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) };
-      const result = app.newSubscriptionCap.enabled
-        ? // The per-app cap asks before each insert, so these go one by one.
-          await upsertSubscription(app.db, principal.userId, principal.appId, { endpoint, p256dh, auth }, maxActive, {
-            admitNew: async () => {
-              const decision = await app.newSubscriptionCap.admit(principal.appId);
-              retryAfterSeconds = decision.retryAfterSeconds;
-              return decision.admitted;
-            },
-            audience,
-            ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
-          })
-        : await batcher.subscribe({
-            ownerId: principal.userId,
-            appId: principal.appId,
-            keys: { endpoint, p256dh, auth },
-            maxActive,
-            audience,
-            ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
-          });
+      const result = await batcher.subscribe({
+        ownerId: principal.userId,
+        appId: principal.appId,
+        keys: { endpoint, p256dh, auth },
+        maxActive: limitsFor(principal.plan).activeSubscribers,
+        audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
+        ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
+        ...(app.newSubscriptionCap.enabled
+          ? {
+              admitNew: async () => {
+                const decision = await app.newSubscriptionCap.admit(principal.appId);
+                retryAfterSeconds = decision.retryAfterSeconds;
+                return decision.admitted;
+              },
+            }
+          : {}),
+      });
       if (result === 'limit') throw new AppError('SUBSCRIBER_LIMIT_EXCEEDED');
       // The app, and with it this key, was deleted while the request ran: as if the key were unknown.
       if (result === 'app_gone') throw new AppError('INVALID_API_KEY');
