@@ -607,7 +607,6 @@ async function run(): Promise<BenchFigures> {
     if (options.phases.has('flush')) flush = await measureFlush(recovery);
   }
   // --- end recovery phases ---
-  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
   const storage = options.phases.has('storage')
     ? await measureStorage(
         workerEnv,
@@ -619,6 +618,8 @@ async function run(): Promise<BenchFigures> {
         redisKeyPrefix,
       )
     : null;
+  // After storage: the notifications this phase accepts (no worker runs) would queue ahead of the storage send.
+  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const subscribe = options.phases.has('subscribe')

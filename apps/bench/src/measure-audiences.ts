@@ -47,7 +47,8 @@ export async function measureAudiences(
     where app_id = ${app.id} and status = 'active' and tags @> '{"segment":"s42"}'`;
   const segment = Number(segmentRow?.n ?? 0);
 
-  const where = `app_id = '${app.id}' and status = 'active' and tags @> '{"segment":"s42"}'::jsonb`;
+  // As the service writes it (audienceFilter): `tags <> '{}'` lets the partial tags index serve it.
+  const where = `app_id = '${app.id}' and status = 'active' and tags @> '{"segment":"s42"}'::jsonb and tags <> '{}'::jsonb`;
   const count = await explain(database, `select count(*) from subscriptions where ${where}`);
   const keyset = await explain(
     database,
