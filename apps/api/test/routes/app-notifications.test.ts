@@ -1,3 +1,4 @@
+import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
@@ -136,7 +137,10 @@ t.test(
       urgency: 'normal',
     });
     t.strictSame(row?.payload, { title: 'Hello', body: 'From the dashboard', url: 'https://example.com/a' });
-    t.equal(await app.queues.fanOut.getJobState(body.notification.id), 'waiting', 'fan-out job queued');
+    await waitFor(
+      async () => (await app.queues.fanOut.getJobState(body.notification.id)) === 'waiting',
+      'the fan-out job is queued',
+    );
   },
 );
 

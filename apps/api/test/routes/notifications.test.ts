@@ -1,3 +1,4 @@
+import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
@@ -88,7 +89,11 @@ t.test('POST /notify without endpoint targets every active subscriber and queues
     expired: 0,
   });
   t.strictSame(row?.payload, { title: 'Hello', body: 'World', url: 'https://example.com/a' });
-  t.equal(await app.queues.fanOut.getJobState(body.notification.id), 'waiting', 'fan-out job id = notification id');
+  // Queued just after the 202 is written.
+  await waitFor(
+    async () => (await app.queues.fanOut.getJobState(body.notification.id)) === 'waiting',
+    'the fan-out job (id = notification id) is waiting',
+  );
 });
 
 t.test('ttl, urgency and topic are stored as given', async (t) => {
