@@ -214,6 +214,8 @@ async function measureStorage(
   const N = options.subscriptions;
   const { sql } = database.handle;
   const worker = await openWorker(env, apiUrl, app, standIn, database, 'storage worker');
+  // Compact first: the dead rows earlier phases left would otherwise count against this send's live rows.
+  await sql`vacuum full`;
   await sql`checkpoint`;
   const before = await tableSizes(database);
   await database.handle.sql`select pg_stat_clear_snapshot()`;
