@@ -22,6 +22,9 @@ import {
  * JavaScript, the 404 page, axe-core on each page and the 375 px layout.
  */
 
+// Its screenshots and accessibility checks in real Chromium took 135 s on a slower 2-core VM, near the
+// suite's 180 s per file (.taprc). Its own bound, still finite:
+t.setTimeout(480_000);
 const browser = await launchChromium(t);
 if (browser) {
   const github = await startFakeGithub();
