@@ -1,4 +1,5 @@
 import { keyedHash } from '@webpush/secrets';
+import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { assertError, UUID } from '../assertions.js';
 import { bearer, buildTestApp, createApp, registerUser } from '../helper.js';
@@ -83,9 +84,18 @@ t.test(
     t.equal((await listed()).lastUsedAt, null, 'never used');
     t.notMatch(JSON.stringify(await listed()), secret, 'the list never carries the secret');
 
+    // The use is recorded beside the request, not before its answer: wait for it.
+    const recorded = async (after: number) => {
+      let lastUsedAt: string | null = null;
+      await waitFor(async () => {
+        lastUsedAt = (await listed()).lastUsedAt;
+        return lastUsedAt !== null && Date.parse(lastUsedAt) >= after;
+      }, 'the use is recorded');
+      return lastUsedAt as string | null;
+    };
     const before = Date.now();
     t.equal((await vapidKeyWith(secret)).statusCode, 200);
-    const first = (await listed()).lastUsedAt;
+    const first = await recorded(before - 1000);
     t.ok(first !== null && Math.abs(Date.parse(first) - before) < 60_000, 'used just now');
 
     // Within the minute, further use writes nothing: the stored time stays the first one.
@@ -95,7 +105,7 @@ t.test(
     // An hour-old time is replaced by the next use.
     await sql`update api_keys set last_used_at = now() - interval '1 hour' where id = ${key.id}`;
     t.equal((await vapidKeyWith(secret)).statusCode, 200);
-    const later = (await listed()).lastUsedAt;
+    const later = await recorded(before - 1000);
     t.ok(later !== null && Date.parse(later) >= before - 1000, 'written again after a minute');
   },
 );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type ApiKeyPrincipal, findApiKeyPrincipal } from '@webpush/db';
+import { type ApiKeyPrincipal, apiKeyUseDue, findApiKeyPrincipal, recordApiKeyUse } from '@webpush/db';
 import {
   closeRedisConnection,
   decodePrincipalChange,
@@ -116,6 +116,23 @@ export default fp(
       });
     }
 
+    /** Keys whose use is being recorded now: one write at a time per key from this instance. */
+    const recording = new Set<string>();
+    /**
+     * The keys list's "last used", at most once a minute per key, written beside the request, not
+     * before its answer: a lost write costs nothing but a stale time, so the request does not wait
+     * for its commit. A lookup is the only place that sees the stored time, so a key served from
+     * the cache records its use at the next lookup, within API_KEY_CACHE_TTL_MS.
+     */
+    const recordUse = (principal: ApiKeyPrincipal) => {
+      const { id, lastUsedAt } = principal.key;
+      if (!apiKeyUseDue(lastUsedAt) || recording.has(id)) return;
+      recording.add(id);
+      recordApiKeyUse(app.db, id)
+        .catch((error: unknown) => app.log.warn({ err: error, keyId: id }, 'the API key use could not be recorded'))
+        .finally(() => recording.delete(id));
+    };
+
     const find = async (keyHash: string): Promise<ApiKeyPrincipal | null> => {
       const now = Date.now();
       const cached = entries.get(keyHash);
@@ -130,6 +147,7 @@ export default fp(
       }
       const startedAt = generation;
       const principal = await findApiKeyPrincipal(app.db, keyHash);
+      if (principal !== null) recordUse(principal);
       if (principal !== null && listening && generation === startedAt) {
         entries.set(keyHash, { principal, expiresAt: now + ttlMs });
         if (entries.size > maxEntries) {
