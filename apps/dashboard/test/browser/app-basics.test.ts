@@ -5,6 +5,7 @@ import {
   assertAccessible,
   assertNoHorizontalScroll,
   createAppInPage,
+  eventually,
   launchChromium,
   openDashboard,
   screenshot,
@@ -136,6 +137,12 @@ if (browser) {
 
     const used = await ctx.app.inject({ method: 'GET', url: '/api/v1/vapid-public-key', headers: bearer(secret) });
     t.equal(used.statusCode, 200);
+    // The use is recorded beside the request, not before its answer: wait for the row, then look.
+    const recorded = await eventually(
+      async () => (await sql`select last_used_at from api_keys where display_prefix = ${secret.slice(0, 10)}`)[0],
+      (row) => row?.last_used_at != null,
+    );
+    t.ok(recorded?.last_used_at, 'the use is recorded');
     await page.reload();
     await page.getByRole('row', { name: /Server/ }).waitFor();
     t.notMatch(await page.getByRole('row', { name: /Server/ }).textContent(), 'Never', 'now it has a time');
