@@ -1,11 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { api, call } from '../api/client.js';
 import { useMe } from '../api/session.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, useI18n } from '../i18n/index.js';
 
 /**
  * Switches the dashboard's language and remembers the pick (cookie). Signed in, the account's
- * language (the one its e-mails are written in) follows.
+ * language (the one its e-mails are written in) follows, also when the pick comes before the page
+ * knows who is signed in: it is saved once that answer is in.
  */
 export function useChangeLanguage() {
   const { setLanguage } = useI18n();
@@ -15,10 +17,19 @@ export function useChangeLanguage() {
     mutationFn: (language: Language) => call(api.PATCH('/api/v1/auth/me', { body: { language } })),
     onSuccess: ({ user }) => queryClient.setQueryData(['me'], user),
   });
+  const { mutate } = save;
+  const waiting = useRef<Language | null>(null);
+  useEffect(() => {
+    const language = waiting.current;
+    if (language === null || me.data === undefined) return;
+    waiting.current = null;
+    if (me.data && me.data.language !== language) mutate(language);
+  }, [me.data, mutate]);
   return {
     change: (language: Language) => {
       setLanguage(language);
-      if (me.data && me.data.language !== language) save.mutate(language);
+      if (me.data === undefined) waiting.current = language;
+      else if (me.data && me.data.language !== language) mutate(language);
     },
     error: save.error,
   };
