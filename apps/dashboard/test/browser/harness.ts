@@ -130,3 +130,13 @@ export async function screenshot(page: Page, path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
 }
+
+/**
+ * The page has drawn what it loads: no skeleton or busy region is left and its fonts are in. A
+ * condition of the page itself, where `networkidle` waited a fixed 500 ms after the last request.
+ */
+export async function waitForSettled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => document.querySelector('.skeleton-group, [aria-busy="true"]') === null && document.fonts.status === 'loaded',
+  );
+}

@@ -14,6 +14,7 @@ import {
   signUp,
   startDashboard,
   uniqueEmail,
+  waitForSettled,
 } from './harness.js';
 
 /*
@@ -410,7 +411,7 @@ if (browser) {
       for (const { path, heading } of pages) {
         await page.goto(`${url}${path}`);
         await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-        await page.waitForLoadState('networkidle');
+        await waitForSettled(page);
         if (width === 1440) await assertAccessible(t, page, path);
         else await assertNoHorizontalScroll(t, page, `${path} at 375 px`);
       }
