@@ -2,15 +2,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type MailServer, type ReceivedMail, startMailServer } from '@webpush/testing';
 import type { Page } from 'playwright-core';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import {
-  assertAccessible,
-  assertNoHorizontalScroll,
+  checkPage,
   createAppInPage,
   launchChromium,
   openDashboard,
   PASSWORD,
-  screenshot,
   signUp,
   startDashboard,
   uniqueEmail,
@@ -42,16 +40,6 @@ if (browser) {
   const mailLink = async (address: string, path: string, count = 1) =>
     linkOf(await mail.waitFor(address, { count, matching: (m) => m.text.includes(`${url}${path}?token=`) }), path);
 
-  /** axe at 1440 px, then no sideways scrolling (and axe again) at 375 px; screenshots of both. */
-  async function checkPage(t: Test, target: Page, name: string) {
-    await assertAccessible(t, target, name);
-    await screenshot(target, join(SHOTS, `${name}-1440.png`));
-    await target.setViewportSize({ width: 375, height: 800 });
-    await assertNoHorizontalScroll(t, target, `${name} at 375 px`);
-    await screenshot(target, join(SHOTS, `${name}-375.png`));
-    await target.setViewportSize({ width: 1440, height: 900 });
-  }
-
   const email = uniqueEmail('owner');
   let appId = '';
 
@@ -63,7 +51,7 @@ if (browser) {
       await banner.waitFor();
       await banner.getByRole('button', { name: 'Resend verification e-mail' }).click();
       await banner.getByText('Sent: check your inbox.').waitFor();
-      await checkPage(t, page, 'banner');
+      await checkPage(t, page, SHOTS, 'banner');
       const link = await mailLink(email, '/verify-email', 2);
 
       await page.goto(`${url}/verify-email?token=wpv_not-a-real-token`);
@@ -76,11 +64,11 @@ if (browser) {
         await page.getByRole('button', { name: 'Resend verification e-mail' }).first().isVisible(),
         'a way to resend',
       );
-      await checkPage(t, page, 'verify-email-invalid');
+      await checkPage(t, page, SHOTS, 'verify-email-invalid');
 
       await page.goto(link);
       await page.getByText('is verified').waitFor();
-      await checkPage(t, page, 'verify-email');
+      await checkPage(t, page, SHOTS, 'verify-email');
       const [row] = await sql<
         { verified: boolean }[]
       >`select email_verified as verified from users where email = ${email}`;
@@ -105,7 +93,7 @@ if (browser) {
     t.equal(await rows.count(), 2, 'two sessions');
     t.equal(await page.getByText('This device').count(), 1, 'one is this device');
     t.match(await rows.first().textContent(), /Chrome \d+ on Linux/, 'the browser, read from its User-Agent');
-    await checkPage(t, page, 'account');
+    await checkPage(t, page, SHOTS, 'account');
 
     await page.getByRole('button', { name: /^Sign out the session from/ }).click();
     await page.getByRole('button', { name: 'Sign it out' }).click();
@@ -121,7 +109,7 @@ if (browser) {
     appId = await createAppInPage(page, 'Shop');
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { name: 'Allowed origins' }).waitFor();
-    await checkPage(t, page, 'settings');
+    await checkPage(t, page, SHOTS, 'settings');
 
     await page.getByLabel('App name').fill('Shop JP');
     await page.getByRole('button', { name: 'Rename' }).click();
@@ -158,7 +146,7 @@ if (browser) {
     await page.getByLabel('Body').fill('Tomorrow only');
     await page.getByRole('radio', { name: /Tags/ }).check();
     await page.getByRole('checkbox', { name: /Send later/ }).check();
-    await checkPage(t, page, 'send');
+    await checkPage(t, page, SHOTS, 'send');
     await page.getByRole('textbox', { name: 'Tags' }).fill('lang ja');
     await page.getByRole('button', { name: 'Schedule notification' }).click();
     t.match(await page.locator('#tags-error').textContent(), 'not a key=value pair');
@@ -180,7 +168,7 @@ if (browser) {
     const cancel = page.getByRole('button', { name: `Cancel scheduled send ${sent?.id}` });
     await cancel.waitFor();
     t.match(await page.locator('tbody').textContent(), /scheduledfor /);
-    await checkPage(t, page, 'notifications-scheduled');
+    await checkPage(t, page, SHOTS, 'notifications-scheduled');
     await cancel.click();
     await page.getByRole('button', { name: 'Cancel the send' }).click();
     await page.locator('.status-canceled').waitFor();
@@ -198,7 +186,7 @@ if (browser) {
     t.equal(query.get('uid'), 'user-42');
     t.equal(query.get('tag'), 'lang:ja');
     await page.getByText('No subscribers match these filters.').waitFor();
-    await checkPage(t, page, 'subscribers');
+    await checkPage(t, page, SHOTS, 'subscribers');
   });
 
   await t.test('forgot password → the e-mail link → a new password; every session ends', async (t) => {
@@ -206,7 +194,7 @@ if (browser) {
     await visitor.page.goto(`${url}/sign-in`);
     await visitor.page.getByRole('link', { name: 'Forgot your password?' }).click();
     await visitor.page.getByLabel('E-mail').fill(email);
-    await checkPage(t, visitor.page, 'forgot-password');
+    await checkPage(t, visitor.page, SHOTS, 'forgot-password');
     await visitor.page.getByRole('button', { name: 'Send the link' }).click();
     await visitor.page.getByText('If an account exists').waitFor();
     const link = await mailLink(email, '/reset-password');
@@ -218,13 +206,13 @@ if (browser) {
     await error.waitFor();
     t.match(await error.textContent(), 'This link is invalid, already used or expired.');
     t.match(await error.textContent(), 'INVALID_TOKEN');
-    await checkPage(t, visitor.page, 'reset-password-invalid');
+    await checkPage(t, visitor.page, SHOTS, 'reset-password-invalid');
 
     await visitor.page.goto(link);
     await visitor.page.getByLabel('New password').fill('a new long password');
     await visitor.page.getByRole('button', { name: 'Set the new password' }).click();
     await visitor.page.getByText('Every session of your account was signed out').waitFor();
-    await checkPage(t, visitor.page, 'reset-password');
+    await checkPage(t, visitor.page, SHOTS, 'reset-password');
     t.equal((await page.context().request.get(`${url}/api/v1/auth/me`)).status(), 401, 'the owner’s session ended');
 
     await visitor.page.getByRole('link', { name: 'Sign in' }).last().click();

@@ -1,15 +1,6 @@
 import { bearer, createApp, createKey, fakeSubscription, registerUser } from '@webpush/testing';
-import type { Page } from 'playwright-core';
-import t, { type Test } from 'tap';
-import {
-  assertAccessible,
-  assertNoHorizontalScroll,
-  fakePushScript,
-  launchChromium,
-  openDashboard,
-  screenshot,
-  startDashboard,
-} from './harness.js';
+import t from 'tap';
+import { checkPage, fakePushScript, launchChromium, openDashboard, startDashboard } from './harness.js';
 
 /*
  * /demo in real Chromium: styled like the dashboard, in the visitor's language, and an error shown as
@@ -25,16 +16,6 @@ if (browser) {
   const owner = await registerUser(ctx.app);
   const app = await createApp(ctx.app, owner.token, 'Demo app');
   const key = await createKey(ctx.app, owner.token, app.id, 'subscribe_only');
-
-  async function checkPage(t: Test, page: Page, name: string) {
-    await assertAccessible(t, page, `${name} at 1440 px`);
-    await screenshot(page, `${SHOTS}/${name}-1440.png`);
-    await page.setViewportSize({ width: 375, height: 800 });
-    await assertNoHorizontalScroll(t, page, `${name} at 375 px`);
-    await assertAccessible(t, page, `${name} at 375 px`);
-    await screenshot(page, `${SHOTS}/${name}-375.png`);
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
 
   await t.test('in English: errors by code with the code beside them, then a subscription', async (t) => {
     const { page, problems } = await openDashboard(t, browser, {
@@ -55,14 +36,14 @@ if (browser) {
     await error.getByText('The API key is not valid (it may have been revoked).').waitFor();
     t.equal(await error.locator('code.error-code').textContent(), 'INVALID_API_KEY', 'the code beside the message');
     t.notMatch(await error.textContent(), /api:|401/, 'not the raw error string');
-    await checkPage(t, page, 'demo-error-en');
+    await checkPage(t, page, SHOTS, 'demo-error-en');
 
     await page.getByLabel('API key of your app').fill(key.secret);
     await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
     await page.getByRole('heading', { name: 'Subscribed' }).waitFor();
     t.match(await page.locator('#subscriber-id').textContent(), /^[0-9a-f-]{36}$/);
     t.equal(await page.locator('#error').textContent(), '', 'the error is gone');
-    await checkPage(t, page, 'demo-subscribed-en');
+    await checkPage(t, page, SHOTS, 'demo-subscribed-en');
     t.same(problems, [], 'no CSP violation or page error');
   });
 
@@ -80,7 +61,7 @@ if (browser) {
     const error = page.getByRole('alert');
     await error.getByText('API キーが無効です（削除された可能性があります）。').waitFor();
     t.equal(await error.locator('code.error-code').textContent(), 'INVALID_API_KEY');
-    await checkPage(t, page, 'demo-error-ja');
+    await checkPage(t, page, SHOTS, 'demo-error-ja');
 
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByRole('heading', { name: 'Web push demo', level: 1 }).waitFor();

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type BuildOptions, buildApp } from '@webpush/api/app';
 import { type TestContext, testAppBuilder, unusedPort } from '@webpush/testing';
@@ -139,4 +139,19 @@ export async function waitForSettled(page: Page): Promise<void> {
   await page.waitForFunction(
     () => document.querySelector('.skeleton-group, [aria-busy="true"]') === null && document.fonts.status === 'loaded',
   );
+}
+
+/**
+ * A page as a person would look at it: axe at 1440 px, then no sideways scrolling at 375 px, with a
+ * screenshot at each width (`<dir>/<name>-1440.png`, `-375.png`); the viewport is 1440 px again
+ * after. axe runs at one width: its WCAG A/AA rules read the markup, which the width does not
+ * change here, and the narrow layout of every page gets its own axe run in languages.test.ts.
+ */
+export async function checkPage(t: Test, page: Page, dir: string, name: string): Promise<void> {
+  await assertAccessible(t, page, `${name} at 1440 px`);
+  await screenshot(page, join(dir, `${name}-1440.png`));
+  await page.setViewportSize({ width: 375, height: 800 });
+  await assertNoHorizontalScroll(t, page, `${name} at 375 px`);
+  await screenshot(page, join(dir, `${name}-375.png`));
+  await page.setViewportSize({ width: 1440, height: 900 });
 }

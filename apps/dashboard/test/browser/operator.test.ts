@@ -1,9 +1,7 @@
 import { type MailServer, startMailServer } from '@webpush/testing';
-import type { Page } from 'playwright-core';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import {
-  assertAccessible,
-  assertNoHorizontalScroll,
+  checkPage,
   launchChromium,
   openDashboard,
   PASSWORD,
@@ -35,17 +33,6 @@ if (browser) {
   const customerEmail = uniqueEmail('customer');
   const operatorEmail = uniqueEmail('operator');
 
-  /** axe and screenshots at 1440 and 375 px (no sideways scrolling there). */
-  async function checkPage(t: Test, page: Page, name: string) {
-    await assertAccessible(t, page, `${name} at 1440 px`);
-    await screenshot(page, `${SHOTS}/${name}-1440.png`);
-    await page.setViewportSize({ width: 375, height: 800 });
-    await assertNoHorizontalScroll(t, page, `${name} at 375 px`);
-    await assertAccessible(t, page, `${name} at 375 px`);
-    await screenshot(page, `${SHOTS}/${name}-375.png`);
-    await page.setViewportSize({ width: 1440, height: 900 });
-  }
-
   await t.test('a customer asks for the Pro plan on the pricing page; the operator is e-mailed', async (t) => {
     const { page } = customer;
     await signUp(page, url, customerEmail);
@@ -53,7 +40,7 @@ if (browser) {
     await page.getByRole('heading', { name: 'Plans', level: 1 }).waitFor();
     t.notOk(await page.getByText('pnpm admin').count(), 'no shell command on the pricing page');
     t.equal(await page.getByRole('link', { name: 'Console' }).count(), 0, 'a customer has no console link');
-    await checkPage(t, page, 'pricing-en');
+    await checkPage(t, page, SHOTS, 'pricing-en');
 
     await page.getByRole('button', { name: 'Request the Pro plan' }).click();
     const dialog = page.getByRole('dialog', { name: 'Request the Pro plan?' });
@@ -94,7 +81,7 @@ if (browser) {
     t.match(await requests.textContent(), 'We launch next month');
     const row = page.getByTestId('tenant-row').filter({ hasText: customerEmail });
     t.equal(await row.getByRole('combobox').inputValue(), 'free');
-    await checkPage(t, page, 'operator-en');
+    await checkPage(t, page, SHOTS, 'operator-en');
 
     await requests.getByRole('button', { name: `Grant pro to ${customerEmail}` }).click();
     await requests.getByText('No open requests.').waitFor();
@@ -160,10 +147,10 @@ if (browser) {
     await ja.page.getByRole('link', { name: '運営' }).click();
     await ja.page.getByRole('heading', { name: '運営コンソール', level: 1 }).waitFor();
     await ja.page.getByTestId('tenant-row').first().waitFor();
-    await checkPage(t, ja.page, 'operator-ja');
+    await checkPage(t, ja.page, SHOTS, 'operator-ja');
     await ja.page.getByRole('link', { name: '料金プラン' }).click();
     await ja.page.getByRole('button', { name: 'Pro プランを依頼する' }).waitFor();
-    await checkPage(t, ja.page, 'pricing-ja');
+    await checkPage(t, ja.page, SHOTS, 'pricing-ja');
     t.same(ja.problems, []);
   });
 }
