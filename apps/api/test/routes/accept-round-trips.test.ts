@@ -1,12 +1,10 @@
 import t from 'tap';
-import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
+import { bearer, buildTestApp, fakeSubscription, notTheRequestsOwn, ownerWithKey } from '../helper.js';
 
 // Issue 9, "Accept path": POST /notify costs at most two PostgreSQL statements in all: the API-key
 // lookup and the accept statement (idempotency replay, count, monthly reservation and insert in
 // one). Counted with the postgres.js `debug` hook, which sees every statement the API sends.
 const statements: string[] = [];
-// The key's first use is recorded beside the request (not awaited): not a statement the request waits on.
-const recordsKeyUse = (query: string) => /^\s*update api_keys set last_used_at/i.test(query);
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000' }, { onQuery: (query) => statements.push(query) });
 const { app } = ctx;
 const sql = ctx.database.sql;
@@ -37,7 +35,7 @@ async function notifyCounted(payload: object, headers: Record<string, string> = 
     headers: { ...bearer(owner.secret), ...headers },
     payload,
   });
-  return { response, sent: statements.filter((query) => !recordsKeyUse(query)) };
+  return { response, sent: statements.filter((query) => !notTheRequestsOwn(query)) };
 }
 
 const cases: [string, object, number][] = [
