@@ -173,7 +173,13 @@ export default fp(
         for (;;) {
           const entries = await app.redis.lrange(listKey, 0, settings.flushBatch - 1);
           if (entries.length === 0) break;
-          const batch = entries.map(decode).filter((event): event is EngagementEvent => event !== null);
+          // The same event reported again (an SDK retry, a page reporting twice) counts once: it is
+          // dropped here, before it costs a decode and a row in the statement's input.
+          const batch: EngagementEvent[] = [];
+          for (const entry of new Set(entries)) {
+            const event = decode(entry);
+            if (event !== null) batch.push(event);
+          }
           result.counted += await countEngagementEvents(app.db, batch);
           result.batches++;
           const trimmed = await app.redis.eval(TRIM_IF_OWNER, 2, lockKey, listKey, token, entries.length);
