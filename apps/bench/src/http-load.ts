@@ -13,6 +13,11 @@ export interface HttpLoad {
   seconds: number;
   /** Instead of `body`: a new subscription per request, endpoint `<endpointPrefix><n>` (n from 1). */
   subscriptions?: { endpointPrefix: string; keys: { p256dh: string; auth: string }[] };
+  /**
+   * Instead of `body`: `count` bodies in turn, one a request, each `template` with its `{n}` replaced
+   * by 1 … `count` (POST /events for many subscriptions; argv cannot carry the bodies themselves).
+   */
+  numbered?: { template: string; count: number };
   /** Also report each measured request's latency, from just before the request to the end of its answer. */
   latencies?: boolean;
   /**
@@ -44,10 +49,14 @@ const url = new URL(load.url);
 const agent = new Agent({ keepAlive: true, maxSockets: load.concurrency });
 const fixedBody = Buffer.from(load.body);
 let sequence = 0;
+const bodies = Array.from({ length: load.numbered?.count ?? 0 }, (_, index) =>
+  Buffer.from(load.numbered?.template.replace('{n}', String(index + 1)) ?? ''),
+);
 function nextBody(): Buffer {
   const { subscriptions } = load;
-  if (!subscriptions) return fixedBody;
   const n = ++sequence;
+  if (bodies.length > 0) return bodies[n % bodies.length] ?? fixedBody;
+  if (!subscriptions) return fixedBody;
   const key = subscriptions.keys[n % subscriptions.keys.length];
   return Buffer.from(JSON.stringify({ endpoint: `${subscriptions.endpointPrefix}${n}`, ...key }));
 }

@@ -17,6 +17,14 @@ export interface EventFigures {
   /** Median of the per-round ratios POST /events ÷ plain node:http (rounds interleaved). */
   vsPlain: number;
   roundsPerSec: number[];
+  /**
+   * The same rounds with each request another subscription's event, in turn over `distinctEvents`
+   * subscriptions the notification was pushed to: the flush (running meanwhile) then has a row a
+   * request to check in PostgreSQL, where the rounds above repeat one event, which it counts once.
+   */
+  manySubscriptionsPerSec: number;
+  /** Median of the per-round ratios of those rounds ÷ plain Fastify route (reported, not the target). */
+  manySubscriptionsVsPlainFastify: number;
   /** CPU µs of this process (the API) a POST /events, and of the plain node:http server a request; medians of the rounds. */
   apiMicrosPerRequest: number;
   plainMicrosPerRequest: number;
@@ -34,6 +42,8 @@ export interface EventFigures {
 }
 
 const DISTINCT_EVENTS = 10_000;
+/** Subscriptions a delivery chunk holds: the worker's DELIVERY_CHUNK_SIZE default. */
+const CHUNK_SIZE = 500;
 
 /** CPU µs this process spent a request in a round (the API's, or the plain server's). */
 const microsPerRequest = (round: RequestRate) => (round.cpu.bench * 1e6) / round.perSecond;
@@ -96,18 +106,26 @@ export async function measureEvents(
     values (${app.id}, ${JSON.stringify({ title: 'Bench', body: 'events' })}::jsonb, 86400, 'normal', 'all', 0, 'completed', now())
     returning id`;
   if (!notification) throw new Error('could not create the bench notification');
-  const endpoints = (
-    await sql<{ endpoint: string }[]>`
-      select endpoint from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}`
-  ).map((row) => row.endpoint);
+  // The seeded endpoints are `<origin>/push/<n>`: the events name the first DISTINCT_EVENTS of them.
+  const [seeded] = await sql<
+    { endpoint: string }[]
+  >`select endpoint from subscriptions where app_id = ${app.id} limit 1`;
+  const endpointPrefix = /^(.*\/push\/)\d+$/.exec(seeded?.endpoint ?? '')?.[1];
+  if (!endpointPrefix) throw new Error('the events phase needs the seeded subscriptions');
+  const numbered = Array.from({ length: DISTINCT_EVENTS }, (_, index) => `${endpointPrefix}${index + 1}`);
+  const targets = await sql<{ id: string; endpoint: string }[]>`
+    select id, endpoint from subscriptions where app_id = ${app.id} and endpoint = any(${numbered}::text[]) order by id`;
+  const endpoints = targets.map((row) => row.endpoint);
   const [first] = endpoints;
-  if (!first) throw new Error('the events phase needs subscriptions');
-  // Engagement counts only for subscriptions a notification was pushed to: one first-attempt delivery
-  // chunk holding them, as the fan-out writes it.
+  if (!first || endpoints.length !== DISTINCT_EVENTS) throw new Error('the events phase needs more subscriptions');
+  // Engagement counts only for subscriptions a notification was pushed to: first-attempt delivery
+  // chunks holding them, of DELIVERY_CHUNK_SIZE's default size, as the fan-out writes them.
   await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
       last_subscription_id)
     select ${notification.id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
-    from (select id from subscriptions where app_id = ${app.id} order by id limit ${DISTINCT_EVENTS}) as s`;
+    from (select id, (row_number() over (order by id) - 1) / ${CHUNK_SIZE} as chunk
+      from unnest(${targets.map((row) => row.id)}::uuid[]) as s(id)) as numbered
+    group by chunk`;
   const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
 
   const bare = await startPlainFastify();
@@ -121,6 +139,11 @@ export async function measureEvents(
     seconds: load.seconds,
   });
   const eventRounds: RequestRate[] = [];
+  const manyRounds: RequestRate[] = [];
+  const manySubscriptions = {
+    template: JSON.stringify({ notificationId: notification.id, endpoint: `${endpointPrefix}{n}`, type: 'shown' }),
+    count: DISTINCT_EVENTS,
+  };
   const bareRounds: RequestRate[] = [];
   const plainRounds: RequestRate[] = [];
   const authorization = { authorization: `Bearer ${app.secret}` };
@@ -133,6 +156,12 @@ export async function measureEvents(
       plainRounds.push(await measureRequestRate(request(plain.url, authorization), 202));
       bareRounds.push(await measureRequestRate(request(bare.url, authorization), 202));
       eventRounds.push(await measureRequestRate(request(`${apiUrl}/api/v1/events`, authorization), 202));
+      manyRounds.push(
+        await measureRequestRate(
+          { ...request(`${apiUrl}/api/v1/events`, authorization), numbered: manySubscriptions },
+          202,
+        ),
+      );
     }
   } finally {
     await bare.close();
@@ -174,6 +203,10 @@ export async function measureEvents(
         eventRounds.map((round, index) => round.perSecond / (plainRounds[index]?.perSecond ?? Number.NaN)),
       ),
       roundsPerSec: eventRounds.map((round) => round.perSecond),
+      manySubscriptionsPerSec: medianOf(manyRounds),
+      manySubscriptionsVsPlainFastify: median(
+        manyRounds.map((round, index) => round.perSecond / (bareRounds[index]?.perSecond ?? Number.NaN)),
+      ),
       apiMicrosPerRequest: Math.round(median(eventRounds.map(microsPerRequest))),
       plainMicrosPerRequest: Math.round(median(plainRounds.map(microsPerRequest))),
       connections: load.concurrency,
@@ -203,7 +236,11 @@ export function describeEvents(figures: EventFigures): string {
     `(g) POST /events: ${whole(figures.eventsPerSec)} events/s accepted (rounds ${figures.roundsPerSec.map(whole).join(', ')}), ` +
     `plain Fastify route ${whole(figures.plainFastifyReqPerSec)} req/s, plain node:http ${whole(figures.plainNodeReqPerSec)} req/s, ` +
     `same load (${figures.connections} keep-alive connections, median); CPU a request in the serving process: ` +
-    `API ${figures.apiMicrosPerRequest} µs, plain node:http ${figures.plainMicrosPerRequest} µs\n` +
+    `API ${figures.apiMicrosPerRequest} µs, plain node:http ${figures.plainMicrosPerRequest} µs; ` +
+    `the body always the same event (counted once)\n` +
+    `    POST /events, each request another of ${figures.distinctEvents.toLocaleString('en-US')} subscriptions' events in turn: ` +
+    `${whole(figures.manySubscriptionsPerSec)} events/s, ${figures.manySubscriptionsVsPlainFastify.toFixed(2)}× the plain Fastify route ` +
+    `(the flush checks each in PostgreSQL meanwhile; reported, not the target's figure)\n` +
     `    database writes: ${figures.distinctEvents.toLocaleString('en-US')} distinct events → ` +
     `${figures.insertStatements} insert statements + ${figures.notificationRowUpdates} notification row updates = ` +
     `${figures.writesPer1000.toFixed(2)} writes per 1,000 events (a row update per event: 1,000); ` +
