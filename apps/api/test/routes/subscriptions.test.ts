@@ -88,6 +88,31 @@ t.test('simultaneous subscriptions of one new endpoint make one row: one 201, th
   t.equal((await rowsFor(subscription.endpoint)).length, 1);
 });
 
+t.test('subscription ids are time-ordered (UUID version 7), whether stored alone or together', async (t) => {
+  const millisecondsOf = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+  const before = Date.now();
+  const alone = await subscribe(fakeSubscription());
+  // Subscribes that arrive together are stored by one batch statement.
+  const together = await Promise.all(Array.from({ length: 8 }, () => subscribe(fakeSubscription())));
+  const after = Date.now();
+  const ids = [alone, ...together].map((response) => {
+    t.equal(response.statusCode, 201);
+    return response.json<SubscribeBody>().subscriber.id;
+  });
+  for (const id of ids) {
+    t.match(id, UUID);
+    t.equal(id[14], '7', `${id}: version 7`);
+    t.match(id[19], /[89ab]/, `${id}: the RFC 9562 variant`);
+    t.ok(millisecondsOf(id) >= before && millisecondsOf(id) <= after, `${id}: holds the millisecond it was made`);
+  }
+  const [first, ...rest] = ids.map(millisecondsOf);
+  t.ok(
+    rest.every((ms) => ms >= (first ?? Number.POSITIVE_INFINITY)),
+    'a later subscription sorts no earlier',
+  );
+  t.equal(new Set(ids).size, ids.length, 'every id differs');
+});
+
 t.test('a missing field is 400 MISSING_FIELDS', async (t) => {
   const { endpoint, p256dh, auth } = fakeSubscription();
   for (const payload of [
