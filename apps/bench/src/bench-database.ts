@@ -69,16 +69,17 @@ export interface BenchTenant {
   emptyApp: BenchApp;
 }
 
-/** An `enterprise` user (no plan limits) with two apps, each with VAPID keys and a `notify` key. */
+/** A user on `plan` (by default `enterprise`: no plan limits) with two apps, each with VAPID keys and a `notify` key. */
 export async function seedTenant(
   database: BenchDatabase,
   secrets: { encryptionKey: Buffer; apiKeyPepper: Buffer },
+  plan: 'pro' | 'enterprise' = 'enterprise',
 ): Promise<BenchTenant> {
   const { db } = database.handle;
   const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
   const user = await createUser(db, { email, passwordHash: 'not-a-password-hash: this user never logs in' });
   if (!user) throw new Error('could not create the bench user');
-  await setUserPlan(db, email, 'enterprise');
+  await setUserPlan(db, email, plan);
 
   return {
     userId: user.id,
@@ -86,6 +87,9 @@ export async function seedTenant(
     emptyApp: await createBenchApp(database, secrets, user.id, 'bench (empty)'),
   };
 }
+
+/** What the endpoints of `seedSubscriptions` start with: subscription n's is this followed by n. */
+export const seededEndpointPrefix = (origin: string) => `${origin}/push/`;
 
 /** An app of `userId` with VAPID keys and a `notify` key. */
 export async function createBenchApp(
@@ -145,7 +149,7 @@ export async function seedSubscriptions(
     const last = Math.min(offset + count, first + SEED_BATCH - 1);
     await sql`
       insert into subscriptions (app_id, endpoint, p256dh, auth)
-      select ${appId}::uuid, ${`${origin}/push/`}::text || n, k.p256dh, k.auth
+      select ${appId}::uuid, ${seededEndpointPrefix(origin)}::text || n, k.p256dh, k.auth
       from generate_series(${first}::int, ${last}::int) as n
       join unnest(${p256dh}::text[], ${auth}::text[]) with ordinality as k(p256dh, auth, i)
         on k.i = n % ${pool.length} + 1`;

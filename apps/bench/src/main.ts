@@ -580,7 +580,7 @@ async function run(): Promise<BenchFigures> {
     : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   const events = options.phases.has('events')
-    ? await measureEvents(api, apiUrl, database, tenant.app, options, say)
+    ? await measureEvents(api, apiUrl, database, tenant.app, standIn.origin, options, say)
     : null;
 
   // --- recovery phases (issue 9): SIGKILL of one of two workers, FLUSHDB of a private Redis ---

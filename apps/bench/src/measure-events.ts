@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { BenchApp, BenchDatabase } from './bench-database.js';
+import { type BenchApp, type BenchDatabase, seededEndpointPrefix } from './bench-database.js';
 import { measureRequestRate, type RequestRate, startPlainFastify, startPlainServer } from './measure-http.js';
 import type { BenchOptions } from './options.js';
 import { median } from './stats.js';
@@ -94,7 +94,9 @@ export async function measureEvents(
   fastify: FastifyInstance,
   apiUrl: string,
   database: BenchDatabase,
+  /** The app, with the subscriptions `seedSubscriptions` made for the push stand-in at `pushOrigin`. */
   app: BenchApp,
+  pushOrigin: string,
   options: Pick<BenchOptions, 'httpSeconds' | 'httpConcurrency' | 'httpRuns'>,
   say: (text: string) => void,
 ): Promise<EventFigures> {
@@ -106,12 +108,8 @@ export async function measureEvents(
     values (${app.id}, ${JSON.stringify({ title: 'Bench', body: 'events' })}::jsonb, 86400, 'normal', 'all', 0, 'completed', now())
     returning id`;
   if (!notification) throw new Error('could not create the bench notification');
-  // The seeded endpoints are `<origin>/push/<n>`: the events name the first DISTINCT_EVENTS of them.
-  const [seeded] = await sql<
-    { endpoint: string }[]
-  >`select endpoint from subscriptions where app_id = ${app.id} limit 1`;
-  const endpointPrefix = /^(.*\/push\/)\d+$/.exec(seeded?.endpoint ?? '')?.[1];
-  if (!endpointPrefix) throw new Error('the events phase needs the seeded subscriptions');
+  // The events name the first DISTINCT_EVENTS of the app's seeded subscriptions.
+  const endpointPrefix = seededEndpointPrefix(pushOrigin);
   const numbered = Array.from({ length: DISTINCT_EVENTS }, (_, index) => `${endpointPrefix}${index + 1}`);
   const targets = await sql<{ id: string; endpoint: string }[]>`
     select id, endpoint from subscriptions where app_id = ${app.id} and endpoint = any(${numbered}::text[]) order by id`;

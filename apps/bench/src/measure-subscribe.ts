@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { buildApp } from '@webpush/api/app';
 import { loadConfig } from '@webpush/config';
-import { setUserPlan } from '@webpush/db';
 import { type BenchDatabase, seedSubscriptions, seedTenant } from './bench-database.js';
 import type { PooledKey } from './key-pool.js';
 import {
@@ -76,17 +75,11 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
   const config = loadConfig(env);
   if (!config.encryptionKey || !config.apiKeyPepper) throw new Error('bench secrets did not load');
   const secrets = { encryptionKey: config.encryptionKey, apiKeyPepper: config.apiKeyPepper };
-  const { db, sql } = database.handle;
+  const { sql } = database.handle;
 
   // An owner on the Pro plan without subscribers, new for each round: one owner for every round
   // would reach Pro's 100,000 active subscribers on a machine that subscribes faster than ~3,300/s.
-  const emptyOwner = async () => {
-    const tenant = await seedTenant(database, secrets);
-    const [owner] = await sql<{ email: string }[]>`select email from users where id = ${tenant.userId}`;
-    if (!owner) throw new Error('the empty owner vanished');
-    await setUserPlan(db, owner.email, 'pro');
-    return tenant;
-  };
+  const emptyOwner = () => seedTenant(database, secrets, 'pro');
   const empty = await emptyOwner();
 
   const large = await seedTenant(database, secrets);
@@ -99,10 +92,6 @@ export async function measureSubscribe(database: BenchDatabase, options: Subscri
   );
 
   const growthOwner = options.growthTotal > 0 ? await seedTenant(database, secrets) : null;
-  if (growthOwner) {
-    const [owner] = await sql<{ email: string }[]>`select email from users where id = ${growthOwner.userId}`;
-    if (owner) await setUserPlan(db, owner.email, 'enterprise');
-  }
 
   const api = await buildApp(config, { logger: { level: 'warn' } });
   const plain = await startPlainServer();
