@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { jsonLine, spawnSource, stopChild, waitForLine } from './child.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jsonLine, repoRoot, spawnSource, stopChild, waitForLine } from './child.js';
 
 export interface WorkerProcess {
   readonly pid: number;
@@ -51,6 +52,9 @@ export async function startWorkerProcess(
   /** Keep its warnings (see `warnings()`) instead of printing them: the recovery phases expect some. */
   quiet = false,
 ): Promise<WorkerProcess> {
+  if (entry === 'dist' && !existsSync(join(repoRoot, ENTRY_SCRIPTS.dist))) {
+    throw new Error(`the built worker (${ENTRY_SCRIPTS.dist}) is missing: run \`pnpm build\` first`);
+  }
   const child = spawnSource(ENTRY_SCRIPTS[entry], [], {
     env,
     built: entry === 'dist',
