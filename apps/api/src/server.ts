@@ -4,7 +4,7 @@ import { buildApp } from './app.js';
 
 const config = loadConfig();
 // Before the app is built, so its request hooks and queues see it (docs/tracing.md).
-const tracing = startTracing({ serviceName: 'webpush-api', enabled: config.tracing.enabled });
+const tracing = await startTracing({ serviceName: 'webpush-api', enabled: config.tracing.enabled });
 const app = await buildApp(config);
 
 let closing = false;

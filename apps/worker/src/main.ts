@@ -13,7 +13,7 @@ const config = loadConfig();
 const log = pino({ level: config.logLevel, base: { service: 'worker' } });
 for (const problem of config.problems) log.error(`CONFIGURATION PROBLEM: ${problem}`);
 // Before the worker is built, so its queues and BullMQ workers carry the trace context (docs/tracing.md).
-const tracing = startTracing({ serviceName: 'webpush-worker', enabled: config.tracing.enabled });
+const tracing = await startTracing({ serviceName: 'webpush-worker', enabled: config.tracing.enabled });
 
 let worker: RunningWorker;
 let server: Server;
