@@ -1,5 +1,5 @@
 import { findWebhookOwner } from '@webpush/db';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { WorkerContext } from './context.js';
 
 export interface WebhookDisabledNotice {
@@ -42,10 +42,18 @@ function message(language: 'ja' | 'en', appName: string, lastError: string, link
 /**
  * The notice that a webhook was disabled: an e-mail to the app's owner through SMTP_URL, or, without
  * it (development), a log line, as the API does for account e-mails. The dashboard shows it too.
+ *
+ * nodemailer is loaded with the first notice, not with the worker: imported up front it added
+ * ~10 MB to the resident memory of every worker for an e-mail most never send.
  */
 export function createWebhookDisabledNotice(context: WorkerContext): WebhookDisabledNotice {
   const { config, db, log } = context;
-  const transport = config.mail.smtpUrl ? nodemailer.createTransport(config.mail.smtpUrl) : null;
+  const { smtpUrl } = config.mail;
+  let transport: Promise<Transporter> | null = null;
+  const transportFor = (url: string) => {
+    transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(url));
+    return transport;
+  };
   const pending = new Set<Promise<void>>();
   async function sendNow(appId: string, lastError: string): Promise<void> {
     try {
@@ -56,11 +64,11 @@ export function createWebhookDisabledNotice(context: WorkerContext): WebhookDisa
         to: owner.email,
         ...message(owner.language, owner.appName, lastError, link, config.webhooks.disableAfterMs),
       };
-      if (!transport) {
+      if (!smtpUrl) {
         log.info({ appId, mail }, 'e-mail (not sent: no SMTP_URL)');
         return;
       }
-      await transport.sendMail({ from: config.mail.from, ...mail });
+      await (await transportFor(smtpUrl)).sendMail({ from: config.mail.from, ...mail });
       log.info({ appId }, 'webhook disabled: owner e-mailed');
     } catch (error) {
       log.error({ err: error, appId }, 'e-mailing the webhook-disabled notice failed');
@@ -74,7 +82,7 @@ export function createWebhookDisabledNotice(context: WorkerContext): WebhookDisa
     },
     async close() {
       await Promise.all([...pending]);
-      transport?.close();
+      (await transport?.catch(() => null))?.close();
     },
   };
 }

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { type Span, SpanKind, startTracing, tracingActive } from '@webpush/tracing';
 import { sdkTracing } from '@webpush/tracing/sdk';
 import t from 'tap';
@@ -18,58 +16,6 @@ t.test('off by default: no span, no BullMQ telemetry', async (t) => {
   t.equal(bullmqTelemetry(), undefined);
   t.equal(openSpan('x', {}), null);
   t.equal(await inSpan('x', {}, async (span: Span | null) => span), null, 'the function runs without a span');
-});
-
-/**
- * Imports @webpush/tracing in a child process (as the API and the worker do, from sources), calls
- * `startTracing` with `enabled`, and answers which of the SDK's packages the child loaded: a
- * resolve hook (module.register) reports every import of them.
- */
-async function sdkPackagesLoaded(enabled: boolean): Promise<string[]> {
-  const hooks = `export async function resolve(specifier, context, next) {
-    if (/^(@opentelemetry\\/sdk-node|bullmq-otel)$/.test(specifier)) process.stderr.write('LOADED ' + specifier + '\\n');
-    return next(specifier, context);
-  }`;
-  const register = `import { register } from 'node:module';
-    register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`;
-  const main = `const { startTracing } = await import('@webpush/tracing');
-    const tracing = await startTracing({ serviceName: 'webpush-test', enabled: ${enabled}, spanProcessors: [] });
-    await tracing.shutdown();
-    console.log('started');`;
-  const child = spawn(
-    process.execPath,
-    [
-      '--conditions=webpush-source',
-      '--import',
-      'tsx',
-      '--import',
-      `data:text/javascript,${encodeURIComponent(register)}`,
-      '--input-type=module',
-      '-e',
-      main,
-    ],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  if (code !== 0 || !stdout.includes('started')) throw new Error(`the child failed (${code}): ${stderr}`);
-  return [...stderr.matchAll(/^LOADED (.+)$/gm)].map((match) => match[1] ?? '');
-}
-
-t.test('tracing off: the OpenTelemetry SDK and bullmq-otel are never loaded', async (t) => {
-  t.same(await sdkPackagesLoaded(false), [], 'off: neither package imported');
-  t.same(
-    (await sdkPackagesLoaded(true)).sort(),
-    ['@opentelemetry/sdk-node', 'bullmq-otel'],
-    'on: both imported (the hook sees them)',
-  );
 });
 
 t.test('one trace from POST /notify through the queue, the chunks and the pushes', async (t) => {
