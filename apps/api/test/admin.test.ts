@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createDatabase, createUser } from '@webpush/db';
-import { createIsolatedResources } from '@webpush/testing';
+import { createIsolatedResources, runNode } from '@webpush/testing';
 import t from 'tap';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -14,29 +13,10 @@ function adminCommand(): string[] {
   return args;
 }
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runAdmin(databaseUrl: string, args: string[]): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...adminCommand(), ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+function runAdmin(databaseUrl: string, args: string[]) {
+  return runNode([...adminCommand(), ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
   });
 }
 

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runNode } from '@webpush/testing';
 import t from 'tap';
 
 // Packages that only some deployments use cost every process their memory when imported up front
@@ -22,8 +22,11 @@ async function packagesLoaded(code: string): Promise<string[]> {
     }`;
   const register = `import { register } from 'node:module';
     register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hooks)}));`;
-  const child = spawn(
-    process.execPath,
+  const {
+    code: exitCode,
+    stdout,
+    stderr,
+  } = await runNode(
     [
       '--conditions=webpush-source',
       '--import',
@@ -34,17 +37,8 @@ async function packagesLoaded(code: string): Promise<string[]> {
       '-e',
       `${code}\nconsole.log('done');`,
     ],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: fileURLToPath(new URL('..', import.meta.url)) },
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (exitCode !== 0 || !stdout.includes('done')) throw new Error(`the child failed (${exitCode}): ${stderr}`);
   return [...new Set([...stderr.matchAll(/^LOADED (.+)$/gm)].map((match) => match[1] ?? ''))].sort();
 }

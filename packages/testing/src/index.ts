@@ -68,6 +68,7 @@ export {
   startRedisCluster,
 } from './redis-cluster.js';
 export { richNotificationFields } from './rich-notification.js';
+export { type NodeRun, runNode } from './run-node.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
 export { subscriberCounted } from './subscriber-count.js';
 export {
