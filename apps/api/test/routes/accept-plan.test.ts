@@ -7,7 +7,9 @@ import { buildTestApp, ownerWithKey } from '../helper.js';
 // dearer than the custom ones. With the audience count inline, five sends of a large app made that
 // switch on a connection, and the generic plan of `count(*) … where app_id = $1` is a sequential
 // scan of every app's subscriptions: from then on every small app's accept on that connection read
-// the whole table. The count now sits behind `count_active_targets` (migration 0012). This checks
+// the whole table. The count now sits behind a function: `count_active_subscribers` for a send to
+// every subscriber, whose one cached plan may only use an index (migration 0025), and
+// `count_active_targets`, planned on each call, for `uids` and `tags` (migration 0012). This checks
 // what PostgreSQL did, in its statistics: no sequential scan of `subscriptions` for a small app's
 // accepts after a large app's, on one connection.
 const ctx = await buildTestApp(t);
@@ -58,4 +60,29 @@ t.test("a small app's accept does not scan a large app's subscriptions, after th
   const before = await sequentialScans();
   for (let i = 0; i < 20; i++) t.equal(await accept(small), 1, `small app send ${i + 1} counts its one target`);
   t.equal(await sequentialScans(), before, 'no sequential scan of subscriptions');
+});
+
+t.test("a uids or tags count is planned for each app: a small app's does not scan either", async (t) => {
+  const audiences: NewNotification['target'][] = [
+    { kind: 'uids', uids: ['someone'] },
+    { kind: 'tags', tags: { plan: 'pro' } },
+  ];
+  for (const target of audiences) {
+    const send = async (owner: typeof large) => {
+      const result = await acceptNotification(
+        one.db,
+        owner.user.user.id,
+        owner.app.id,
+        { ...input, target },
+        null,
+        ({ id, targets }) => ({ notification: { id, targets } }),
+      );
+      if (result.kind !== 'accepted') throw new Error(`not accepted: ${result.kind}`);
+      return result.notification.targets;
+    };
+    for (let i = 0; i < 8; i++) await send(large);
+    const before = await sequentialScans();
+    for (let i = 0; i < 10; i++) t.equal(await send(small), 0, `${target.kind}: small app send ${i + 1} counts no one`);
+    t.equal(await sequentialScans(), before, `${target.kind}: no sequential scan of subscriptions`);
+  }
 });

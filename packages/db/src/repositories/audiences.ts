@@ -33,7 +33,7 @@ function tagsContain(sql: Database['$client'], tags: SubscriptionTags) {
  * kinds), for the fan-out's keyset pages. `uid = any(…)` is served by `subscriptions_app_uid_idx`,
  * `tags @> …` by the GIN index `subscriptions_active_tags_idx`; both only over active subscriptions,
  * as sends are. The SQL function `count_active_targets` (migrations 0012 and 0023), which every
- * audience count goes through, applies the same two conditions: change both.
+ * `uids` and `tags` count goes through, applies the same two conditions: change both.
  */
 export function audienceFilter(sql: Database['$client'], audience: StoredAudienceRow) {
   if (audience.target_kind === 'uids') return sql`and s.uid = any(${[...(audience.target_uids ?? [])]}::text[])`;
@@ -43,9 +43,14 @@ export function audienceFilter(sql: Database['$client'], audience: StoredAudienc
 
 /**
  * Active subscriptions of `appId` in the audience (`all`, `uids` or `tags`), counted in the caller's
- * transaction by `count_active_targets`, the accept statement's count (see `acceptStatement`).
+ * transaction by the accept statement's functions (see `acceptStatement`): `count_active_subscribers`
+ * for `all`, `count_active_targets` for the others.
  */
 export async function countAudience(tx: Transaction | Database, appId: string, audience: StoredAudience) {
+  if (audience.targetKind === 'all') {
+    const [row] = await tx.execute<{ n: number }>(sql`select count_active_subscribers(${appId}::uuid) as n`);
+    return row?.n ?? 0;
+  }
   if (audience.targetKind === 'uids' && (audience.targetUids ?? []).length === 0) return 0;
   const uids = audience.targetKind === 'uids' ? [...(audience.targetUids ?? [])] : null;
   const tags = audience.targetKind === 'tags' ? JSON.stringify(audience.targetTags ?? {}) : null;

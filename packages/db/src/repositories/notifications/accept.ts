@@ -184,13 +184,16 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
         ),`
     : sql``;
   // The count is behind a function (migration 0012): the statement's own plan then does not depend
-  // on whose app it is, so PostgreSQL keeps its generic plan, and the count is planned for the actual
-  // app. target_uids and target_tags are null unless the audience is of that kind.
+  // on whose app it is, so PostgreSQL keeps its generic plan. A `uids` or `tags` count is planned for
+  // the actual app on each call; `all` has one cached plan, an index-only scan (migration 0025).
+  // target_uids and target_tags are null unless the audience is of that kind.
   const targets = scheduled
     ? sql`0`
     : kind === 'endpoint' || kind === 'batch'
       ? sql`cardinality(${value('subscriptionIds')}::uuid[])`
-      : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
+      : kind === 'all'
+        ? sql`count_active_subscribers(${value('appId')}::uuid)`
+        : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
   return sql`
