@@ -1,5 +1,5 @@
 import { isCluster, masterConnections } from '@webpush/queue';
-import { startRedisCluster, testRedisUrl } from '@webpush/testing';
+import { endProcessIfHeldOpen, startRedisCluster, testRedisUrl } from '@webpush/testing';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import t from 'tap';
@@ -10,7 +10,10 @@ import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, unique
 // Two API instances on one real Redis Cluster (3 masters, 3 replicas, started here on free ports).
 // REDIS_URL points at a port nothing listens on: with REDIS_CLUSTER_NODES set it must not be used.
 const cluster = await startRedisCluster();
-t.teardown(() => cluster.close());
+t.teardown(async () => {
+  await cluster.close();
+  endProcessIfHeldOpen();
+});
 
 const ctx = await buildTestApp(t, {
   REDIS_CLUSTER_NODES: cluster.seeds,

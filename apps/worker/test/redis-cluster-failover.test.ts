@@ -1,4 +1,4 @@
-import { startRedisCluster } from '@webpush/testing';
+import { endProcessIfHeldOpen, startRedisCluster } from '@webpush/testing';
 import t from 'tap';
 import { harnessOnCluster, IN_FLIGHT_BOUND, startReadyWorker } from './cluster-helper.js';
 
@@ -7,10 +7,7 @@ import { harnessOnCluster, IN_FLIGHT_BOUND, startReadyWorker } from './cluster-h
 const cluster = await startRedisCluster({ nodeTimeoutMs: 2_000 });
 t.teardown(async () => {
   await cluster.close();
-  // After a master was killed, a client of BullMQ's can keep retrying the dead node's address after
-  // every close resolved (seen once in ten runs), which held this process open until tap's timeout
-  // although every assertion had been reported. An unref'd timer ends the process only in that case.
-  setTimeout(() => process.exit(), 10_000).unref();
+  endProcessIfHeldOpen();
 });
 
 t.test('a master fails in the middle of a fan-out: nothing accepted is lost', async (t) => {

@@ -1,12 +1,15 @@
 import { isCluster } from '@webpush/queue';
-import { bearer, startRedisCluster } from '@webpush/testing';
+import { bearer, endProcessIfHeldOpen, startRedisCluster } from '@webpush/testing';
 import t from 'tap';
 import { assertEveryoneOnce, browserKey, harnessOnCluster, startReadyWorker } from './cluster-helper.js';
 
 // The API and a worker on a real Redis Cluster (3 masters, 3 replicas, started here on free
 // ports). REDIS_URL points at a port nothing listens on: with REDIS_CLUSTER_NODES set it is unused.
 const cluster = await startRedisCluster({ nodeTimeoutMs: 2_000 });
-t.teardown(() => cluster.close());
+t.teardown(async () => {
+  await cluster.close();
+  endProcessIfHeldOpen();
+});
 
 t.test('accept → fan-out → pushes → engagement flush, all on the cluster', async (t) => {
   const harness = await harnessOnCluster(t, cluster);

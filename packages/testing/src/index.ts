@@ -62,6 +62,7 @@ export {
 export { type MailServer, type ReceivedMail, startMailServer } from './mail-server.js';
 export { unusedPort } from './ports.js';
 export {
+  endProcessIfHeldOpen,
   type RedisCluster,
   type RedisClusterNode,
   type RedisClusterOptions,
