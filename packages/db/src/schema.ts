@@ -343,7 +343,8 @@ export interface NotificationPayload {
 export const notifications = pgTable(
   'notifications',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    /** Time-ordered (migration 0026); the accept statement passes one made the same way. */
+    id: uuid('id').primaryKey().default(sql`uuid_time_ordered()`),
     appId: uuid('app_id')
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),

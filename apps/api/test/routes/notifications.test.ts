@@ -96,6 +96,39 @@ t.test('POST /notify without endpoint targets every active subscriber and queues
   );
 });
 
+t.test(
+  'notification ids are time-ordered (UUID version 7), from the accept path and from the column default',
+  async (t) => {
+    const millisecondsOf = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+    const before = Date.now();
+    const ids: string[] = [];
+    for (const title of ['one', 'two', 'three']) {
+      const response = await notify(sender, { title, body: 'ordered' });
+      t.equal(response.statusCode, 202, response.body);
+      ids.push(accepted(response).notification.id);
+    }
+    const [row] = await sql<
+      { id: string }[]
+    >`insert into notifications (app_id, payload, ttl, urgency, target_kind, status, targets)
+    values (${sender.app.id}, '{"title":"t","body":"b"}', 60, 'normal', 'all', 'completed', 0) returning id`;
+    if (!row) throw new Error('no row');
+    ids.push(row.id);
+    const after = Date.now();
+    for (const id of ids) {
+      t.match(id, UUID);
+      t.equal(id[14], '7', `${id}: version 7`);
+      t.match(id[19], /[89ab]/, `${id}: the RFC 9562 variant`);
+      t.ok(millisecondsOf(id) >= before && millisecondsOf(id) <= after, `${id}: holds the millisecond it was made`);
+    }
+    const times = ids.map(millisecondsOf);
+    t.ok(
+      times.every((ms, index) => index === 0 || ms >= (times[index - 1] ?? Number.POSITIVE_INFINITY)),
+      'a later notification sorts no earlier',
+    );
+    await sql`delete from notifications where id = ${row.id}`;
+  },
+);
+
 t.test('ttl, urgency and topic are stored as given', async (t) => {
   const response = await notify(sender, { title: 'T', body: 'B', ttl: 0, urgency: 'high', topic: 'news_1-A' });
   t.equal(response.statusCode, 202);

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, fillPlaceholders, inArray, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
+import { v7 as timeOrderedUuid } from 'uuid';
 import type { Database, Transaction } from '../../client.js';
 import {
   type NotificationPayload,
@@ -335,7 +335,11 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
   respond: (accepted: { id: string; targets: number }) => R,
 ): Promise<AcceptResult<R>> {
   const { idempotencyKey } = input;
-  const id = randomUUID();
+  // Time-ordered (a version 7 UUID, RFC 9562), like the column's default (migration 0026): a
+  // random id put each new row's primary-key entry, and later its events' and chunks' entries, on a
+  // page of its own, so after a checkpoint nearly every accept wrote whole index pages to the WAL.
+  // Measured at 300,000 notifications after a checkpoint: 4.2 kB of WAL an accept against 0.9 kB.
+  const id = timeOrderedUuid();
   const { text, params } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
   for (let attempt = 1; ; attempt++) {
     try {
