@@ -1,5 +1,6 @@
 // postgres.js 3.4.9 is patched (patches/postgres@3.4.9.patch): its pool queue kept one empty slot
-// per query while two or more connections sat idle, and scanned every slot on every query. These
+// per query while two or more connections sat idle, and scanned every slot on every query; and the
+// pool took the connection idle longest, so sequential queries woke every backend in turn. These
 // tests watch the arrays the queue searches, through `Array.prototype.indexOf`, which its `remove`
 // uses: unpatched, the longest one grows with the number of queries run.
 import { createRequire } from 'node:module';
@@ -26,7 +27,7 @@ async function longestSearch(needles: (item: unknown) => boolean, run: () => Pro
   return longest;
 }
 
-type Queue<T> = { readonly length: number; push(x: T): T; shift(): T; remove(x: T): T | null };
+type Queue<T> = { readonly length: number; push(x: T): T; shift(): T; pop(): T | undefined; remove(x: T): T | null };
 
 t.test('the queue stays as short as what it holds when items cycle through it', async (t) => {
   // The module the pool uses, resolved the way `import 'postgres'` is (package main: src/index.js).
@@ -71,7 +72,36 @@ t.test('the queue stays as short as what it holds when items cycle through it', 
   t.equal(q.remove(10), null, 'an item already taken is not found');
   t.equal(q.length, 99);
   t.equal(q.shift(), 200);
+
+  // `pop` (the pool takes the idle connection used last) after the front was compacted, to empty.
+  t.equal(q.pop(), 299);
+  t.equal(q.length, 97);
+  const rest: number[] = [];
+  for (let item = q.pop(); item !== undefined; item = q.pop()) rest.push(item);
+  t.equal(rest.length, 97, 'pop takes every item left');
+  t.equal(rest[0], 298);
+  t.equal(rest.at(-1), 201);
+  t.equal(q.length, 0);
+  t.equal(q.pop(), undefined, 'an empty queue pops nothing');
+  q.push(7);
+  t.equal(q.shift(), 7, 'and takes items again after');
 });
+
+t.test(
+  'the pool gives a query the idle connection used last, so one-at-a-time queries stay on one backend',
+  async (t) => {
+    const sql = postgres(adminUrl, { max: 3, onnotice: () => {} });
+    t.teardown(() => sql.end({ timeout: 5 }));
+    const pidsTogether = await Promise.all(
+      [0, 1, 2].map(() => sql<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.05)`),
+    );
+    t.equal(new Set(pidsTogether.map(([row]) => row?.pid)).size, 3, 'three connections open');
+    const pids = new Set<number | undefined>();
+    for (let i = 0; i < 30; i++) pids.add((await sql<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]?.pid);
+    // Unpatched, the pool took the connection idle longest: the 30 queries went round all three.
+    t.equal(pids.size, 1, `one backend answered every sequential query (${[...pids].join(', ')})`);
+  },
+);
 
 t.test('a real pool with idle connections keeps its queues short over thousands of queries', async (t) => {
   const sql = postgres(adminUrl, { max: 3, onnotice: () => {} });
