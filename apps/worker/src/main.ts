@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { loadConfig } from '@webpush/config';
+import { loadConfigOffThread } from '@webpush/config/startup';
 import { startTracing } from '@webpush/tracing';
 import { pino } from 'pino';
 import { startHealthServer } from './health-server.js';
@@ -9,7 +9,8 @@ import { type RunningWorker, startWorker } from './worker.js';
  * The delivery worker process: the BullMQ workers and the reconciler (`worker.ts`), plus the health
  * server with `/healthz`, `/readyz` and `/metrics` (on WORKER_HOST, 127.0.0.1 by default). SIGTERM lets in-flight jobs finish, then exits.
  */
-const config = loadConfig();
+// Validated on a short-lived thread: TypeBox, which only this needs, would keep 5.7 MB of heap here.
+const config = await loadConfigOffThread();
 const log = pino({ level: config.logLevel, base: { service: 'worker' } });
 for (const problem of config.problems) log.error(`CONFIGURATION PROBLEM: ${problem}`);
 // Before the worker is built, so its queues and BullMQ workers carry the trace context (docs/tracing.md).

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { Value } from 'typebox/value';
-import { type Env, EnvSchema } from './env-schema.js';
+import type { Env } from './env-schema.js';
+import { ConfigValidationError } from './errors.js';
 import { type PushHostRule, parsePushHosts } from './push-hosts.js';
 import { isLocalUrl, vapidSubjectProblem } from './vapid-subject.js';
 
@@ -196,38 +196,7 @@ export interface OutboundProxy {
   readonly noProxy: string;
 }
 
-export class ConfigValidationError extends Error {
-  override readonly name = 'ConfigValidationError';
-}
-
-function parseEnv(source: Record<string, string | undefined>): Env {
-  const names = Object.keys(EnvSchema.properties);
-  const picked: Record<string, string> = {};
-  for (const name of names) {
-    const value = source[name];
-    if (value !== undefined && value !== '') picked[name] = value;
-  }
-  // Value.Convert turns "2.5" into 2 for an integer setting: refuse anything but digits instead.
-  const notIntegers = names.filter((name) => {
-    const schema = (EnvSchema.properties as Record<string, { type?: unknown }>)[name];
-    const value = picked[name];
-    return schema?.type === 'integer' && value !== undefined && !/^\s*-?\d+\s*$/.test(value);
-  });
-  if (notIntegers.length > 0) {
-    throw new ConfigValidationError(
-      `invalid configuration: ${notIntegers.map((name) => `${name} must be a whole number`).join('; ')}`,
-    );
-  }
-  const withDefaults = Value.Default(EnvSchema, picked);
-  const converted = Value.Convert(EnvSchema, withDefaults);
-  if (!Value.Check(EnvSchema, converted)) {
-    const details = [...Value.Errors(EnvSchema, converted)]
-      .map((error) => `${error.instancePath.slice(1) || '(root)'} ${error.message}`)
-      .join('; ');
-    throw new ConfigValidationError(`invalid configuration: ${details}`);
-  }
-  return converted;
-}
+export { ConfigValidationError };
 
 function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffer | null {
   if (raw === undefined) {
@@ -307,9 +276,13 @@ function refuseShortSecrets(env: Env): void {
   if (short.length > 0) throw new ConfigValidationError(`invalid configuration: ${short.join('; ')}`);
 }
 
-/** Reads and validates the configuration once, at boot. Throws only for malformed values (and short secrets in production). */
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const env = parseEnv(source);
+/**
+ * The configuration from the environment's validated values (`parseEnv`, in parse-env.ts; `loadConfig`
+ * does both). Throws only for values valid one by one but not together (and short secrets in
+ * production). This module does not load TypeBox: the worker validates its environment on a
+ * short-lived thread and builds its configuration here (startup.ts).
+ */
+export function configFromEnv(env: Env): Config {
   refuseShortSecrets(env);
   if (env.DASHBOARD_DEV_SERVER && env.NODE_ENV === 'production') {
     // Vite is a development dependency (absent from the production image) and serves sources.

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { moduleThread } from '@webpush/config/threads';
 import { AUTH_SECRET_LENGTH, P256_POINT_LENGTH, type SubscriptionKeys } from './encryption.js';
 import { type EncryptionAnswer, type EncryptionRequest, KEYS_LENGTH } from './encryption-protocol.js';
 import { uuidToBytes } from './payload.js';
@@ -64,22 +65,10 @@ export interface EncryptionPoolOptions {
  */
 const THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } };
 
-/**
- * The thread's entry. Built, it is the .js file beside this one. From sources (tests, `pnpm dev`,
- * the bench), this module is the .ts file under tsx, whose `--import` hooks do not reach a worker
- * thread on Node 20 (privatenumber/tsx#354): a small bootstrap registers tsx in the thread first.
- */
+/** The thread's entry: encryption-thread beside this module, built or from sources (moduleThread). */
 function newThread(entry: URL | undefined): Worker {
   if (entry) return new Worker(entry, THREAD_LIMITS);
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./encryption-thread.js', import.meta.url), THREAD_LIMITS);
-  const workerData = {
-    tsx: import.meta.resolve('tsx/esm/api'),
-    entry: new URL('./encryption-thread.ts', import.meta.url).href,
-  };
-  const bootstrap = `const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then(({ register }) => { register(); return import(workerData.entry); });`;
-  return new Worker(bootstrap, { ...THREAD_LIMITS, eval: true, workerData });
+  return moduleThread(import.meta.url, 'encryption-thread', THREAD_LIMITS);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { isAllowedPushHost, type PushHostRule } from '@webpush/config';
+// The subpath, not the package: the package's index loads TypeBox, which the worker keeps out (startup.ts).
+import { isAllowedPushHost, type PushHostRule } from '@webpush/config/push-hosts';
 import { decodeSubscriptionKeys, encryptPayload, MAX_PLAINTEXT_BYTES } from './encryption.js';
 import { isWnsOrigin } from './outcome.js';
 import type { PushOptions, PushTarget, Urgency, VapidCredentials } from './types.js';
