@@ -196,8 +196,6 @@ export interface OutboundProxy {
   readonly noProxy: string;
 }
 
-export { ConfigValidationError };
-
 function decodeEncryptionKey(raw: string | undefined, problems: string[]): Buffer | null {
   if (raw === undefined) {
     problems.push('ENCRYPTION_KEY is not set: app creation and every push answer 503 CONFIG_ERROR');

@@ -1,7 +1,5 @@
 export {
   type Config,
-  ConfigValidationError,
-  configFromEnv,
   defaultCryptoThreads,
   defaultProgressBatch,
   type OutboundProxy,
@@ -10,7 +8,7 @@ export {
   unrecordedBound,
 } from './config.js';
 export { type Env, EnvSchema } from './env-schema.js';
+export { ConfigValidationError } from './errors.js';
 export { loadConfig } from './load.js';
-export { parseEnv } from './parse-env.js';
 export { isAllowedPushHost, type PushHostRule, parsePushHosts } from './push-hosts.js';
 export { vapidSubjectProblem } from './vapid-subject.js';
