@@ -93,6 +93,19 @@ t.test('shown and clicked are counted once per (notification, subscription, type
   );
 });
 
+t.test('a flush called while another of this process runs waits for it: what it returns is counted', async (t) => {
+  const id = await send(b);
+  const event = { notificationId: id, endpoint: b.subscription.endpoint };
+  t.equal((await report(b.browserSecret, { ...event, type: 'shown' })).statusCode, 202);
+  // The first holds the Redis lock (as the timer's flush would); the second must not find it taken
+  // and return before the first has committed.
+  const first = app.engagement.flush();
+  const second = app.engagement.flush();
+  const settled = await second;
+  t.strictSame(await counts(b, id), { shown: 1, clicked: 0 }, 'counted once the second flush returns');
+  t.equal((await first).counted + settled.counted, 1, 'counted once between the two');
+});
+
 t.test('what does not exist in the key app counts nothing and still answers 202', async (t) => {
   const idA = await send(a);
   const idB = await send(b);

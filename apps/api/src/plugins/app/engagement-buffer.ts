@@ -25,7 +25,11 @@ declare module 'fastify' {
        * (bad key, bad body) is counted on its own, so every request spends the budget once.
        */
       countFailed(error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<never>;
-      /** Moves every buffered event into PostgreSQL now (the timer does this every EVENTS_FLUSH_INTERVAL_MS). */
+      /**
+       * Moves every buffered event into PostgreSQL, after any flush of this process already under way
+       * (the timer does this every EVENTS_FLUSH_INTERVAL_MS). Another instance's flush in progress
+       * makes it return at once, counting nothing: that flush counts the events.
+       */
       flush(): Promise<FlushResult>;
     };
   }
@@ -191,14 +195,17 @@ export default fp(
       return result;
     };
 
-    // One flush at a time per process: the timer, and the last one on close, queue behind each other.
+    // One flush at a time per process: the timer, the last one on close and a direct `flush()` queue
+    // behind each other. A direct call must not overlap the timer's: it would find the Redis lock
+    // taken and return at once, before the timer's flush has committed what it read.
     let running: Promise<unknown> = Promise.resolve();
-    const flushInBackground = () => {
-      running = running.then(() =>
-        flush().catch((error: unknown) => app.log.error({ err: error }, 'engagement flush failed; retrying later')),
-      );
-      return running;
+    const flushInTurn = (): Promise<FlushResult> => {
+      const next = running.then(flush);
+      running = next.catch(() => undefined);
+      return next;
     };
+    const flushInBackground = () =>
+      flushInTurn().catch((error: unknown) => app.log.error({ err: error }, 'engagement flush failed; retrying later'));
     const timer = setInterval(flushInBackground, settings.flushIntervalMs);
     timer.unref();
     // Registered after the db and redis plugins, so this runs before they close (LIFO).
@@ -207,7 +214,7 @@ export default fp(
       await flushInBackground();
     });
 
-    app.decorate('engagement', { record, flush, report, countFailed });
+    app.decorate('engagement', { record, flush: flushInTurn, report, countFailed });
   },
   { name: 'engagement-buffer', dependencies: ['config', 'db', 'redis', 'limiters'] },
 );
