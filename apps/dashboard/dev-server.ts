@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'vite';
+import { createServer, defaultClientConditions } from 'vite';
 import config from './vite.config.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -19,6 +19,9 @@ export async function createDashboardDevServer(options: { httpServer: Server }) 
     // and `node --watch` (pnpm dev) would restart the API each time that file comes and goes.
     configFile: false,
     appType: 'custom',
+    // The workspace packages from their sources, as the API and worker run under `pnpm dev`: their
+    // `default` export is dist/, which a fresh clone has not built.
+    resolve: { ...config.resolve, conditions: ['webpush-source', ...defaultClientConditions] },
     server: { middlewareMode: true, hmr: { server: options.httpServer } },
     logLevel: 'warn',
   });
