@@ -1,5 +1,3 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type MailServer, type ReceivedMail, startMailServer } from '@webpush/testing';
 import type { Page } from 'playwright-core';
 import t from 'tap';
@@ -21,7 +19,7 @@ import {
  * axe-core and 375 px on each new page.
  */
 
-const SHOTS = join(tmpdir(), 'dashboard-more');
+const SHOTS = 'accounts';
 
 const browser = await launchChromium(t);
 if (browser) {

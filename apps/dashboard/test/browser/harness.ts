@@ -134,9 +134,22 @@ export async function assertNoHorizontalScroll(t: Test, page: Page, name: string
   t.ok(overflow <= 0, `${name}: no horizontal scrolling (${overflow} px too wide)`);
 }
 
+/** Writes a full-page screenshot to `path`. */
 export async function screenshot(page: Page, path: string): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true });
+}
+
+/**
+ * Where the browser tests write their screenshots, for a person to open: `$SCREENSHOT_DIR`, one
+ * folder per test file. Unset (as in CI), they write none: a screenshot asserts nothing, and the
+ * 1440 px passes that exist only for them cost a quarter of the slowest file's time.
+ */
+export const screenshotDir = process.env.SCREENSHOT_DIR || undefined;
+
+/** A screenshot to `$SCREENSHOT_DIR/<folder>/<name>` when that is set; nothing otherwise. */
+export async function capture(page: Page, folder: string, name: string): Promise<void> {
+  if (screenshotDir !== undefined) await screenshot(page, join(screenshotDir, folder, name));
 }
 
 /**
@@ -151,15 +164,15 @@ export async function waitForSettled(page: Page): Promise<void> {
 
 /**
  * A page as a person would look at it: axe at 1440 px, then no sideways scrolling at 375 px, with a
- * screenshot at each width (`<dir>/<name>-1440.png`, `-375.png`); the viewport is 1440 px again
- * after. axe runs at one width, the wide one: its WCAG A/AA rules read the markup and its colours,
+ * screenshot at each width when they are asked for (`$SCREENSHOT_DIR/<folder>/<name>-1440.png`,
+ * `-375.png`); the viewport is 1440 px again after. axe runs at one width, the wide one: its WCAG A/AA rules read the markup and its colours,
  * which the width does not change here (languages.test.ts runs it at 375 px on the main pages).
  */
-export async function checkPage(t: Test, page: Page, dir: string, name: string): Promise<void> {
+export async function checkPage(t: Test, page: Page, folder: string, name: string): Promise<void> {
   await assertAccessible(t, page, `${name} at 1440 px`);
-  await screenshot(page, join(dir, `${name}-1440.png`));
+  await capture(page, folder, `${name}-1440.png`);
   await page.setViewportSize({ width: 375, height: 800 });
   await assertNoHorizontalScroll(t, page, `${name} at 375 px`);
-  await screenshot(page, join(dir, `${name}-375.png`));
+  await capture(page, folder, `${name}-375.png`);
   await page.setViewportSize({ width: 1440, height: 900 });
 }

@@ -1,16 +1,14 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startFakeGithub } from '@webpush/testing';
 import t from 'tap';
 import {
   assertAccessible,
   assertNoHorizontalScroll,
+  capture,
   createAppInPage,
   eventually,
   launchChromium,
   openDashboard,
   PASSWORD,
-  screenshot,
   signUp,
   startDashboard,
   uniqueEmail,
@@ -23,8 +21,8 @@ import {
  * JavaScript, the 404 page, axe-core on each page and the 375 px layout.
  */
 
-// Its screenshots and accessibility checks in real Chromium took 135 s on a slower 2-core VM, near the
-// suite's 180 s per file (.taprc). Its own bound, still finite:
+// Its accessibility checks in real Chromium (and screenshots, then) took 135 s on a slower 2-core VM,
+// near the suite's 180 s per file (.taprc). Its own bound, still finite:
 t.setTimeout(480_000);
 const browser = await launchChromium(t);
 if (browser) {
@@ -190,7 +188,7 @@ if (browser) {
       await engagement.waitFor();
       t.match(await engagement.textContent(), /8 shown, 3 clicked, click-through rate 37\.5%/);
       await assertAccessible(t, page, 'notifications with details');
-      await screenshot(page, join(tmpdir(), 'dashboard-engagement', 'notifications-1440.png'));
+      await capture(page, 'pages', 'notifications-1440.png');
     },
   );
 
@@ -365,7 +363,7 @@ if (browser) {
       await page.setViewportSize({ width: 375, height: 800 });
       await assertNoHorizontalScroll(t, page, 'webhook settings at 375 px');
       await page.setViewportSize({ width: 1440, height: 900 });
-      if (process.env.SCREENSHOT_DIR) await screenshot(page, `${process.env.SCREENSHOT_DIR}/webhook-settings.png`);
+      await capture(page, 'pages', 'webhook-settings-1440.png');
 
       await section.getByRole('button', { name: 'Delete webhook' }).click();
       await dialog.getByRole('button', { name: 'Delete webhook' }).click();
