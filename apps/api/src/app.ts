@@ -30,6 +30,7 @@ import rateLimitPlugin from './plugins/external/rate-limit.js';
 import swaggerPlugin from './plugins/external/swagger.js';
 import tracingPlugin from './plugins/external/tracing.js';
 import { OneLineLogController } from './request-log.js';
+import { cachingSerializerFactory } from './serializer-cache.js';
 import clickLinkRoutes from './site/c/index.js';
 import dashboardRoutes, { type DashboardDevServer } from './site/dashboard/index.js';
 import demoRoutes from './site/demo/index.js';
@@ -116,6 +117,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Errors Fastify answers outside the error handler get the contract's body too.
     frameworkErrors: frameworkErrorHandler(config.publicUrl),
     clientErrorHandler,
+    // Response serializers compiled once per distinct schema (serializer-cache.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachingSerializerFactory } },
     ajv: {
       customOptions: {
         allErrors: true, // every failure is seen, so the contract's order (MISSING_FIELDS first…) decides
