@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isCluster, masterConnections } from '@webpush/queue';
 import { endProcessIfHeldOpen, startRedisCluster, testRedisUrl } from '@webpush/testing';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -151,21 +152,29 @@ t.test('the engagement buffer is one list for both instances; a flush takes it u
 });
 
 t.test(
-  'a key revoked on one instance is refused by the other at once (principal cache, pub/sub on the cluster)',
+  'a key revoked on one instance is refused by the other within the second (principal cache, pub/sub on the cluster)',
   async (t) => {
     const owner = await ownerWithKey(one, 'notify');
     const request = { method: 'GET' as const, url: '/api/v1/vapid-public-key', headers: bearer(owner.secret) };
     for (const app of instances) {
       t.equal((await app.inject({ ...request, remoteAddress: newAddress() })).statusCode, 200, 'cached');
     }
+    const cachedOnTwo = two.apiKeyPrincipals.size;
     const revoked = await one.inject({
       method: 'DELETE',
       url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
       headers: bearer(owner.user.token),
     });
     t.equal(revoked.statusCode, 204);
-    assertError(t, await two.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
     assertError(t, await one.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
+    // On a cluster the change reaches the other instance's listener through the cluster bus, from
+    // whichever node each subscribed on: milliseconds after the revoke answers, not in the same pass
+    // as on one Redis (api-key-principals.test.ts has the other instance refuse at once). The cache's
+    // TTL is 60 s here, so only the message can drop the entry within the second.
+    const started = Date.now();
+    while (two.apiKeyPrincipals.size >= cachedOnTwo && Date.now() - started < 1_000) await sleep(5);
+    t.ok(two.apiKeyPrincipals.size < cachedOnTwo, `the other instance dropped it (${Date.now() - started} ms)`);
+    assertError(t, await two.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
   },
 );
 

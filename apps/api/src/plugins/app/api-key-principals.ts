@@ -42,10 +42,11 @@ const ECHO_WAIT_MS = 1_000;
  * the keyed hash of the key, never the key itself, for at most API_KEY_CACHE_TTL_MS.
  *
  * A change is seen everywhere at once: the instance that makes it drops the entries and publishes
- * the change on a Redis channel every instance listens to (classic pub/sub also reaches every node
- * of a Redis Cluster). An instance keeps nothing while its listening connection is down, and empties
- * its cache when the connection drops, since it may have missed a message; the TTL bounds what a
- * lost message could leave behind. A lookup that raced with a change is not cached (generation).
+ * the change on a Redis channel every instance listens to. Classic pub/sub also reaches every node
+ * of a Redis Cluster, but through the cluster bus: an instance listening on another node than the
+ * publisher's own listener gets the message milliseconds later, not in the same pass. An instance
+ * keeps nothing while its listening connection is down, and empties its cache when the connection
+ * drops, since it may have missed a message; the TTL bounds what a lost message could leave behind. A lookup that raced with a change is not cached (generation).
  * Absent keys are never cached: a key created a moment ago works at once.
  */
 export default fp(
@@ -161,7 +162,9 @@ export default fp(
     /**
      * Redis writes a message to every listener in the same pass, so once this instance's own
      * listener has it, every other instance has it on its socket too: the change is answered only
-     * then, and a request that follows the answer to any instance finds the entry gone.
+     * then, and a request that follows the answer to any instance finds the entry gone. (On a
+     * cluster, only the instances listening on the same node as this one; the others a few
+     * milliseconds later, see above.)
      */
     const changed = async (change: PrincipalChange) => {
       drop(change);
