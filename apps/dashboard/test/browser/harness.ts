@@ -165,8 +165,9 @@ export async function waitForSettled(page: Page): Promise<void> {
 /**
  * A page as a person would look at it: axe at 1440 px, then no sideways scrolling at 375 px, with a
  * screenshot at each width when they are asked for (`$SCREENSHOT_DIR/<folder>/<name>-1440.png`,
- * `-375.png`); the viewport is 1440 px again after. axe runs at one width, the wide one: its WCAG A/AA rules read the markup and its colours,
- * which the width does not change here (languages.test.ts runs it at 375 px on the main pages).
+ * `-375.png`); the viewport is 1440 px again after. axe runs at one width, the wide one: its WCAG
+ * A/AA rules read the markup and its colours, which the width does not change here
+ * (languages.test.ts runs it at 375 px on the main pages).
  */
 export async function checkPage(t: Test, page: Page, folder: string, name: string): Promise<void> {
   await assertAccessible(t, page, `${name} at 1440 px`);

@@ -46,8 +46,9 @@ const ECHO_WAIT_MS = 1_000;
  * of a Redis Cluster, but through the cluster bus: an instance listening on another node than the
  * publisher's own listener gets the message milliseconds later, not in the same pass. An instance
  * keeps nothing while its listening connection is down, and empties its cache when the connection
- * drops, since it may have missed a message; the TTL bounds what a lost message could leave behind. A lookup that raced with a change is not cached (generation).
- * Absent keys are never cached: a key created a moment ago works at once.
+ * drops, since it may have missed a message; the TTL bounds what a lost message could leave behind.
+ * A lookup that raced with a change is not cached (generation). Absent keys are never cached: a key
+ * created a moment ago works at once.
  */
 export default fp(
   async (app: FastifyInstance) => {
