@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
@@ -53,8 +53,9 @@ async function runLoad(
   load: HttpLoad,
   expectStatus: number,
 ): Promise<{ result: HttpLoadResult; cpu: CpuShare<'load'> }> {
-  const route = apiProfileDir === null ? null : /\/api\/v1\/([\w/-]+)/.exec(load.url)?.[1];
-  if (!route) return runLoadOnce(load, expectStatus);
+  const profileDir = apiProfileDir;
+  const route = profileDir === null ? null : /\/api\/v1\/([\w/-]+)/.exec(load.url)?.[1];
+  if (profileDir === null || !route) return runLoadOnce(load, expectStatus);
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -64,7 +65,8 @@ async function runLoad(
   } finally {
     const { profile } = await session.post('Profiler.stop');
     session.disconnect();
-    writeFileSync(`${apiProfileDir}/${route.replaceAll('/', '-')}-${++profiles}.cpuprofile`, JSON.stringify(profile));
+    mkdirSync(profileDir, { recursive: true });
+    writeFileSync(`${profileDir}/${route.replaceAll('/', '-')}-${++profiles}.cpuprofile`, JSON.stringify(profile));
   }
 }
 
