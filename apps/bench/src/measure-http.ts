@@ -53,9 +53,8 @@ async function runLoad(
   load: HttpLoad,
   expectStatus: number,
 ): Promise<{ result: HttpLoadResult; cpu: CpuShare<'load'> }> {
-  const profileDir = apiProfileDir;
-  const route = profileDir === null ? null : /\/api\/v1\/([\w/-]+)/.exec(load.url)?.[1];
-  if (profileDir === null || !route) return runLoadOnce(load, expectStatus);
+  const route = apiProfileDir === null ? null : /\/api\/v1\/([\w/-]+)/.exec(load.url)?.[1];
+  if (apiProfileDir === null || !route) return runLoadOnce(load, expectStatus);
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
@@ -65,8 +64,8 @@ async function runLoad(
   } finally {
     const { profile } = await session.post('Profiler.stop');
     session.disconnect();
-    mkdirSync(profileDir, { recursive: true });
-    writeFileSync(`${profileDir}/${route.replaceAll('/', '-')}-${++profiles}.cpuprofile`, JSON.stringify(profile));
+    mkdirSync(apiProfileDir, { recursive: true });
+    writeFileSync(`${apiProfileDir}/${route.replaceAll('/', '-')}-${++profiles}.cpuprofile`, JSON.stringify(profile));
   }
 }
 
