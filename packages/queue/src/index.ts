@@ -14,6 +14,7 @@ export {
   encodePrincipalChange,
   type PrincipalChange,
   principalChangesChannel,
+  publishOnPrincipalChannel,
   publishPrincipalChange,
 } from './principal-changes.js';
 export {

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { RedisConnection } from './connection.js';
+import { isCluster, type RedisConnection } from './connection.js';
 
 /** Whose API-key principals changed: one app's keys, or every key of one account's apps. */
 export type PrincipalChange = { appId: string } | { userId: string };
 
 /**
  * The channel on which every API instance hears that cached API-key principals changed (the API's
- * api-key-principals plugin). Classic pub/sub: on a Redis Cluster a message reaches every node.
+ * api-key-principals plugin). On one Redis, classic pub/sub. On a Redis Cluster, sharded pub/sub
+ * (`SPUBLISH`, `SSUBSCRIBE`): the channel lives on the master of its slot, and every instance
+ * listens there, so one node writes a message to every listener in the same pass (classic pub/sub
+ * would reach listeners on other nodes through the cluster bus, milliseconds later).
  */
 export const principalChangesChannel = (redisKeyPrefix: string) => `${redisKeyPrefix}:api-key-principals:changed`;
 
@@ -22,11 +25,21 @@ export function decodePrincipalChange(message: string): { change: PrincipalChang
   return { change: null, nonce };
 }
 
+/** Sends `message` on the principal-changes channel: `SPUBLISH` on a cluster, `PUBLISH` on one Redis. */
+export async function publishOnPrincipalChannel(
+  redis: RedisConnection,
+  channel: string,
+  message: string,
+): Promise<void> {
+  if (isCluster(redis)) await redis.spublish(channel, message);
+  else await redis.publish(channel, message);
+}
+
 /** Tells every API instance that `change` happened (e.g. `pnpm admin set-plan`). */
 export async function publishPrincipalChange(
   redis: RedisConnection,
   redisKeyPrefix: string,
   change: PrincipalChange,
 ): Promise<void> {
-  await redis.publish(principalChangesChannel(redisKeyPrefix), encodePrincipalChange(change));
+  await publishOnPrincipalChannel(redis, principalChangesChannel(redisKeyPrefix), encodePrincipalChange(change));
 }

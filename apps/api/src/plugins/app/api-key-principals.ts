@@ -4,8 +4,10 @@ import {
   closeRedisConnection,
   decodePrincipalChange,
   encodePrincipalChange,
+  isCluster,
   type PrincipalChange,
   principalChangesChannel,
+  publishOnPrincipalChannel,
 } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -34,6 +36,8 @@ interface Entry {
 
 /** How long `changed` waits for its own message to come back through Redis. */
 const ECHO_WAIT_MS = 1_000;
+/** On a cluster, how often a listener that lost its connection checks whether it hears again. */
+const PROBE_INTERVAL_MS = 250;
 
 /**
  * Every API-key request needs its principal (key, app, owner's plan); asking PostgreSQL each time
@@ -42,11 +46,10 @@ const ECHO_WAIT_MS = 1_000;
  * the keyed hash of the key, never the key itself, for at most API_KEY_CACHE_TTL_MS.
  *
  * A change is seen everywhere at once: the instance that makes it drops the entries and publishes
- * the change on a Redis channel every instance listens to. Classic pub/sub also reaches every node
- * of a Redis Cluster, but through the cluster bus: an instance listening on another node than the
- * publisher's own listener gets the message milliseconds later, not in the same pass. An instance
- * keeps nothing while its listening connection is down, and empties its cache when the connection
- * drops, since it may have missed a message; the TTL bounds what a lost message could leave behind.
+ * the change on a Redis channel every instance listens to, on one node (on a Redis Cluster, sharded
+ * pub/sub on the master of the channel's slot). An instance keeps nothing while its listening
+ * connection is down, and empties its cache when the connection drops, since it may have missed a
+ * message; the TTL bounds what a lost message could leave behind.
  * A lookup that raced with a change is not cached (generation). Absent keys are never cached: a key
  * created a moment ago works at once.
  */
@@ -73,16 +76,96 @@ export default fp(
       entries.clear();
     };
 
-    const subscriber = ttlMs > 0 ? app.redis.duplicate() : null;
-    if (subscriber) {
-      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
-      subscriber.on('message', (_channel: string, message: string) => {
-        // The nonce lets the publisher see its own message arrive.
-        const { change, nonce } = decodePrincipalChange(message);
-        if (change) drop(change);
-        else forgetAll();
-        if (nonce !== undefined) echoes.get(nonce)?.();
+    const onMessage = (_channel: string, message: string) => {
+      // The nonce lets the publisher see its own message arrive.
+      const { change, nonce } = decodePrincipalChange(message);
+      if (change) drop(change);
+      else forgetAll();
+      if (nonce !== undefined) echoes.get(nonce)?.();
+    };
+    const publish = (message: string) => publishOnPrincipalChannel(app.redis, channel, message);
+
+    /** Resolves true once the message with `nonce` came back to this instance's listener, false after `ECHO_WAIT_MS`. */
+    const echoOf = (nonce: string) => {
+      let timer: NodeJS.Timeout | undefined;
+      const echoed = new Promise<boolean>((resolve) => {
+        echoes.set(nonce, () => resolve(true));
+        timer = setTimeout(() => resolve(false), ECHO_WAIT_MS);
       });
+      return {
+        echoed,
+        done: () => {
+          clearTimeout(timer);
+          echoes.delete(nonce);
+        },
+      };
+    };
+
+    let closing = false;
+    const subscriber = ttlMs > 0 ? listenerConnection(app.redis) : null;
+    if (subscriber && isCluster(subscriber)) {
+      // Sharded pub/sub: ioredis keeps one connection to the master of the channel's slot and moves
+      // it after a failover, but tells only that a connection ended ('-node'), was replaced
+      // ('-subscriber') or failed ('nodeError': also what a master's own unsubscribe looks like
+      // when it hands the slot to a replica), not when the subscription is back. So after any such
+      // event this instance keeps nothing until a message of its own has come back through the
+      // listener again.
+      let epoch = 0;
+      let subscribed = false;
+      let probing = false;
+      const probe = async () => {
+        if (probing) return;
+        probing = true;
+        try {
+          while (!listening && !closing) {
+            const startedAt = epoch;
+            const nonce = randomUUID();
+            const echo = echoOf(nonce);
+            try {
+              await publish(encodePrincipalChange({ appId: '-' }, nonce));
+              if ((await echo.echoed) && epoch === startedAt && !closing) {
+                forgetAll();
+                listening = true;
+                app.log.info('api-key cache listener is back: cached keys are used again');
+                break;
+              }
+            } catch {
+              // Redis is away (a failover): try again below.
+            } finally {
+              echo.done();
+            }
+            await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS).unref());
+          }
+        } finally {
+          probing = false;
+        }
+      };
+      const stopListening = () => {
+        epoch++;
+        if (listening)
+          app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
+        listening = false;
+        forgetAll();
+        if (subscribed && !closing) void probe();
+      };
+      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
+      subscriber.on('smessage', onMessage);
+      for (const event of ['-node', '-subscriber', 'nodeError', 'close', 'reconnecting', 'end'])
+        subscriber.on(event, stopListening);
+      try {
+        await untilReady(subscriber);
+        const startedAt = epoch;
+        await subscriber.ssubscribe(channel);
+        subscribed = true;
+        // Answered by the master of the channel's slot on the connection that now listens there.
+        if (epoch === startedAt && !closing) listening = true;
+        else void probe();
+      } catch (error) {
+        app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
+      }
+    } else if (subscriber) {
+      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
+      subscriber.on('message', onMessage);
       const stopListening = () => {
         if (listening)
           app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
@@ -99,20 +182,17 @@ export default fp(
         listening = subscribed;
       });
       try {
-        // Its commands are not queued while it connects (as for the API's own connection).
-        if (subscriber.status !== 'ready') {
-          await new Promise<void>((resolve, reject) => {
-            subscriber.once('ready', resolve);
-            setTimeout(() => reject(new Error('redis did not answer within 5 s')), 5_000).unref();
-          });
-        }
+        await untilReady(subscriber);
         await subscriber.subscribe(channel);
         subscribed = true;
         listening = subscriber.status === 'ready';
       } catch (error) {
         app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
       }
+    }
+    if (subscriber) {
       app.addHook('onClose', async () => {
+        closing = true;
         listening = false;
         await closeRedisConnection(subscriber);
       });
@@ -161,30 +241,23 @@ export default fp(
     };
 
     /**
-     * Redis writes a message to every listener in the same pass, so once this instance's own
-     * listener has it, every other instance has it on its socket too: the change is answered only
-     * then, and a request that follows the answer to any instance finds the entry gone. (On a
-     * cluster, only the instances listening on the same node as this one; the others a few
-     * milliseconds later, see above.)
+     * Redis writes a message to every listener of a node in the same pass, so once this instance's
+     * own listener has it, every other instance has it on its socket too: the change is answered
+     * only then, and a request that follows the answer to any instance finds the entry gone.
      */
     const changed = async (change: PrincipalChange) => {
       drop(change);
       if (!subscriber) return;
       const nonce = randomUUID();
-      let timer: NodeJS.Timeout | undefined;
-      const echoed = new Promise<void>((resolve) => {
-        echoes.set(nonce, resolve);
-        timer = setTimeout(resolve, ECHO_WAIT_MS);
-      });
+      const echo = echoOf(nonce);
       try {
-        await app.redis.publish(channel, encodePrincipalChange(change, nonce));
-        if (listening) await echoed;
+        await publish(encodePrincipalChange(change, nonce));
+        if (listening) await echo.echoed;
       } catch (error) {
         // The other instances' listeners are then cut off from Redis too, and so keep nothing.
         app.log.warn({ err: error }, 'api-key cache: the change could not be published');
       } finally {
-        clearTimeout(timer);
-        echoes.delete(nonce);
+        echo.done();
       }
     };
 
@@ -198,3 +271,20 @@ export default fp(
   },
   { name: 'api-key-principals', dependencies: ['config', 'db', 'redis'] },
 );
+
+/**
+ * The connection that listens for changes: a copy of the API's own on one Redis; on a cluster, a
+ * cluster client that keeps a sharded-pub/sub connection to the master of each slot it listens on.
+ */
+function listenerConnection(redis: FastifyInstance['redis']) {
+  return isCluster(redis) ? redis.duplicate([], { shardedSubscribers: true }) : redis.duplicate();
+}
+
+/** Waits for a connection to be ready: its commands are not queued while it connects (as for the API's own). */
+async function untilReady(connection: ReturnType<typeof listenerConnection>): Promise<void> {
+  if (connection.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    connection.once('ready', resolve);
+    setTimeout(() => reject(new Error('redis did not answer within 5 s')), 5_000).unref();
+  });
+}
