@@ -102,7 +102,7 @@ export default fp(
     };
 
     let closing = false;
-    const subscriber = ttlMs > 0 ? listenerConnection(app.redis) : null;
+    const subscriber = ttlMs > 0 ? listenerConnection(app.redis, app.config.redisKeyPrefix) : null;
     if (subscriber && isCluster(subscriber)) {
       // Sharded pub/sub: ioredis keeps one connection to the master of the channel's slot and moves
       // it after a failover, but tells only that a connection ended ('-node'), was replaced
@@ -273,11 +273,14 @@ export default fp(
 );
 
 /**
- * The connection that listens for changes: a copy of the API's own on one Redis; on a cluster, a
- * cluster client that keeps a sharded-pub/sub connection to the master of each slot it listens on.
+ * The connection that listens for changes: a copy of the API's own on one Redis, named
+ * `<REDIS_KEY_PREFIX>:api-key-listener` in `CLIENT LIST`; on a cluster, a cluster client that keeps a
+ * sharded-pub/sub connection to the master of each slot it listens on.
  */
-function listenerConnection(redis: FastifyInstance['redis']) {
-  return isCluster(redis) ? redis.duplicate([], { shardedSubscribers: true }) : redis.duplicate();
+function listenerConnection(redis: FastifyInstance['redis'], keyPrefix: string) {
+  return isCluster(redis)
+    ? redis.duplicate([], { shardedSubscribers: true })
+    : redis.duplicate({ connectionName: `${keyPrefix}:api-key-listener` });
 }
 
 /** Waits for a connection to be ready: its commands are not queued while it connects (as for the API's own). */

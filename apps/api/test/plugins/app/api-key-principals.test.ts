@@ -130,6 +130,40 @@ t.test(
   },
 );
 
+t.test('a listener cut off keeps nothing until it is back, then caches and hears at once again', async (t) => {
+  const owner = await ownerWithKey(one, 'notify');
+  const spare = await createKey(one, owner.user.token, owner.app.id, 'notify');
+  t.equal((await vapidKey(two, owner.secret)).statusCode, 200);
+  t.ok(two.apiKeyPrincipals.size > 0, 'cached');
+  // Only this run's listeners (both instances share the key prefix, so the name): the Redis is
+  // shared with other test files.
+  const admin = new Redis(ctx.resources.redisUrl);
+  t.teardown(() => admin.quit());
+  const name = `${ctx.config.redisKeyPrefix}:api-key-listener`;
+  const listeners = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
+    .split('\n')
+    .filter((line) => line.includes(` name=${name} `))
+    .map((line) => /\bid=(\d+)/.exec(line)?.[1]);
+  t.equal(listeners.length, 2, 'one listener per instance, named in CLIENT LIST');
+  for (const id of listeners) if (id) await admin.client('KILL', 'ID', id);
+  await waitFor(() => two.apiKeyPrincipals.size === 0, 'the instance emptied its cache');
+  await waitFor(
+    async () => (await vapidKey(two, spare.secret)).statusCode === 200 && two.apiKeyPrincipals.size > 0,
+    'it caches again once its listener is back',
+  );
+  await waitFor(
+    async () => (await vapidKey(one, spare.secret)).statusCode === 200 && one.apiKeyPrincipals.size > 0,
+    'the other instance too',
+  );
+  const revoke = await one.inject({
+    method: 'DELETE',
+    url: `/api/v1/apps/${owner.app.id}/keys/${spare.key.id}`,
+    headers: bearer(owner.user.token),
+  });
+  t.equal(revoke.statusCode, 204);
+  assertError(t, await vapidKey(two, spare.secret), 'INVALID_API_KEY');
+});
+
 t.test('what travels through Redis names the app, never a key or its hash', async (t) => {
   const listener = new Redis(ctx.resources.redisUrl);
   t.teardown(() => listener.quit());
