@@ -11,6 +11,7 @@ export {
   ownerWithKey,
   planDelivery,
   registerUser,
+  revokeKey,
   type TestContext,
   uniqueEmail,
 } from '@webpush/testing';

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import t from 'tap';
 import { buildApp } from '../src/app.js';
 import { assertError } from './assertions.js';
-import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, uniqueEmail } from './helper.js';
+import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, revokeKey, uniqueEmail } from './helper.js';
 
 // Two API instances on one real Redis Cluster (3 masters, 3 replicas, started here on free ports).
 // REDIS_URL points at a port nothing listens on: with REDIS_CLUSTER_NODES set it must not be used.
@@ -166,11 +166,7 @@ t.test(
       t.equal((await app.inject({ ...request, remoteAddress: newAddress() })).statusCode, 200, 'cached');
     }
     const cachedOnTwo = two.apiKeyPrincipals.size;
-    const revoked = await one.inject({
-      method: 'DELETE',
-      url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
-      headers: bearer(owner.user.token),
-    });
+    const revoked = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
     t.equal(revoked.statusCode, 204);
     // Both instances listen on the master of the channel's slot, which writes the message to every
     // listener in the same pass: once the revoke answers, the other instance has it too. The cache's
@@ -197,11 +193,7 @@ t.test('a listener cut off keeps nothing until it hears again, then caches and h
       two.apiKeyPrincipals.size > 0,
     'it caches again once it hears its own message',
   );
-  const revoked = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const revoked = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
   t.equal(revoked.statusCode, 204);
   assertError(t, await two.inject({ ...request, remoteAddress: newAddress() }), 'INVALID_API_KEY');
 });
@@ -295,11 +287,7 @@ t.test("a failover of the channel's master: revokes are still refused everywhere
   // The old master's unsubscribe reaches the listener with the move itself: it lets go of its
   // cache then, not at its next look at the cluster's slots (every 2 s).
   await waitFor(() => two.apiKeyPrincipals.size === 0, 'the other instance emptied its cache', { timeoutMs: 500 });
-  const revoked = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const revoked = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
   t.equal(revoked.statusCode, 204);
   // The TTL is 60 s: only the listener's handling of the move can make the other instance refuse.
   const started = Date.now();
@@ -316,11 +304,7 @@ t.test("a failover of the channel's master: revokes are still refused everywhere
       'each instance caches again once it hears its own message',
     );
   }
-  const second = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${spare.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const second = await revokeKey(one, owner.user.token, owner.app.id, spare.key.id);
   t.equal(second.statusCode, 204);
   assertError(t, await two.inject(requestWith(spare.secret)), 'INVALID_API_KEY');
 });

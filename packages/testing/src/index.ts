@@ -84,6 +84,7 @@ export {
   ownerWithKey,
   planDelivery,
   registerUser,
+  revokeKey,
   type TestContext,
   testAppBuilder,
   uniqueEmail,

@@ -1,7 +1,7 @@
 import { createECDH, randomBytes } from 'node:crypto';
 import type { Config } from '@webpush/config';
 import { createDatabase, type DatabaseHandle, planDeliveryChunks } from '@webpush/db';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { testConfig } from './config.js';
 import { createIsolatedResources, type IsolatedResources } from './isolation.js';
@@ -99,6 +99,20 @@ export async function createKey(app: FastifyInstance, token: string, appId: stri
   });
   if (response.statusCode !== 201) throw new Error(`create key failed: ${response.statusCode} ${response.body}`);
   return response.json() as { key: { id: string; scope: string }; secret: string };
+}
+
+/** Revokes an app's API key as its owner (`DELETE /apps/:appId/keys/:keyId`): the answer, to assert on. */
+export function revokeKey(
+  app: FastifyInstance,
+  token: string,
+  appId: string,
+  keyId: string,
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'DELETE',
+    url: `/api/v1/apps/${appId}/keys/${keyId}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
 }
 
 /** A user with one app and a key of `scope`. */

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import t from 'tap';
 import { buildApp } from '../../../src/app.js';
 import { assertError } from '../../assertions.js';
-import { bearer, buildTestApp, createKey, ownerWithKey } from '../../helper.js';
+import { bearer, buildTestApp, createKey, ownerWithKey, revokeKey } from '../../helper.js';
 
 // Two API instances on one PostgreSQL and one Redis, each keeping API-key principals for a minute:
 // longer than any test here, so only the invalidation through Redis can explain a refusal.
@@ -59,11 +59,7 @@ t.test('a key revoked on one instance is refused by the other as soon as the rev
     t.equal((await vapidKey(app, owner.secret)).statusCode, 200, 'cached');
     t.equal((await vapidKey(app, spare.secret)).statusCode, 200, 'cached');
   }
-  const revoke = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const revoke = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
   t.equal(revoke.statusCode, 204);
   assertError(t, await vapidKey(two, owner.secret), 'INVALID_API_KEY');
   assertError(t, await vapidKey(one, owner.secret), 'INVALID_API_KEY');
@@ -155,11 +151,7 @@ t.test('a listener cut off keeps nothing until it is back, then caches and hears
     async () => (await vapidKey(one, spare.secret)).statusCode === 200 && one.apiKeyPrincipals.size > 0,
     'the other instance too',
   );
-  const revoke = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${spare.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const revoke = await revokeKey(one, owner.user.token, owner.app.id, spare.key.id);
   t.equal(revoke.statusCode, 204);
   assertError(t, await vapidKey(two, spare.secret), 'INVALID_API_KEY');
 });
@@ -173,11 +165,7 @@ t.test('what travels through Redis names the app, never a key or its hash', asyn
 
   const owner = await ownerWithKey(one, 'notify');
   await vapidKey(two, owner.secret);
-  const revoke = await one.inject({
-    method: 'DELETE',
-    url: `/api/v1/apps/${owner.app.id}/keys/${owner.key.key.id}`,
-    headers: bearer(owner.user.token),
-  });
+  const revoke = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
   t.equal(revoke.statusCode, 204);
   t.equal(messages.length, 1, messages.join(' / '));
   t.match(messages[0], new RegExp(`^app\\|${owner.app.id}\\|[0-9a-f-]{36}$`));
