@@ -102,7 +102,15 @@ export default fp(
     };
 
     let closing = false;
+    /** The listener may have missed a message: nothing cached is used, or kept, until it hears again. */
+    const loseListener = () => {
+      if (listening)
+        app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
+      listening = false;
+      forgetAll();
+    };
     const subscriber = ttlMs > 0 ? listenerConnection(app.redis, app.config.redisKeyPrefix) : null;
+    subscriber?.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
     if (subscriber && isCluster(subscriber)) {
       // Sharded pub/sub: ioredis keeps one connection to the master of the channel's slot and moves
       // it after a failover, but tells only that a connection ended ('-node'), was replaced
@@ -142,13 +150,9 @@ export default fp(
       };
       const stopListening = () => {
         epoch++;
-        if (listening)
-          app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
-        listening = false;
-        forgetAll();
+        loseListener();
         if (subscribed && !closing) void probe();
       };
-      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
       subscriber.on('smessage', onMessage);
       for (const event of ['-node', '-subscriber', 'nodeError', 'close', 'reconnecting', 'end'])
         subscriber.on(event, stopListening);
@@ -164,17 +168,8 @@ export default fp(
         app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
       }
     } else if (subscriber) {
-      subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
       subscriber.on('message', onMessage);
-      const stopListening = () => {
-        if (listening)
-          app.log.warn('api-key cache listener disconnected: keys are looked up in PostgreSQL until it is back');
-        listening = false;
-        forgetAll();
-      };
-      subscriber.on('close', stopListening);
-      subscriber.on('reconnecting', stopListening);
-      subscriber.on('end', stopListening);
+      for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, loseListener);
       let subscribed = false;
       subscriber.on('ready', () => {
         // ioredis subscribes again on reconnect; the cache starts empty either way.
