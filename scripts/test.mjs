@@ -4,7 +4,7 @@
 // plain line `N passed, N failed` for people and CI logs.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 
@@ -25,7 +25,14 @@ function findTests(dir) {
 }
 
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : ['apps', 'packages'].flatMap((dir) => findTests(join(root, dir))).sort();
+// `test/` at the root holds the tests of the root's own files (Dockerfile, compose, manifests).
+const files =
+  only.length > 0
+    ? only
+    : ['apps', 'packages', 'test']
+        .filter((dir) => existsSync(join(root, dir)))
+        .flatMap((dir) => findTests(join(root, dir)))
+        .sort();
 
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 const templateUrl = new URL(adminUrl);
