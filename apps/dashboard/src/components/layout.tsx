@@ -3,6 +3,7 @@ import { useMe } from '../api/session.js';
 import { VerifyBanner } from '../features/auth/account-email.js';
 import { useI18n } from '../i18n/index.js';
 import { LanguagePicker } from './language-picker.js';
+import './layout.css';
 
 export function Layout() {
   const { t } = useI18n();

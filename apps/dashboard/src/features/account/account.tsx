@@ -7,6 +7,7 @@ import { useChangeLanguage } from '../../components/language-picker.js';
 import { useOpenPlanRequest } from '../../components/plan-request.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useEndSessions, useSessions, useSignOut } from './use-account.js';
+import './account.css';
 
 const BROWSERS = [
   ['Edge', /Edg\/(\d+)/],

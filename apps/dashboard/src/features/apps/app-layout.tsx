@@ -5,6 +5,7 @@ import { Skeleton } from '../../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useWebhook } from '../webhooks/use-webhook.js';
 import { useApp, useApps } from './use-apps.js';
+import './apps.css';
 
 const tabs: { to: string; label: MessageKey; end?: boolean }[] = [
   { to: '', label: 'app.tab.overview', end: true },

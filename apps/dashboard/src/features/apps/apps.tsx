@@ -8,6 +8,7 @@ import { Field } from '../../components/field.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { useApps, useCreateApp } from './use-apps.js';
+import './apps.css';
 
 export function AppsPage() {
   const apps = useApps();

@@ -7,6 +7,7 @@ import { Field } from '../../components/field.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { PASSWORD_LENGTHS } from './password-lengths.js';
 import { useAskPasswordReset, useResendVerification, useResetPassword, useVerifyEmail } from './use-auth.js';
+import './auth.css';
 
 /** "Send the verification e-mail again" (signed in only: POST /auth/verify-email/resend → 202). */
 export function ResendVerification({ className }: { className?: string }) {

@@ -8,6 +8,7 @@ import { Field } from '../../components/field.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { PASSWORD_LENGTHS } from './password-lengths.js';
 import { useSignIn } from './use-auth.js';
+import './auth.css';
 
 type Mode = 'sign-in' | 'sign-up';
 

@@ -8,6 +8,7 @@ import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useRichText } from '../../i18n/rich-strings.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { type Notification, useNotifications } from './use-notifications.js';
+import './notifications.css';
 
 /** Click-through rate: clicked ÷ shown, "—" while nothing has been shown (no rate to speak of). */
 export const clickThroughRate = ({ shown, clicked }: { shown: number; clicked: number }, language = 'en') =>

@@ -16,6 +16,7 @@ import {
   useSetSuspension,
   useTenants,
 } from './use-operator.js';
+import './operator.css';
 
 type Tenant = {
   id: string;

@@ -6,6 +6,7 @@ import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { type AppWithStats, useCurrentApp } from '../apps/use-apps.js';
 import { SendsChart } from './sends-chart.js';
 import { useUsage } from './use-usage.js';
+import './overview.css';
 
 /** From this share of the month's limit on, the meter suggests a bigger plan. */
 const NEAR_LIMIT = 0.8;

@@ -5,6 +5,7 @@ import { RequestPlanButton, useOpenPlanRequest } from '../../components/plan-req
 import { Skeleton } from '../../components/skeleton.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { type Plan, PRERENDERED_PLANS_ID, PricingTable } from './pricing-table.js';
+import './pricing.css';
 
 /** The plans prerendered into pricing.html, so the live page starts from what is already on screen. */
 function prerenderedPlans(): { plans: Plan[] } | undefined {

@@ -21,6 +21,7 @@ import { SendPreview } from './send-preview.js';
 import { ScheduledSend, SendProgress } from './send-progress.js';
 import { EMPTY_RICH, type RichDraft, RichFields, richPayloadOf } from './send-rich-fields.js';
 import { useSend } from './use-send.js';
+import './send.css';
 
 /** The URL fields of the notification, in the form's order. */
 const URL_FIELDS: { field: 'url' | 'icon' | 'badge'; label: MessageKey; placeholder: string; hint?: MessageKey }[] = [

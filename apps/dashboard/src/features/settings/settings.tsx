@@ -11,6 +11,7 @@ import { WebhookSettings } from '../webhooks/webhook-settings.js';
 import { DeleteApp } from './delete-app.js';
 import { PushFormatSettings } from './push-format-settings.js';
 import { createIdentitySecret, useRotateVapidKey, useUpdateApp } from './use-app-settings.js';
+import './settings.css';
 
 /** One origin a line (or comma separated); blank lines dropped. */
 export const originsOf = (text: string) =>

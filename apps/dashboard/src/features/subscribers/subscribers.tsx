@@ -6,6 +6,7 @@ import { Pager, useCursorPages } from '../../components/pager.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { type StatusFilter, useDeleteSubscriber, useSubscribers } from './use-subscribers.js';
+import './subscribers.css';
 
 /** The push service behind a subscription, from its endpoint's host. */
 export function pushServiceOf(endpoint: string): string | null {

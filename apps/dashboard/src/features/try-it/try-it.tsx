@@ -11,6 +11,7 @@ import {
   useSendTestNotification,
   useSubscribeThisBrowser,
 } from './use-try-it.js';
+import './try-it.css';
 
 function TryItMessage({ error }: { error: unknown }) {
   const { t, rich } = useI18n();

@@ -19,6 +19,7 @@ import {
   type WebhookAnswer,
   type WebhookEvent,
 } from './use-webhook.js';
+import './webhooks.css';
 
 /** IPv4/IPv6 literals and names that can never be a public receiver. */
 const PRIVATE_HOST =
