@@ -2,7 +2,7 @@ import { MAX_ACTION_TITLE_LENGTH, MAX_ACTIONS, MAX_TAG_LENGTH } from '@webpush/p
 import { Field } from '../../components/field.js';
 import { useRichText } from '../../i18n/rich-strings.js';
 
-/** The rich fields of the send form (CONTRACT 1.2 "Rich notifications"): an image, two buttons, tag and behaviour. */
+/** The rich fields of the send form: an image, two buttons, tag and behaviour. */
 export interface RichDraft {
   image: string;
   buttons: { title: string; url: string }[];
