@@ -3,8 +3,8 @@
 // (The pragmas: tsx runs this file for the build and does not apply tsconfig's `jsx` setting to it.)
 import { publicPlanList } from '@webpush/plans';
 import { renderToString } from 'react-dom/server';
+import { PRERENDERED_PLANS_ID, PricingTable } from '../src/features/pricing/pricing-table.js';
 import { format, I18nProvider, type Language, type MessageKey } from '../src/i18n/index.js';
-import { PRERENDERED_PLANS_ID, PricingTable } from '../src/pages/pricing-table.js';
 
 const escapeJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 const escapeHtml = (text: string) =>

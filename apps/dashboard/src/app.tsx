@@ -1,21 +1,21 @@
 import { Navigate, Route, Routes } from 'react-router';
 import { Layout } from './components/layout.js';
+import { NotFoundPage } from './components/not-found.js';
 import { RequireUser } from './components/require-user.js';
-import { AccountPage } from './pages/account.js';
-import { ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './pages/account-email.js';
-import { AppLayout } from './pages/app-layout.js';
-import { AppsPage } from './pages/apps.js';
-import { AuthPage } from './pages/auth.js';
-import { KeysPage } from './pages/keys.js';
-import { NotFoundPage } from './pages/not-found.js';
-import { NotificationsPage } from './pages/notifications.js';
-import { OperatorPage } from './pages/operator.js';
-import { OverviewPage } from './pages/overview.js';
-import { PricingPage } from './pages/pricing.js';
-import { SendPage } from './pages/send.js';
-import { SettingsPage } from './pages/settings.js';
-import { SubscribersPage } from './pages/subscribers.js';
-import { TryItPage } from './pages/try-it.js';
+import { AccountPage } from './features/account/account.js';
+import { AppLayout } from './features/apps/app-layout.js';
+import { AppsPage } from './features/apps/apps.js';
+import { ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './features/auth/account-email.js';
+import { AuthPage } from './features/auth/auth.js';
+import { KeysPage } from './features/keys/keys.js';
+import { NotificationsPage } from './features/notifications/notifications.js';
+import { OperatorPage } from './features/operator/operator.js';
+import { OverviewPage } from './features/overview/overview.js';
+import { PricingPage } from './features/pricing/pricing.js';
+import { SendPage } from './features/send/send.js';
+import { SettingsPage } from './features/settings/settings.js';
+import { SubscribersPage } from './features/subscribers/subscribers.js';
+import { TryItPage } from './features/try-it/try-it.js';
 
 /**
  * Client routes. The API answers every browser navigation with this app, so each of these is also a

@@ -1,3 +1,5 @@
+// First, so that every feature's stylesheet comes after the base it refines.
+import './styles/base.css';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -5,7 +7,6 @@ import { BrowserRouter } from 'react-router';
 import { ApiError, NetworkError } from './api/client.js';
 import { App } from './app.js';
 import { I18nProvider, servedLanguage } from './i18n/index.js';
-import './styles.css';
 
 /** A session that ended elsewhere (signed out, expired): back to sign-in instead of an error on every page. */
 const onError = (error: unknown) => {

@@ -1,6 +1,7 @@
 import { type ReactNode, useRef, useState } from 'react';
 import { useI18n } from '../i18n/index.js';
 import { ErrorMessage } from './error-panel.js';
+import './dialog.css';
 
 interface ConfirmButtonProps {
   /** The button that opens the question. */

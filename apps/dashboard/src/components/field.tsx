@@ -1,5 +1,12 @@
 import type { InputHTMLAttributes, ReactNode } from 'react';
+import type { MessageKey } from '../i18n/index.js';
 import { ErrorMessage } from './error-panel.js';
+
+/** What the browser finds wrong in a field before asking the API: a message key and its values. */
+export interface Problem {
+  key: MessageKey;
+  values?: Record<string, string | number>;
+}
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
   id: string;

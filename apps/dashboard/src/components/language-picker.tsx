@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react';
 import { api, call } from '../api/client.js';
 import { useMe } from '../api/session.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language, useI18n } from '../i18n/index.js';
+import './language-picker.css';
 
 /**
  * Switches the dashboard's language and remembers the pick (cookie). Signed in, the account's

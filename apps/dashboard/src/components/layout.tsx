@@ -1,8 +1,9 @@
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useMe } from '../api/session.js';
+import { VerifyBanner } from '../features/auth/account-email.js';
 import { useI18n } from '../i18n/index.js';
-import { VerifyBanner } from '../pages/account-email.js';
 import { LanguagePicker } from './language-picker.js';
+import './layout.css';
 
 export function Layout() {
   const { t } = useI18n();

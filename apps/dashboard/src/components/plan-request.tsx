@@ -3,6 +3,7 @@ import { useRef, useState } from 'react';
 import { api, call } from '../api/client.js';
 import { useI18n } from '../i18n/index.js';
 import { ErrorMessage } from './error-panel.js';
+import './dialog.css';
 
 export const planRequestsQuery = {
   queryKey: ['plan-requests'],

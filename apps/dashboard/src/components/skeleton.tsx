@@ -1,4 +1,5 @@
 import { useI18n } from '../i18n/index.js';
+import './skeleton.css';
 
 /** Placeholders the size of what loads, so nothing jumps when the data arrives. */
 export function Skeleton({ lines = 1, height }: { lines?: number; height?: 'card' | 'chart' | 'row' }) {

@@ -1,0 +1,56 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, call } from '../../api/client.js';
+import { switchUser } from '../../api/session.js';
+
+interface Credentials {
+  email: string;
+  password: string;
+}
+
+/** Signs in, or registers (`signUp`), and makes the answer's user the cached one. */
+export function useSignIn(signUp: boolean, onSignedIn: () => void | Promise<void>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Credentials) =>
+      call(signUp ? api.POST('/api/v1/auth/register', { body }) : api.POST('/api/v1/auth/login', { body })),
+    onSuccess: async (answer) => {
+      switchUser(queryClient, answer.user);
+      await onSignedIn();
+    },
+  });
+}
+
+export const useResendVerification = () =>
+  useMutation({ mutationFn: () => call(api.POST('/api/v1/auth/verify-email/resend')) });
+
+export function useVerifyEmail() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (token: string) => call(api.POST('/api/v1/auth/verify-email', { body: { token } })),
+    onSuccess: async (answer) => {
+      // A /auth/me already in flight would land after this with `emailVerified: false` and bring the
+      // banner back: cancel it, update the cached user when it is this one, then ask again.
+      await queryClient.cancelQueries({ queryKey: ['me'] });
+      const current = queryClient.getQueryData<{ id: string } | null>(['me']);
+      if (current && current.id === answer.user.id) queryClient.setQueryData(['me'], answer.user);
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
+    },
+  });
+}
+
+export const useAskPasswordReset = () =>
+  useMutation({ mutationFn: (email: string) => call(api.POST('/api/v1/auth/password-reset', { body: { email } })) });
+
+export function useResetPassword() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { token: string; password: string }) =>
+      call(api.POST('/api/v1/auth/password-reset/confirm', { body })),
+    // Every session of the user ended: this browser's too when it was signed in as them.
+    onSuccess: async () => {
+      const current = queryClient.getQueryData<{ id: string } | null>(['me']);
+      if (current) switchUser(queryClient, null);
+      await queryClient.invalidateQueries({ queryKey: ['me'] });
+    },
+  });
+}

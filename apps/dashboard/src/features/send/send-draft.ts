@@ -1,0 +1,74 @@
+import { MAX_SCHEDULE_AHEAD_DAYS, MAX_SCHEDULE_AHEAD_MS } from '@webpush/plans';
+import type { Problem } from '../../components/field.js';
+
+/*
+ * The send form's state as the API takes it, and the checks the browser can make before asking: the
+ * limits are the API's own (@webpush/plans), never typed here again.
+ */
+
+/** The plain fields of the send form: what a notification says and where it leads. */
+export interface Draft {
+  title: string;
+  body: string;
+  url: string;
+  icon: string;
+  badge: string;
+}
+export const EMPTY_DRAFT: Draft = { title: '', body: '', url: '', icon: '', badge: '' };
+
+/** What the request carries: title and body always, url/icon/badge only when filled in. */
+export function payloadOf(draft: Draft) {
+  const payload: { title: string; body: string; url?: string; icon?: string; badge?: string } = {
+    title: draft.title,
+    body: draft.body,
+  };
+  if (draft.url) payload.url = draft.url;
+  if (draft.icon) payload.icon = draft.icon;
+  if (draft.badge) payload.badge = draft.badge;
+  return payload;
+}
+
+/** Exactly the API's rule: UTF-8 bytes of JSON.stringify of the present fields, escapes included. */
+export const payloadBytes = (draft: Draft) => new TextEncoder().encode(JSON.stringify(payloadOf(draft))).length;
+
+export type Audience = 'all' | 'uids' | 'tags';
+
+/** uids separated by commas or new lines; blanks dropped, duplicates kept once. */
+export const uidsOf = (text: string) => [
+  ...new Set(
+    text
+      .split(/[\n,]/)
+      .map((uid) => uid.trim())
+      .filter(Boolean),
+  ),
+];
+
+/** `key=value` pairs, one a line (or comma separated): the tags object, or the first line that is not a pair. */
+export function tagsOf(text: string): { tags: Record<string, string> } | { problem: Problem } {
+  const tags: Record<string, string> = {};
+  for (const line of text.split(/[\n,]/)) {
+    const pair = line.trim();
+    if (!pair) continue;
+    const at = pair.indexOf('=');
+    if (at < 1) return { problem: { key: 'send.tagsNotPair', values: { pair } } };
+    tags[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  if (Object.keys(tags).length === 0) return { problem: { key: 'send.tagsNone' } };
+  return { tags };
+}
+
+/** A datetime-local value (the browser's time zone) as RFC 3339 UTC, or why it cannot be used. */
+export function sendAtOf(local: string, now = Date.now()): { sendAt: string } | { problem: Problem } {
+  const when = new Date(local);
+  if (!local || Number.isNaN(when.getTime())) return { problem: { key: 'send.whenMissing' } };
+  if (when.getTime() <= now) return { problem: { key: 'send.whenPast' } };
+  if (when.getTime() > now + MAX_SCHEDULE_AHEAD_MS)
+    return { problem: { key: 'send.whenFar', values: { days: MAX_SCHEDULE_AHEAD_DAYS } } };
+  return { sendAt: when.toISOString() };
+}
+
+/** A datetime-local value `minutes` from now, in the browser's time zone. */
+export const localIn = (minutes: number) => {
+  const when = new Date(Date.now() + minutes * 60_000);
+  return new Date(when.getTime() - when.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
