@@ -21,7 +21,7 @@ t.test('the dev server resolves workspace packages to their sources', async (t) 
     await new Promise((resolve) => server.close(resolve));
   });
   const { port } = server.address() as AddressInfo;
-  const response = await fetch(`http://127.0.0.1:${port}/src/pages/webhook-settings.tsx`);
+  const response = await fetch(`http://127.0.0.1:${port}/src/features/webhooks/webhook-settings.tsx`);
   t.equal(response.status, 200);
   const code = await response.text();
   t.match(code, /from "[^"]*\/packages\/plans\/src\/index\.ts"/, '@webpush/plans from packages/plans/src');
