@@ -24,7 +24,7 @@ exit "$status"
 `;
 
 export interface Postmaster {
-  /** Settles when the postmaster has exited, with its exit code (null when a signal ended it). */
+  /** Settles when the postmaster has exited, with its exit status (128 + N when signal N ended it). */
   exited: Promise<number | null>;
   /** Asks for a fast shutdown: sessions are ended, and the data is written out cleanly. */
   requestShutdown(): void;
@@ -47,6 +47,8 @@ export function spawnPostmaster(
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', onLine);
   }
+  // Closing the pipe after the shell has gone (the server crashed) fails with EPIPE, which is no news.
+  child.stdin.on('error', () => {});
   const exited = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve(code));

@@ -5,7 +5,7 @@ import { preparePostgresBinaries } from './binaries.js';
 import { notWritable, prepareDataDirectory, SUPERUSER } from './data-directory.js';
 import { DataDirectoryInUseError, EmbeddedPostgresError, PortInUseError } from './errors.js';
 import { spawnPostmaster } from './postmaster.js';
-import { assertReachable, unprivilegedServerUser } from './server-user.js';
+import { assertReachable, type ServerUser, unprivilegedServerUser } from './server-user.js';
 
 export interface EmbeddedPostgresOptions {
   /** Where the data lives, kept across restarts; made (with initdb) when missing. */
@@ -27,7 +27,7 @@ export interface EmbeddedPostgres {
   dataDir: string;
   /** True when this start ran initdb. */
   created: boolean;
-  /** Settles when the server has exited, for whatever reason. */
+  /** Settles when the server has exited, for whatever reason, with its exit status. */
   exited: Promise<number | null>;
   /** Stops the server (fast shutdown) and settles once it has exited. */
   stop(): Promise<void>;
@@ -78,7 +78,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 async function startServer(
   options: EmbeddedPostgresOptions & { port: number },
   postgresBinary: string,
-  user: ReturnType<typeof unprivilegedServerUser>,
+  user: ServerUser | undefined,
   environment: NodeJS.ProcessEnv,
 ): Promise<Pick<EmbeddedPostgres, 'exited' | 'stop'>> {
   const settings = {

@@ -12,6 +12,7 @@ import {
   DataDirectoryFromOtherMajorError,
   DataDirectoryInUseError,
   DataDirectoryNotWritableError,
+  EmbeddedPostgresError,
   PortInUseError,
   startEmbeddedPostgres,
 } from '../src/index.js';
@@ -102,3 +103,19 @@ t.test('a data directory the user cannot write is refused with what to do', asyn
     message: new RegExp(`^cannot write to ${locked} \\(EACCES\\): give this user write access`),
   });
 });
+
+t.test(
+  'under root, a data directory the server user cannot reach is refused with what to do',
+  { skip: process.getuid?.() !== 0 && 'only root hands the server to another user' },
+  async (t) => {
+    const privateFolder = join(scratch, 'private');
+    await mkdir(privateFolder, { mode: 0o700 });
+    await chmod(privateFolder, 0o700);
+    await t.rejects(startEmbeddedPostgres({ dataDir: join(privateFolder, 'data') }), {
+      constructor: EmbeddedPostgresError,
+      message: new RegExp(
+        `cannot enter ${privateFolder}: run as an ordinary user, or \`chmod o\\+x ${privateFolder}\``,
+      ),
+    });
+  },
+);
