@@ -316,7 +316,7 @@ export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
 export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
 export type Urgency = (typeof urgencies)[number];
 
-/** A button of a notification (CONTRACT 1.2 "Rich notifications"); `url` defaults to the notification's. */
+/** A button of a notification (docs/sending.md); `url` defaults to the notification's. */
 export interface NotificationAction {
   action: string;
   title: string;
@@ -324,7 +324,7 @@ export interface NotificationAction {
   icon?: string;
 }
 
-/** What the browser receives, encrypted (CONTRACT "Delivery", 1.2 "Rich notifications"). */
+/** What the browser receives, encrypted (docs/sending.md). */
 export interface NotificationPayload {
   title: string;
   body: string;

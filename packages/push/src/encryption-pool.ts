@@ -30,7 +30,7 @@ export interface EncryptionPool {
    *
    * With `links`, `payload` is a template: subscription i's plaintext is it with each hole at
    * `links.slots` filled by that subscription's click token for the hole's link, signed on the
-   * thread (CONTRACT 1.2 "Declarative Web Push"). One batch still crosses threads once.
+   * thread (docs/sending.md, "Declarative Web Push"). One batch still crosses threads once.
    */
   encrypt(payload: Buffer, keys: readonly SubscriptionKeys[], links?: TemplateLinks): Promise<EncryptedBody[]>;
   /** Stops the threads; encryptions under way reject. */
@@ -60,8 +60,8 @@ export interface EncryptionPoolOptions {
 
 /**
  * The thread's garbage is small and short-lived (the ECDH key objects; the bodies live off the
- * heap), but V8 grows a busy isolate's young generation to 32 MB anyway. 2 MB kept the thread's
- * throughput and cut the worker's peak RSS by 9 MB (200,000 pushes, built worker: 242.8 → 234.1 MB).
+ * heap), but V8 grows a busy isolate's young generation to 32 MB anyway; 2 MB keeps the thread's
+ * throughput and lowers the worker's peak RSS (docs/performance.md).
  */
 const THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } };
 
@@ -73,8 +73,7 @@ function newThread(entry: URL | undefined): Worker {
 
 /**
  * The 16 bytes of each UUID, one after the other, in a buffer of their own (it is transferred). One
- * hex decode of the whole batch rather than a Buffer per id: measured 0.80 → 0.18 µs a push on the
- * event loop (median of 30 interleaved rounds of 16-id batches). When any id is not a UUID's 36
+ * hex decode of the whole batch is cheaper than a Buffer per id. When any id is not a UUID's 36
  * characters of hex and dashes, each id is decoded alone instead, so that one cannot shift the others.
  */
 function packUuids(ids: readonly string[]): Uint8Array<ArrayBuffer> {
@@ -104,8 +103,8 @@ function unpack({ bodies, bodyLength, lengths, errors }: EncryptionAnswer): Encr
 }
 
 /**
- * Web push encryption on worker threads. One push costs ~160 µs of CPU here, nearly all of it the
- * ECDH and HKDF of RFC 8291 (TOOLCHAIN.md); on one thread that caps a worker process at one core,
+ * Web push encryption on worker threads. Nearly all of a push's CPU is the ECDH and HKDF of RFC 8291
+ * (docs/performance.md); on one thread that caps a worker process at one core,
  * whatever the machine has. The pool moves it off the event loop, which is left with TLS, HTTP and
  * the bookkeeping. Batches of subscriptions go in one message each way (the bodies come back in one
  * transferred buffer), so the cost of crossing threads is paid per batch, not per push.

@@ -55,7 +55,7 @@ export function outcomeForAnswer(status: number, headers: AnswerHeaders, body: s
 }
 
 /**
- * CONTRACT "Delivery": what a push service's answer means for the message. `origin` (the endpoint's)
+ * What a push service's answer means for the message (docs/sending.md, "Why pushes failed"). `origin` (the endpoint's)
  * lets a push service's own meaning of a status count (WNS's 406).
  */
 export function outcomeForStatus(

@@ -2,7 +2,7 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { SHA256_BLOCK_BYTES, SHA256_INITIAL_STATE, sha256Block } from './sha256-block.js';
 
 /**
- * What a browser receives, in the two formats of CONTRACT 1.2: the SDK's JSON ("legacy") and the
+ * What a browser receives, in two formats (docs/sending.md): the SDK's JSON ("legacy") and the
  * W3C Push API's declarative push message. Built by the worker for every push and by the API at
  * accept time, to refuse a payload that would not fit (3,993 bytes).
  */
@@ -176,13 +176,8 @@ function writeDigest(state: Int32Array, into: Uint8Array, at: number, bytes: num
  * HMAC-SHA-256 is H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ m)); the state after each pad block is computed
  * once here, so a token is two SHA-256 compressions (the message and its padding fit one block, the
  * inner digest and its padding another) on reused buffers, and its base64url goes straight into the
- * payload's bytes. `createHmac` hashes both pad blocks again, builds a native context and a digest
- * Buffer, and the token went through a Buffer and a string. Measured here at load ~15 (medians):
- * 3.41 → 0.85 µs a token alone; inside a replica of the thread's batch loop, one batch of each
- * kind in turn (1,500 batches), a declarative push cost 5.2–5.6 µs more than a legacy one before
- * and 2.4–2.9 µs after. Copying pre-keyed node:crypto `Hash` objects (`hash.copy()`) measured
- * slower than `createHmac` (4.9 against 3.0 µs a token), and two one-shot `crypto.hash` calls over
- * the pad blocks (2.4 µs alone) did not show inside the loop.
+ * payload's bytes; `createHmac` would hash both pad blocks again for every token (the cost is in
+ * docs/performance.md).
  */
 export class ClickTokenWriter {
   readonly #innerStart: Int32Array;
@@ -251,7 +246,7 @@ export interface DeclarativeTemplate {
 const json = (value: unknown) => JSON.stringify(value);
 
 /**
- * The W3C declarative push message of CONTRACT 1.2: `{"web_push": 8030, "notification": {...},
+ * The W3C declarative push message (docs/sending.md): `{"web_push": 8030, "notification": {...},
  * "mutable": true}`, with `navigate` (and each button's) a click link `${linkBase}<token>`.
  * `mutable` lets a browser that runs the service worker anyway (all but Safari) hand it to the SDK.
  */

@@ -5,9 +5,8 @@ import type { VapidCredentials } from './types.js';
 /**
  * RFC 8292 VAPID: `Authorization: vapid t=<ES256 JWT>, k=<public key>`.
  *
- * We do not call web-push's `getVapidHeaders` on the send path: it converts the raw key to PEM with
- * asn1.js and signs a new JWT on every call, 478 µs a message on this hardware against ~157 µs for
- * the whole encryption (TOOLCHAIN.md, "Cost of one web push"). Here the private key is imported
+ * Not web-push's `getVapidHeaders`: it signs a new JWT on every call, which costs three times the
+ * encryption (docs/performance.md). Here the private key is imported
  * once per app, and a JWT is signed once per (app, push-service origin) and reused until an hour
  * before it expires, which RFC 8292 §2 allows and push services expect (Apple refuses refreshes
  * more often than hourly).

@@ -34,7 +34,7 @@ function eventRows(event: EngagementEvent): EngagementEventType[] {
  * (app_id, endpoint) index) and the notification belongs to that app too; a pair whose notification
  * and subscription belong to different apps is dropped whatever its origin.
  *
- * Engagement is counted only when it was earned (CONTRACT 1.2): the subscription must be among the
+ * Engagement is counted only when it was earned (docs/engagement.md): the subscription must be among the
  * notification's delivery targets, i.e. in one of its first-attempt `notification_chunks` (the
  * fan-out writes them before any push leaves, and they are never deleted while the notification
  * exists). The check is part of this statement, a range probe of the chunk primary key

@@ -11,7 +11,7 @@ export interface DeliveryContext {
     vapidPrivateKeySealed: string;
     /** The app's current key version; subscriptions made with an earlier one name their `vapidKeyVersion`. */
     vapidKeyVersion: number;
-    /** What the app's browsers receive (CONTRACT 1.2). */
+    /** What the app's browsers receive (docs/sending.md). */
     pushFormat: PushFormat;
     defaultUrl: string | null;
   };

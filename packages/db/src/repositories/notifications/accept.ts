@@ -16,7 +16,7 @@ import {
 import { countAudience, type StoredAudience } from '../audiences.js';
 import { currentUsageMonth } from '../usage.js';
 
-/** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
+/** How long an `Idempotency-Key` replays its first 202. */
 const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
 const dialect = new PgDialect();
 
