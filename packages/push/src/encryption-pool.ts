@@ -7,12 +7,9 @@ import { uuidToBytes } from './payload.js';
 /** A body, or why the subscription's keys cannot be encrypted to (not a point on P-256). */
 export type EncryptedBody = Buffer | RangeError;
 
-/** The click links of a template payload, signed per subscription on the threads (see `EncryptionPool.encrypt`). */
 export interface TemplateLinks {
-  /** The click-link HMAC key (`ClickTokens.key`). */
   key: Buffer;
   notificationId: string;
-  /** One a subscription, in the order of `keys`. */
   subscriptionIds: readonly string[];
   /** Byte offsets of the holes in the payload, ascending, each `CLICK_TOKEN_LENGTH` bytes. */
   slots: readonly number[];
@@ -23,17 +20,12 @@ export interface TemplateLinks {
 export interface EncryptionPool {
   readonly threads: number;
   /**
-   * Encrypts one payload for each subscription's keys (RFC 8291, a fresh sender key and salt each)
-   * on the pool's threads: the request bodies, in order. `keys` are as decodeSubscriptionKeys gives
-   * them. Rejects when the thread stops before answering, or the threads could not start (the
-   * caller can still encrypt on its own thread).
-   *
-   * With `links`, `payload` is a template: subscription i's plaintext is it with each hole at
-   * `links.slots` filled by that subscription's click token for the hole's link, signed on the
-   * thread (docs/sending.md, "Declarative Web Push"). One batch still crosses threads once.
+   * The request bodies, in order (RFC 8291, a fresh sender key and salt each). Rejects when the
+   * thread stops before answering, or the threads could not start (the caller can still encrypt on
+   * its own thread). With `links`, `payload` is a template whose holes are filled on the thread with
+   * each subscription's click tokens.
    */
   encrypt(payload: Buffer, keys: readonly SubscriptionKeys[], links?: TemplateLinks): Promise<EncryptedBody[]>;
-  /** Stops the threads; encryptions under way reject. */
   close(): Promise<void>;
 }
 
@@ -168,7 +160,6 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
           new RangeError('keys must be a 65-byte point and a 16-byte secret (decodeSubscriptionKeys)'),
         );
       }
-      // A thread that crashed after it had worked is replaced.
       while (pool.length < threads) start();
       let thread = pool[0] as Thread;
       for (const candidate of pool) if (candidate.pending.size < thread.pending.size) thread = candidate;

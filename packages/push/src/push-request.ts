@@ -5,7 +5,6 @@ import { isWnsOrigin } from './outcome.js';
 import type { PushOptions, PushTarget, Urgency, VapidCredentials } from './types.js';
 import { VapidKeyError, type VapidSigner } from './vapid.js';
 
-/** Everything needed to POST one push message; no I/O has happened yet. */
 export interface PushRequest {
   /** `https://host[:port]`, also the VAPID `aud`. */
   origin: string;
@@ -24,7 +23,6 @@ interface Destination {
   path: string;
 }
 
-/** The endpoint as a request destination, or null when it is not https or its host:port is off the allowlist. */
 function destinationOf(endpoint: string, allowlist: readonly PushHostRule[]): Destination | null {
   let url: URL;
   try {

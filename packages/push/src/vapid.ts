@@ -6,15 +6,13 @@ import type { VapidCredentials } from './types.js';
  * RFC 8292 VAPID: `Authorization: vapid t=<ES256 JWT>, k=<public key>`.
  *
  * Not web-push's `getVapidHeaders`: it signs a new JWT on every call, which costs three times the
- * encryption (docs/performance.md). Here the private key is imported
- * once per app, and a JWT is signed once per (app, push-service origin) and reused until an hour
- * before it expires, which RFC 8292 §2 allows and push services expect (Apple refuses refreshes
- * more often than hourly).
+ * encryption (docs/performance.md). Here the private key is imported once per app, and a JWT is
+ * signed once per (app, push-service origin) and reused until an hour before it expires, which
+ * RFC 8292 §2 allows and push services expect (Apple refuses refreshes more often than hourly).
  */
 
 /** `exp` is 12 h ahead: within RFC 8292's 24 h, and safe against a push service's clock skew. */
 export const JWT_LIFETIME_SECONDS = 12 * 60 * 60;
-/** A cached JWT is replaced once it has less than this left. */
 export const JWT_REFRESH_MARGIN_SECONDS = 60 * 60;
 const DEFAULT_CAPACITY = 10_000;
 
@@ -69,9 +67,7 @@ function importKey(vapid: VapidCredentials): ImportedKey {
 }
 
 export interface VapidSignerOptions {
-  /** Entries kept in each cache (imported keys, JWTs). Default 10,000. */
   capacity?: number;
-  /** Clock in milliseconds, for tests. */
   now?: () => number;
 }
 
