@@ -26,9 +26,9 @@ type OriginState =
 /**
  * HTTP/2 sessions to the push services that offer it, one multiplexed connection per origin, on
  * node:http2 rather than undici's `allowH2`, whose HTTP/2 client trips an internal assertion under
- * concurrency and whose pool cannot fall back to HTTP/1.1 per origin. The first connection to an origin offers `h2` and `http/1.1` by ALPN; an origin that picks
- * HTTP/1.1 is remembered as such (that one handshake is wasted) and `session()` answers null for
- * it from then on, so the caller uses its HTTP/1.1 keep-alive pool.
+ * concurrency and whose pool cannot fall back to HTTP/1.1 per origin. An origin that picks HTTP/1.1
+ * by ALPN is remembered as such, and `session()` answers null for it from then on, so the caller
+ * uses its HTTP/1.1 keep-alive pool.
  */
 export class Http2Origins {
   readonly #origins = new Map<string, OriginState>();
