@@ -25,7 +25,6 @@ export function decodePrincipalChange(message: string): { change: PrincipalChang
   return { change: null, nonce };
 }
 
-/** Sends `message` on the principal-changes channel: `SPUBLISH` on a cluster, `PUBLISH` on one Redis. */
 export async function publishOnPrincipalChannel(
   redis: RedisConnection,
   channel: string,
