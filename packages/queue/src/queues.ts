@@ -115,10 +115,7 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/**
- * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
- * `bullPrefix(config.redisKeyPrefix)` on both sides.
- */
+/** `prefix` must be `bullPrefix(config.redisKeyPrefix)` on both sides; the connection is shared, not closed here. */
 export function createQueues(
   connection: RedisConnection,
   prefix: string,
