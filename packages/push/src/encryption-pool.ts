@@ -11,9 +11,7 @@ export interface TemplateLinks {
   key: Buffer;
   notificationId: string;
   subscriptionIds: readonly string[];
-  /** Byte offsets of the holes in the payload, ascending, each `CLICK_TOKEN_LENGTH` bytes. */
   slots: readonly number[];
-  /** The link each hole holds (0: the notification; i: its i-th button). */
   links: readonly number[];
 }
 
@@ -36,7 +34,6 @@ interface Pending {
 
 interface Thread {
   worker: Worker;
-  /** Batches sent and not yet answered: the next batch goes to the thread with the fewest. */
   pending: Map<number, Pending>;
   /** It has answered once: it started, so a later exit is a crash worth a new thread. */
   answered: boolean;
@@ -57,7 +54,6 @@ export interface EncryptionPoolOptions {
  */
 const THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } };
 
-/** The thread's entry: encryption-thread beside this module, built or from sources (moduleThread). */
 function newThread(entry: URL | undefined): Worker {
   if (entry) return new Worker(entry, THREAD_LIMITS);
   return moduleThread(import.meta.url, 'encryption-thread', THREAD_LIMITS);
@@ -95,15 +91,10 @@ function unpack({ bodies, bodyLength, lengths, errors }: EncryptionAnswer): Encr
 }
 
 /**
- * Web push encryption on worker threads. Nearly all of a push's CPU is the ECDH and HKDF of RFC 8291
- * (docs/performance.md); on one thread that caps a worker process at one core,
- * whatever the machine has. The pool moves it off the event loop, which is left with TLS, HTTP and
- * the bookkeeping. Batches of subscriptions go in one message each way (the bodies come back in one
- * transferred buffer), so the cost of crossing threads is paid per batch, not per push.
- *
- * Written here rather than taken from a pool library (piscina, workerpool): those post one message
- * per task and answer through their own promise per task, which is the per-push overhead the
- * batching avoids; what the pool needs beyond that is a few lines of bookkeeping.
+ * Web push encryption on worker threads: nearly all of a push's CPU is RFC 8291's ECDH and HKDF
+ * (docs/performance.md), which on the event loop would cap a worker at one core. Batches go in one
+ * message each way, so crossing threads is paid per batch, not per push; pool libraries (piscina,
+ * workerpool) post a message and a promise per task, the per-push overhead the batching avoids.
  */
 export function createEncryptionPool({ threads, onError = () => {}, entry }: EncryptionPoolOptions): EncryptionPool {
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError('an encryption pool needs at least one thread');

@@ -13,7 +13,6 @@ export const MAX_PLAINTEXT_BYTES = RECORD_SIZE - TAG_LENGTH - 1;
 export const P256_POINT_LENGTH = 65;
 export const AUTH_SECRET_LENGTH = 16;
 const SALT_LENGTH = 16;
-/** Body bytes beyond the plaintext: the RFC 8188 header with the sender key, the delimiter, the GCM tag. */
 export const ENCRYPTION_OVERHEAD = SALT_LENGTH + 4 + 1 + P256_POINT_LENGTH + 1 + TAG_LENGTH;
 
 const KEY_INFO_PREFIX = Buffer.from('WebPush: info\0', 'latin1');
@@ -62,7 +61,6 @@ export function decodeSubscriptionKeys(keys: { p256dh: string; auth: string }): 
   return { p256dh, auth };
 }
 
-/** Fixed inputs that make the output deterministic: only for the RFC 8291 Appendix A vector. */
 export interface FixedEncryptionInputs {
   salt?: Buffer;
   senderPrivateKey?: Buffer;

@@ -5,7 +5,6 @@ import type { AnswerHeaders } from './outcome.js';
 export interface Http2Answer {
   status: number;
   headers: AnswerHeaders;
-  /** The first bytes of a non-2xx body, on one line. */
   detail: string;
 }
 
@@ -42,7 +41,6 @@ export class Http2Origins {
     },
   ) {}
 
-  /** The origin's HTTP/2 session, or null when it speaks only HTTP/1.1. Rejects when it cannot be reached. */
   session(origin: string): Promise<ClientHttp2Session | null> | ClientHttp2Session | null {
     const state = this.#origins.get(origin);
     if (state?.kind === 'h1') return null;

@@ -56,7 +56,6 @@ export function legacyPayload(content: NotificationContent, id: string): string 
   });
 }
 
-// ---------------------------------------------------------------------------------------------
 // Click links: `${PUBLIC_URL}/c/<token>`, one per subscription and link (the notification, or one
 // of its buttons). The token carries the notification id, the subscription id and the link's index,
 // and an HMAC over them under a key derived from ENCRYPTION_KEY: nothing is stored per push, and the
@@ -178,7 +177,6 @@ export class ClickTokenWriter {
     this.#token.set(notificationId, 0);
   }
 
-  /** Writes the token of `link` for the subscription (its 16 bytes) at `at`: `CLICK_TOKEN_LENGTH` ASCII bytes. */
   write(into: Uint8Array, at: number, subscriptionId: Uint8Array, link: number): void {
     const state = this.#state;
     const token = this.#token;
@@ -278,7 +276,6 @@ export function templateBytes(template: DeclarativeTemplate): number {
   );
 }
 
-/** Byte offsets of the holes in the filled payload, for the encryption threads. */
 export function templateSlots(template: DeclarativeTemplate): number[] {
   const slots: number[] = [];
   let at = 0;

@@ -38,11 +38,7 @@ function destinationOf(endpoint: string, allowlist: readonly PushHostRule[]): De
   return { origin: url.origin, path: `${url.pathname}${url.search}` };
 }
 
-/**
- * Validates, encrypts and signs one push message. Anything that makes a request pointless or
- * unsafe (host off the allowlist, malformed keys, bad options, oversize payload, unusable VAPID
- * keys) comes back as a refusal before any connection is opened.
- */
+/** Anything that makes a request pointless or unsafe comes back as a refusal before any connection is opened. */
 export function buildPushRequest(
   target: PushTarget,
   payload: string,
@@ -51,7 +47,6 @@ export function buildPushRequest(
   context: {
     allowlist: readonly PushHostRule[];
     signer: VapidSigner;
-    /** The body already encrypted for this target (by an EncryptionPool): not encrypted again. */
     body?: Buffer | undefined;
   },
 ): PushRequest | Refusal {

@@ -52,11 +52,7 @@ export function answerHeaders(headers: Record<string, string | string[] | undefi
   };
 }
 
-/**
- * An HTTP/1.1 pool whose connections go through the proxy (undici's EnvHttpProxyAgent: CONNECT
- * tunnels for https, NO_PROXY honoured), with the settings given rather than process.env's. The
- * pool's keep-alive works as without a proxy: one tunnel per pooled connection, reused.
- */
+/** An HTTP/1.1 pool through the proxy (CONNECT tunnels), with the settings given rather than process.env's. */
 function proxiedAgent(
   proxy: NonNullable<PushSenderOptions['proxy']>,
   pool: Agent.Options,

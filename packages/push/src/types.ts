@@ -57,9 +57,7 @@ export interface PushSender {
 export interface PushSenderOptions {
   /** Push-service hosts a request may go to (`PUSH_SERVICE_HOSTS`); any other endpoint is refused unsent. */
   allowlist: readonly PushHostRule[];
-  /** Whole-request deadline (connect, send, answer). Default 10 s. */
   timeoutMs?: number;
-  /** Concurrent requests per push-service origin (HTTP/1.1 connections). Default 64. */
   maxSocketsPerOrigin?: number;
   /**
    * Use HTTP/2 with push services that offer it (ALPN `h2`, learnt on the first connection to each

@@ -18,7 +18,6 @@ const DEFAULT_CAPACITY = 10_000;
 
 const JWT_HEADER = Buffer.from(JSON.stringify({ typ: 'JWT', alg: 'ES256' })).toString('base64url');
 
-/** The app's VAPID keys or subject cannot be used; sending cannot succeed until they are fixed. */
 export class VapidKeyError extends Error {
   override readonly name = 'VapidKeyError';
 }
@@ -83,7 +82,6 @@ export class VapidSigner {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The `Authorization` header value for a push to `audience` (the endpoint's origin). */
   authorization(vapid: VapidCredentials, audience: string): string {
     const cacheKey = `${vapid.cacheKey}\n${audience}`;
     const now = this.#now();
