@@ -36,9 +36,7 @@ export const users = pgTable(
      * verified it (accounts created or linked through GitHub sign-in). GitHub links only to verified accounts.
      */
     emailVerified: boolean('email_verified').notNull().default(false),
-    /** 'ja' or 'en': the language of the account's e-mails, chosen at registration, changeable. */
     language: text('language').$type<'ja' | 'en'>().notNull().default('ja'),
-    /** `operator`: may use the operator console (granted by `pnpm admin grant-operator`). */
     role: text('role').$type<UserRole>().notNull().default('customer'),
     /** Set while the account is suspended: its API keys and sessions do not authenticate. Nothing is deleted. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),
@@ -57,7 +55,6 @@ export const sessions = pgTable(
     /** HMAC-SHA-256 of the `wps_…` token under API_KEY_PEPPER; the token itself is never stored. */
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
-    /** Updated at most once a minute per session (the auth plugin's conditional UPDATE). */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
     userAgent: text('user_agent'),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -129,10 +126,10 @@ export const apps = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     vapidPublicKey: text('vapid_public_key').notNull(),
-    /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v2.iv.tag.ciphertext`; `v1` rows predate the binding); never returned by the API. */
+    /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v1` rows predate the binding); never returned. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
-    /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
+    /** Origins allowed to use the app's subscribe_only keys; empty = any. */
     allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
     /** The key customers' servers sign uids with (`uidSignature`), sealed like the VAPID private key. */
     identitySecretSealed: text('identity_secret_sealed'),
@@ -183,7 +180,6 @@ export const apiKeys = pgTable(
     keyHash: text('key_hash').notNull(),
     /** The secret's first characters, to tell keys apart. Null for keys made before migration 0020. */
     displayPrefix: text('display_prefix'),
-    /** When the key last authenticated, written at most once a minute per key (API_KEY_TOUCH_SECONDS). */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
@@ -284,7 +280,6 @@ export interface NotificationAction {
   icon?: string;
 }
 
-/** What the browser receives, encrypted (docs/sending.md). */
 export interface NotificationPayload {
   title: string;
   body: string;
@@ -313,7 +308,6 @@ export const notifications = pgTable(
     urgency: text('urgency').$type<Urgency>().notNull(),
     topic: text('topic'),
     targetKind: text('target_kind').$type<NotificationTargetKind>().notNull(),
-    /** Fixed at acceptance for `endpoint` and `batch`; null for `all`. */
     subscriptionIds: uuid('subscription_ids').array(),
     targetUids: text('target_uids').array(),
     targetTags: jsonb('target_tags').$type<SubscriptionTags>(),
@@ -321,7 +315,6 @@ export const notifications = pgTable(
     sendAt: timestamp('send_at', { withTimezone: true }),
     /** When the audience was resolved: the fan-out takes the subscribers that existed then. Null: `created_at`. */
     startedAt: timestamp('started_at', { withTimezone: true }),
-    /** Why a notification ended `failed` without sending (a catalogue code, e.g. MONTHLY_LIMIT_EXCEEDED). */
     errorCode: text('error_code'),
     /** Sends reserved in `monthly_usage` at acceptance; `sent + failed + expired` reaches it on completion. */
     targets: integer('targets').notNull(),
@@ -340,7 +333,6 @@ export const notifications = pgTable(
     planCursor: uuid('plan_cursor'),
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
     createdAt: createdAt(),
-    /** Last progress; the reconciler looks for unfinished notifications that have not moved for a while. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
@@ -384,7 +376,6 @@ export const notificationChunks = pgTable(
     expired: integer('expired').notNull().default(0),
     /** The subscriptions answered, written once when the chunk completes (until then: `notification_chunk_answers`). */
     answeredSubscriptionIds: uuid('answered_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
-    /** Answered with 429/5xx/network so far: they become the next attempt's chunk when this one completes. */
     retrySubscriptionIds: uuid('retry_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
     retryAfterMs: integer('retry_after_ms').notNull().default(0),
     createdAt: createdAt(),
