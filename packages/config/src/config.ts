@@ -155,7 +155,7 @@ export interface Config {
   };
   /** OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER (not `none`) is set. */
   readonly tracing: { readonly enabled: boolean };
-  /** Problems found at boot: logged loudly by each process, never fatal (CONTRACT "Configuration"). */
+  /** Problems found at boot: logged loudly by each process, never fatal (docs/configuration.md). */
   readonly problems: readonly string[];
 }
 

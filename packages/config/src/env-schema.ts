@@ -154,8 +154,8 @@ export const EnvSchema = Type.Object({
   /** `otlp` (the default once tracing is on), `console`, or `none` (off). */
   OTEL_TRACES_EXPORTER: Type.Optional(Type.String()),
   /**
-   * Refuse the 10,000 most common passwords at registration and reset. Off by default: the contract
-   * accepts any password of 8 to 128 characters, and clients rely on it.
+   * Refuse the 10,000 most common passwords at registration and reset. Off by default: the API promises
+   * that any password of 8 to 128 characters registers (docs/configuration.md).
    */
   PASSWORD_REFUSE_COMMON: Type.Boolean({ default: false }),
   // Operations: Bull Board at /admin/queues (and basic auth on the API's /metrics) when both are set.

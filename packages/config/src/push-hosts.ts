@@ -1,5 +1,5 @@
 /**
- * The push-service host allowlist (CONTRACT "Endpoints"). An entry is a host name, optionally
+ * The push-service host allowlist (docs/configuration.md, `PUSH_SERVICE_HOSTS`). An entry is a host name, optionally
  * `*.`-prefixed (any sub-domain, not the bare domain) and optionally `:port`; an IPv6 address is
  * written in brackets, `[::1]:8443`, as in a URL. An entry without a
  * port matches only 443, so a customer can never steer a push to another port of an allowed host.

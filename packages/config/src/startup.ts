@@ -8,10 +8,8 @@ type ThreadAnswer = { env: Env } | { error: string; validation: boolean };
 /**
  * `loadConfig` for a long-lived process with no other use for TypeBox (the worker): the environment
  * is validated on a short-lived thread, whose heap goes with it, and the configuration is built here
- * from the settings the thread sends back. TypeBox's schema and validator keep 5.7 MB of heap in a
- * process that loads them (`typebox/type` 3.4 MB, `typebox/value` 2.3 MB more), and the worker's
- * peak memory at 1,000,000 subscribers sits close to its 250 MB target. Throws what `loadConfig`
- * throws, with the same messages.
+ * from the settings the thread sends back: TypeBox's schema and validator would otherwise stay in the
+ * worker's heap for its whole life (docs/performance.md). Throws what `loadConfig` throws.
  */
 export async function loadConfigOffThread(source: Record<string, string | undefined> = process.env): Promise<Config> {
   const thread = moduleThread(import.meta.url, 'parse-env-thread');

@@ -4,7 +4,6 @@ import * as schema from './schema.js';
 
 /** `$client` is the postgres.js handle, for the few hot-path queries written as raw SQL. */
 export type Database = PostgresJsDatabase<typeof schema> & { $client: postgres.Sql };
-/** The handle inside `db.transaction(async (tx) => …)`. */
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DatabaseHandle {

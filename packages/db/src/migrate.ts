@@ -3,7 +3,6 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
 
-/** The committed drizzle-kit migrations; resolved the same from `src/` and `dist/`. */
 export const migrationsFolder = fileURLToPath(new URL('../drizzle', import.meta.url));
 
 const INVALID_CATALOG_NAME = '3D000'; // "database does not exist"

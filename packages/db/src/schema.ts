@@ -36,9 +36,7 @@ export const users = pgTable(
      * verified it (accounts created or linked through GitHub sign-in). GitHub links only to verified accounts.
      */
     emailVerified: boolean('email_verified').notNull().default(false),
-    /** 'ja' or 'en': the language of the account's e-mails, chosen at registration, changeable. */
     language: text('language').$type<'ja' | 'en'>().notNull().default('ja'),
-    /** `operator`: may use the operator console (granted by `pnpm admin grant-operator`). */
     role: text('role').$type<UserRole>().notNull().default('customer'),
     /** Set while the account is suspended: its API keys and sessions do not authenticate. Nothing is deleted. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),
@@ -57,9 +55,7 @@ export const sessions = pgTable(
     /** HMAC-SHA-256 of the `wps_…` token under API_KEY_PEPPER; the token itself is never stored. */
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
-    /** Updated at most once a minute per session (the auth plugin's conditional UPDATE). */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
-    /** The `User-Agent` of the request that last used it (truncated), for the sessions list. */
     userAgent: text('user_agent'),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
@@ -73,10 +69,7 @@ export const sessions = pgTable(
 export const accountTokenPurposes = ['verify_email', 'reset_password'] as const;
 export type AccountTokenPurpose = (typeof accountTokenPurposes)[number];
 
-/**
- * Single-use tokens sent by e-mail (verification links, password resets). Only the keyed hash of the
- * token is stored; `used_at` is set by the one UPDATE that redeems it.
- */
+/** Single-use tokens sent by e-mail; `used_at` is set by the one UPDATE that redeems it. */
 export const accountTokens = pgTable(
   'account_tokens',
   {
@@ -85,7 +78,6 @@ export const accountTokens = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     purpose: text('purpose').$type<AccountTokenPurpose>().notNull(),
-    /** HMAC-SHA-256 of the token under API_KEY_PEPPER. */
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -101,11 +93,7 @@ export const accountTokens = pgTable(
 export const planRequestStatuses = ['open', 'granted'] as const;
 export type PlanRequestStatus = (typeof planRequestStatuses)[number];
 
-/**
- * A customer's request for another plan, sent from the pricing page: the operator is e-mailed
- * (OPERATOR_EMAIL) and grants it in the console. One open request per account; asking again
- * changes the plan asked for.
- */
+/** A request for another plan: one open request per account; asking again changes the plan asked for. */
 export const planRequests = pgTable(
   'plan_requests',
   {
@@ -114,12 +102,10 @@ export const planRequests = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     plan: text('plan').notNull(),
-    /** What the customer wrote to the operator, if anything. */
     message: text('message'),
     status: text('status').$type<PlanRequestStatus>().notNull().default('open'),
     createdAt: createdAt(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
-    /** The operator who granted it. */
     resolvedBy: uuid('resolved_by').references(() => users.id, { onDelete: 'set null' }),
   },
   (table) => [
@@ -140,22 +126,15 @@ export const apps = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     vapidPublicKey: text('vapid_public_key').notNull(),
-    /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v2.iv.tag.ciphertext`; `v1` rows predate the binding); never returned by the API. */
+    /** AES-256-GCM under ENCRYPTION_KEY, bound to the app id (`v1` rows predate the binding); never returned. */
     vapidPrivateKeySealed: text('vapid_private_key_sealed').notNull(),
-    /** The current key's number: 1 at creation, one more at each rotation (earlier keys: `retiredVapidKeys`). */
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
-    /** Origins (`https://host[:port]`, `http://localhost[:port]`) allowed to use the app's subscribe_only keys; empty = any. */
+    /** Origins allowed to use the app's subscribe_only keys; empty = any. */
     allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
-    /**
-     * The key customers' servers sign uids with (`uidSignature`), sealed like the VAPID private key;
-     * null until `POST /apps/:appId/identity-secret` creates it. Shown only in that answer.
-     */
+    /** The key customers' servers sign uids with (`uidSignature`), sealed like the VAPID private key. */
     identitySecretSealed: text('identity_secret_sealed'),
-    /** Tags set with a subscribe_only key must carry `tagsSignature` (like uids, `uidSignature`). */
     requireSignedTags: boolean('require_signed_tags').notNull().default(false),
-    /** uid and tags signatures must carry `signatureExpires` (and be made over it); unexpired only. */
     signaturesExpire: boolean('signatures_expire').notNull().default(false),
-    /** What the browsers receive: the SDK's JSON (`legacy`) or a W3C declarative push message. */
     pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
     /** The page a click opens when a notification has no `url` (required for `declarative`). */
     defaultUrl: text('default_url'),
@@ -198,11 +177,9 @@ export const apiKeys = pgTable(
       .references(() => apps.id, { onDelete: 'cascade' }),
     name: text('name').notNull().default(''),
     scope: text('scope').$type<ApiKeyScope>().notNull(),
-    /** HMAC-SHA-256 of the `wpk_…` secret under API_KEY_PEPPER. */
     keyHash: text('key_hash').notNull(),
-    /** The secret's first characters (`wpk_` and 6 more), to tell keys apart; never the secret. Null before 0020. */
+    /** The secret's first characters, to tell keys apart. Null for keys made before migration 0020. */
     displayPrefix: text('display_prefix'),
-    /** When the key last authenticated, written at most once a minute per key (API_KEY_TOUCH_SECONDS). */
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
@@ -218,30 +195,23 @@ export const subscriptions = pgTable(
   'subscriptions',
   {
     /**
-     * Time-ordered (migration 0024, a version 7 UUID's layout): new rows append to the primary key
-     * and to (app, id) instead of writing a page each after every checkpoint.
+     * Time-ordered (a version 7 UUID's layout): new rows append to the indexes instead of writing a
+     * page each after a checkpoint.
      */
     id: uuid('id').primaryKey().default(sql`uuid_time_ordered()`),
     /**
-     * The app. No foreign key (migration 0023): every statement that stores a subscription locks
-     * the app's row itself, and the trigger `apps_delete_subscriptions` deletes an app's
-     * subscriptions with it.
+     * No foreign key: every statement that stores a subscription locks the app's row itself, and the
+     * trigger `apps_delete_subscriptions` deletes an app's subscriptions with it.
      */
     appId: uuid('app_id').notNull(),
     endpoint: text('endpoint').notNull(),
     p256dh: text('p256dh').notNull(),
     auth: text('auth').notNull(),
     status: text('status').$type<SubscriptionStatus>().notNull().default('active'),
-    /** The customer's own user id for this browser (several browsers may share one). */
     uid: text('uid'),
-    /** The customer's tags: string keys to string values (at most 20). */
     tags: jsonb('tags').$type<SubscriptionTags>().notNull().default(sql`'{}'::jsonb`),
-    /** The version of the app's VAPID key the browser subscribed with: its pushes are signed with that key. */
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
-    /**
-     * Permanent refusals in a row that the subscription itself caused (`refusedBySubscription` of
-     * @webpush/push); a sent push resets it, and at `RETIRE_AFTER_REFUSALS` it is retired (expired).
-     */
+    /** Permanent refusals in a row the subscription itself caused; at `RETIRE_AFTER_REFUSALS` it is retired. */
     refusals: smallint('refusals').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -249,20 +219,16 @@ export const subscriptions = pgTable(
   },
   (table) => [
     uniqueIndex('subscriptions_app_endpoint_key').on(table.appId, table.endpoint),
-    // Sends to `uids` (up to 1,000): one index probe per uid among the app's active subscriptions.
     index('subscriptions_app_uid_idx')
       .on(table.appId, table.uid)
       .where(sql`${table.status} = 'active' and ${table.uid} is not null`),
-    // Sends to `tags` (containment of every given pair): GIN over jsonb, chosen over a tag table by
-    // measurement at 1,000,000 subscriptions (docs/sending.md, migration 0008). Only subscriptions
-    // with tags (migration 0023): a query says `tags <> '{}'` beside its containment to use it.
+    // GIN over jsonb, chosen over a tag table by measurement (docs/sending.md); only subscriptions
+    // with tags, so a query says `tags <> '{}'` beside its containment to use it.
     index('subscriptions_active_tags_idx')
       .using('gin', sql`${table.tags} jsonb_path_ops`)
       .where(sql`${table.status} = 'active' and ${table.tags} <> '{}'::jsonb`),
-    // Keyset pagination of an app's active subscribers during fan-out.
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
-    // The dashboard's subscriber list, newest first, keyset-paginated on (created_at, id): one index
-    // for "every status", one for a status filter, so any page is an index range scan without a sort.
+    // One index for "every status", one for a status filter: any page of the list is a range scan without a sort.
     index('subscriptions_app_created_idx').on(
       table.appId,
       table.createdAt.desc().nullsFirst(),
@@ -278,15 +244,10 @@ export const subscriptions = pgTable(
 );
 
 /**
- * Active subscriptions per owner, across the owner's apps: what the plan's `activeSubscribers`
- * limit is checked against in O(1). Kept in 16 stripes per owner (the count is their sum), so one
- * owner's subscribes do not commit in single file behind one row's lock (migration 0014 explains the
- * shares that keep it exact, and holds the functions `take_subscriber_slot`, `release_subscriber_slots`
- * and `set_subscriber_count`). Moved in the same statement as every change of a subscription into or
- * out of `active` (repositories/subscriptions.ts, deliveries/, apps.ts); the worker's drift check
- * compares the sum with a real count. The stripes appear with the owner's first subscription.
- * Migration 0010 also creates the function `subscriber_limit_exceeded()` that the subscribe
- * statement raises with.
+ * Active subscriptions per owner, in 16 stripes whose sum is the count, so one owner's subscribes
+ * do not commit in single file behind one row's lock (docs/architecture.md, "Plan limits under
+ * concurrency"; the functions are in migrations 0010 and 0014). Moved in the same statement as
+ * every change of a subscription into or out of `active`.
  */
 export const subscriberCounters = pgTable(
   'subscriber_counters',
@@ -296,7 +257,6 @@ export const subscriberCounters = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     stripe: smallint('stripe').notNull().default(0),
     active: integer('active').notNull().default(0),
-    /** The limit the stripes were last spread for (each within its share of it); null: not spread. */
     balancedFor: integer('balanced_for'),
   },
   (table) => [primaryKey({ columns: [table.userId, table.stripe] })],
@@ -305,18 +265,14 @@ export const subscriberCounters = pgTable(
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
-/**
- * `all`: every active subscriber of the app when the send starts; `endpoint` / `batch`: the ids in
- * `subscription_ids`; `uids` / `tags`: the active subscribers matching `target_uids` / `target_tags`
- * when the send starts (the fan-out selects them by keyset, never as a list in memory).
- */
+/** `uids` / `tags` and `all` are resolved when the send starts, by keyset, never as a list in memory. */
 export const notificationTargetKinds = ['all', 'endpoint', 'batch', 'uids', 'tags'] as const;
 export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
 
 export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
 export type Urgency = (typeof urgencies)[number];
 
-/** A button of a notification (CONTRACT 1.2 "Rich notifications"); `url` defaults to the notification's. */
+/** A button of a notification (docs/sending.md); `url` defaults to the notification's. */
 export interface NotificationAction {
   action: string;
   title: string;
@@ -324,7 +280,6 @@ export interface NotificationAction {
   icon?: string;
 }
 
-/** What the browser receives, encrypted (CONTRACT "Delivery", 1.2 "Rich notifications"). */
 export interface NotificationPayload {
   title: string;
   body: string;
@@ -353,65 +308,45 @@ export const notifications = pgTable(
     urgency: text('urgency').$type<Urgency>().notNull(),
     topic: text('topic'),
     targetKind: text('target_kind').$type<NotificationTargetKind>().notNull(),
-    /** Fixed at acceptance for `endpoint` and `batch`; null for `all`. */
     subscriptionIds: uuid('subscription_ids').array(),
-    /** The audience of a `uids` send. */
     targetUids: text('target_uids').array(),
-    /** The audience of a `tags` send: subscriptions whose tags contain all of these pairs. */
     targetTags: jsonb('target_tags').$type<SubscriptionTags>(),
     status: text('status').$type<NotificationStatus>().notNull().default('queued'),
-    /** When a scheduled send starts; null for a send accepted to go at once. */
     sendAt: timestamp('send_at', { withTimezone: true }),
-    /**
-     * When the audience was resolved and usage reserved (the accept, or the start of a scheduled
-     * send): the fan-out takes the subscribers that existed then. Null: at `created_at`.
-     */
+    /** When the audience was resolved: the fan-out takes the subscribers that existed then. Null: `created_at`. */
     startedAt: timestamp('started_at', { withTimezone: true }),
-    /** Why a notification ended `failed` without sending (a catalogue code, e.g. MONTHLY_LIMIT_EXCEEDED). */
     errorCode: text('error_code'),
     /** Sends reserved in `monthly_usage` at acceptance; `sent + failed + expired` reaches it on completion. */
     targets: integer('targets').notNull(),
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
-    /** Engagement counts, raised in batches by the API's event flusher (one UPDATE per notification per flush). */
     shown: integer('shown').notNull().default(0),
     clicked: integer('clicked').notNull().default(0),
-    /** Subscriptions that clicked each button, by its `action` (each counted once per action). */
     actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
-    /** Failed pushes per push-service answer (`"403 BadJwtToken": 12`), added as chunks complete. */
     failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
-    /** The 202 body given for an idempotent request, replayed for the same key. */
     acceptedResponse: jsonb('accepted_response').$type<Record<string, unknown>>(),
-    /**
-     * Fan-out progress, written in the same transaction as the chunks it plans: targets planned into
-     * first-attempt chunks so far, and the last subscription id planned (the keyset cursor). Kept
-     * here so each planning step reads one row instead of every chunk planned before it.
-     */
+    /** Fan-out progress, kept here so each planning step reads one row instead of every chunk planned before it. */
     planned: integer('planned').notNull().default(0),
     planCursor: uuid('plan_cursor'),
-    /** Set when every delivery chunk has been planned in `notification_chunks`. */
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
     createdAt: createdAt(),
-    /** Last progress; the reconciler looks for unfinished notifications that have not moved for a while. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (table) => [
     uniqueIndex('notifications_app_idempotency_key').on(table.appId, table.idempotencyKey),
-    // The dashboard's history (newest first, keyset on (created_at, id)), daily usage and this month's
-    // sends of an app: all range scans on this one index.
+    // The dashboard's history, daily usage and this month's sends of an app: all range scans on this one index.
     index('notifications_app_created_idx').on(
       table.appId,
       table.createdAt.desc().nullsFirst(),
       table.id.desc().nullsFirst(),
     ),
     index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
-    // The scheduler's claim of due sends: a range scan over the (few) scheduled rows.
     index('notifications_scheduled_idx').on(table.sendAt).where(sql`${table.status} = 'scheduled'`),
-    // Retention: the oldest finished notifications, a batch at a time (migration 0019).
+    // Retention: the oldest finished notifications, a batch at a time.
     index('notifications_finished_created_idx')
       .on(table.createdAt)
       .where(sql`${table.status} in ('completed', 'failed', 'canceled')`),
@@ -435,20 +370,13 @@ export const notificationChunks = pgTable(
     /** Sorted ascending; the fan-out's keyset cursor is the last id of the newest first-attempt chunk. */
     subscriptionIds: uuid('subscription_ids').array().notNull(),
     lastSubscriptionId: uuid('last_subscription_id').notNull(),
-    /** When a retry chunk may start (Retry-After / backoff); used when the plan is re-queued. */
     notBefore: timestamp('not_before', { withTimezone: true }).notNull().defaultNow(),
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
-    /**
-     * The subscriptions the push service answered (their outcome is in sent/failed/expired/
-     * retrySubscriptionIds), written once, when the chunk completes. While it is sent, its answers
-     * are rows of `notification_chunk_answers`; a re-run reads both and sends only the rest.
-     */
+    /** The subscriptions answered, written once when the chunk completes (until then: `notification_chunk_answers`). */
     answeredSubscriptionIds: uuid('answered_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
-    /** Answered with 429/5xx/network so far: they become the next attempt's chunk when this one completes. */
     retrySubscriptionIds: uuid('retry_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
-    /** The longest Retry-After among those, in ms. */
     retryAfterMs: integer('retry_after_ms').notNull().default(0),
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
@@ -457,11 +385,9 @@ export const notificationChunks = pgTable(
 );
 
 /**
- * Progress inside a chunk being sent: one row per chunk per progress write (the worker writes every
- * DELIVERY_PROGRESS_BATCH answers), so a re-run after a crash sends only what was not answered. Rows
- * are appended, never updated: two runs of one chunk at once (a lock that lapsed) may both record a
- * subscription, and readers de-duplicate. The transaction that completes the chunk folds them into
- * the chunk's row and deletes them.
+ * Progress inside a chunk being sent, so a re-run after a crash sends only what was not answered.
+ * Rows are appended, never updated: two runs of one chunk at once (a lock that lapsed) may both
+ * record a subscription, and readers de-duplicate.
  */
 export const notificationChunkAnswers = pgTable(
   'notification_chunk_answers',
@@ -470,9 +396,7 @@ export const notificationChunkAnswers = pgTable(
     firstSubscriptionId: uuid('first_subscription_id').notNull(),
     attempt: integer('attempt').notNull(),
     subscriptionIds: uuid('subscription_ids').array().notNull(),
-    /** One outcome per entry of subscriptionIds: sent, failed, expired or retry. */
     kinds: text('kinds').array().notNull(),
-    /** The longest Retry-After among this row's retry answers, in ms. */
     retryAfterMs: integer('retry_after_ms').notNull().default(0),
   },
   (table) => [
@@ -489,14 +413,12 @@ export const notificationChunkAnswers = pgTable(
   ],
 );
 
-/** Sends accepted per user and calendar month (UTC), across all of the user's apps. */
 export const monthlyUsage = pgTable(
   'monthly_usage',
   {
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    /** First day of the month, UTC. */
     month: date('month', { mode: 'string' }).notNull(),
     sends: bigint('sends', { mode: 'number' }).notNull().default(0),
   },
@@ -511,10 +433,7 @@ export type EngagementType = (typeof engagementTypes)[number];
  */
 export type EngagementEventType = EngagementType | `action:${string}`;
 
-/**
- * One row per (notification, subscription, type) ever counted: the durable de-duplication of
- * engagement events. Inserted in batches by the flusher; a conflict means "already counted".
- */
+/** The durable de-duplication of engagement events: a conflict means "already counted". */
 export const notificationEvents = pgTable(
   'notification_events',
   {
@@ -548,12 +467,8 @@ export const webhooks = pgTable('webhooks', {
   secretSealed: text('secret_sealed').notNull(),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-  // The circuit breaker (migration 0022), written by the workers on failures and on recovery.
-  /** Failed attempts in a row; a delivered one sets it back to 0. */
   failuresInARow: integer('failures_in_a_row').notNull().default(0),
-  /** Deliveries wait until then (the breaker's pause); null or past: not paused. */
   pausedUntil: timestamp('paused_until', { withTimezone: true }),
-  /** The first failure of the current streak: disabling counts from it. */
   failingSince: timestamp('failing_since', { withTimezone: true }),
   /** A short reason ("HTTP 500", "timeout", "connection refused"), never the receiver's answer. */
   lastErrorReason: text('last_error_reason'),
@@ -577,16 +492,13 @@ export const webhookMessages = pgTable(
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),
     type: text('type').$type<WebhookEventType>().notNull(),
-    /** The notification or subscription the event is about. */
     subjectId: uuid('subject_id').notNull(),
     dedupeKey: text('dedupe_key').notNull(),
     /** What the event reports, taken in the causing transaction when it may not outlive it (a subscriber). */
     data: jsonb('data').$type<Record<string, unknown>>(),
     body: text('body'),
-    /** pending → delivered | failed (attempts exhausted, or the webhook was removed). */
     status: text('status').$type<WebhookMessageStatus>().notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    /** When a job was last put on the queue for it; the relay queues pending rows without one. */
     queuedAt: timestamp('queued_at', { withTimezone: true }),
     createdAt: createdAt(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
@@ -594,12 +506,11 @@ export const webhookMessages = pgTable(
   (table) => [
     uniqueIndex('webhook_messages_dedupe_key').on(table.dedupeKey),
     index('webhook_messages_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
-    // Retention: the oldest events, a batch at a time (migration 0019).
+    // Retention: the oldest events, a batch at a time.
     index('webhook_messages_created_idx').on(table.createdAt),
   ],
 );
 
-/** Every delivery attempt of a webhook message: what the receiver answered, for the deliveries list. */
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
@@ -611,10 +522,8 @@ export const webhookAttempts = pgTable(
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
-    /** HTTP status, null when no answer came (refused address, timeout, connection error). */
     status: integer('status'),
     durationMs: integer('duration_ms').notNull(),
-    /** The first bytes of the answer (capped). */
     response: text('response'),
     error: text('error'),
     createdAt: createdAt(),

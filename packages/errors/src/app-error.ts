@@ -2,7 +2,7 @@ import { type ErrorCode, type ErrorDetail, errorCatalogue, errorDetails } from '
 
 /** Options that change how one error is answered without changing its code. */
 export interface AppErrorOptions {
-  /** Overrides the catalogue status (e.g. the contract's 415 for INVALID_INPUT on a bad content type). */
+  /** Overrides the catalogue status (e.g. 415 for INVALID_INPUT on a bad content type). */
   status?: number;
   /** Extra response headers, e.g. `Retry-After`. */
   headers?: Record<string, string>;
@@ -40,7 +40,7 @@ export interface ErrorBody {
   upgrade_url?: string;
 }
 
-/** The contract's error body: exactly `error` and `code`, plus `upgrade_url` on the plan-limit codes. */
+/** The API's error body: exactly `error` and `code`, plus `upgrade_url` on the plan-limit codes. */
 export function errorBody(code: ErrorCode, publicUrl: string, message?: string): ErrorBody {
   const definition = errorCatalogue[code];
   const body: ErrorBody = { error: message ?? definition.message, code };

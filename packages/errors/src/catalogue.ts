@@ -1,5 +1,5 @@
 /**
- * The one error catalogue (SPEC §7 plus the statuses CONTRACT.md decides).
+ * The one error catalogue.
  * Each code is defined once: HTTP status, Japanese message, and whether the body carries
  * `upgrade_url`. Routes throw `AppError`s built from it; the API's error handler renders them.
  */

@@ -1,5 +1,5 @@
 /**
- * Plan limits (SPEC §8, CONTRACT "Limits"). `null` means "no limit".
+ * Plan limits. `null` means "no limit".
  * A user's plan is a column on the user row; `pnpm admin set-plan` moves it.
  */
 export const planNames = ['free', 'pro', 'enterprise'] as const;

@@ -1,6 +1,5 @@
 /**
- * The contract's limits on what one request may carry (CONTRACT "Sending", "Audiences", "Scheduled
- * sends", 1.2 "Rich notifications", "Allowed origins", "Accounts"). The API's schemas enforce them and the
+ * What one request may carry (docs/sending.md, docs/accounts.md). The API's schemas enforce them and the
  * dashboard's forms check them before asking: both read them here, so a figure is written once.
  */
 

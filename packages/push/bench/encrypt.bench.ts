@@ -32,7 +32,7 @@ const vapidKeys = webpush.generateVAPIDKeys();
 const vapid: VapidCredentials = { cacheKey: 'bench-app', ...vapidKeys, subject: 'mailto:bench@example.com' };
 const options: PushOptions = { ttl: 86_400, urgency: 'normal' };
 const allowlist = parsePushHosts('fcm.googleapis.com');
-// A 200-byte notification, the size TOOLCHAIN.md measured with.
+// A 200-byte notification, a typical size.
 const payload = JSON.stringify({ title: 'Bench', body: 'x'.repeat(143), url: 'https://example.com/a' });
 
 function median(values: number[]): number {

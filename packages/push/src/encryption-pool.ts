@@ -7,33 +7,23 @@ import { uuidToBytes } from './payload.js';
 /** A body, or why the subscription's keys cannot be encrypted to (not a point on P-256). */
 export type EncryptedBody = Buffer | RangeError;
 
-/** The click links of a template payload, signed per subscription on the threads (see `EncryptionPool.encrypt`). */
 export interface TemplateLinks {
-  /** The click-link HMAC key (`ClickTokens.key`). */
   key: Buffer;
   notificationId: string;
-  /** One a subscription, in the order of `keys`. */
   subscriptionIds: readonly string[];
-  /** Byte offsets of the holes in the payload, ascending, each `CLICK_TOKEN_LENGTH` bytes. */
   slots: readonly number[];
-  /** The link each hole holds (0: the notification; i: its i-th button). */
   links: readonly number[];
 }
 
 export interface EncryptionPool {
   readonly threads: number;
   /**
-   * Encrypts one payload for each subscription's keys (RFC 8291, a fresh sender key and salt each)
-   * on the pool's threads: the request bodies, in order. `keys` are as decodeSubscriptionKeys gives
-   * them. Rejects when the thread stops before answering, or the threads could not start (the
-   * caller can still encrypt on its own thread).
-   *
-   * With `links`, `payload` is a template: subscription i's plaintext is it with each hole at
-   * `links.slots` filled by that subscription's click token for the hole's link, signed on the
-   * thread (CONTRACT 1.2 "Declarative Web Push"). One batch still crosses threads once.
+   * The request bodies, in order (RFC 8291, a fresh sender key and salt each). Rejects when the
+   * thread stops before answering, or the threads could not start (the caller can still encrypt on
+   * its own thread). With `links`, `payload` is a template whose holes are filled on the thread with
+   * each subscription's click tokens.
    */
   encrypt(payload: Buffer, keys: readonly SubscriptionKeys[], links?: TemplateLinks): Promise<EncryptedBody[]>;
-  /** Stops the threads; encryptions under way reject. */
   close(): Promise<void>;
 }
 
@@ -44,7 +34,6 @@ interface Pending {
 
 interface Thread {
   worker: Worker;
-  /** Batches sent and not yet answered: the next batch goes to the thread with the fewest. */
   pending: Map<number, Pending>;
   /** It has answered once: it started, so a later exit is a crash worth a new thread. */
   answered: boolean;
@@ -60,12 +49,11 @@ export interface EncryptionPoolOptions {
 
 /**
  * The thread's garbage is small and short-lived (the ECDH key objects; the bodies live off the
- * heap), but V8 grows a busy isolate's young generation to 32 MB anyway. 2 MB kept the thread's
- * throughput and cut the worker's peak RSS by 9 MB (200,000 pushes, built worker: 242.8 → 234.1 MB).
+ * heap), but V8 grows a busy isolate's young generation to 32 MB anyway; 2 MB keeps the thread's
+ * throughput and lowers the worker's peak RSS (docs/performance.md).
  */
 const THREAD_LIMITS = { resourceLimits: { maxYoungGenerationSizeMb: 2 } };
 
-/** The thread's entry: encryption-thread beside this module, built or from sources (moduleThread). */
 function newThread(entry: URL | undefined): Worker {
   if (entry) return new Worker(entry, THREAD_LIMITS);
   return moduleThread(import.meta.url, 'encryption-thread', THREAD_LIMITS);
@@ -73,8 +61,7 @@ function newThread(entry: URL | undefined): Worker {
 
 /**
  * The 16 bytes of each UUID, one after the other, in a buffer of their own (it is transferred). One
- * hex decode of the whole batch rather than a Buffer per id: measured 0.80 → 0.18 µs a push on the
- * event loop (median of 30 interleaved rounds of 16-id batches). When any id is not a UUID's 36
+ * hex decode of the whole batch is cheaper than a Buffer per id. When any id is not a UUID's 36
  * characters of hex and dashes, each id is decoded alone instead, so that one cannot shift the others.
  */
 function packUuids(ids: readonly string[]): Uint8Array<ArrayBuffer> {
@@ -104,15 +91,10 @@ function unpack({ bodies, bodyLength, lengths, errors }: EncryptionAnswer): Encr
 }
 
 /**
- * Web push encryption on worker threads. One push costs ~160 µs of CPU here, nearly all of it the
- * ECDH and HKDF of RFC 8291 (TOOLCHAIN.md); on one thread that caps a worker process at one core,
- * whatever the machine has. The pool moves it off the event loop, which is left with TLS, HTTP and
- * the bookkeeping. Batches of subscriptions go in one message each way (the bodies come back in one
- * transferred buffer), so the cost of crossing threads is paid per batch, not per push.
- *
- * Written here rather than taken from a pool library (piscina, workerpool): those post one message
- * per task and answer through their own promise per task, which is the per-push overhead the
- * batching avoids; what the pool needs beyond that is a few lines of bookkeeping.
+ * Web push encryption on worker threads: nearly all of a push's CPU is RFC 8291's ECDH and HKDF
+ * (docs/performance.md), which on the event loop would cap a worker at one core. Batches go in one
+ * message each way, so crossing threads is paid per batch, not per push; pool libraries (piscina,
+ * workerpool) post a message and a promise per task, the per-push overhead the batching avoids.
  */
 export function createEncryptionPool({ threads, onError = () => {}, entry }: EncryptionPoolOptions): EncryptionPool {
   if (!Number.isInteger(threads) || threads < 1) throw new RangeError('an encryption pool needs at least one thread');
@@ -169,7 +151,6 @@ export function createEncryptionPool({ threads, onError = () => {}, entry }: Enc
           new RangeError('keys must be a 65-byte point and a 16-byte secret (decodeSubscriptionKeys)'),
         );
       }
-      // A thread that crashed after it had worked is replaced.
       while (pool.length < threads) start();
       let thread = pool[0] as Thread;
       for (const candidate of pool) if (candidate.pending.size < thread.pending.size) thread = candidate;

@@ -1,7 +1,5 @@
 import { AUTH_SECRET_LENGTH, P256_POINT_LENGTH } from './encryption.js';
 
-/** The messages between the EncryptionPool and its threads. */
-
 /** One subscription's keys in a request: the 65-byte point, then the 16-byte auth secret. */
 export const KEYS_LENGTH = P256_POINT_LENGTH + AUTH_SECRET_LENGTH;
 
@@ -16,9 +14,7 @@ export interface EncryptionRequest {
    * into it at `slots` (EncryptionPool.encrypt).
    */
   links?: {
-    /** The click-link HMAC key (`ClickTokens.key`). */
     key: Uint8Array;
-    /** 16 bytes. */
     notificationId: Uint8Array;
     /** 16 bytes a subscription, in the order of `keys`. */
     subscriptionIds: Uint8Array;

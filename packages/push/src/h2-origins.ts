@@ -2,11 +2,9 @@ import { type ClientHttp2Session, connect as connectHttp2, constants, type Outgo
 import { connect as connectTls } from 'node:tls';
 import type { AnswerHeaders } from './outcome.js';
 
-/** The push service's answer over HTTP/2: what `outcomeForStatus` needs. */
 export interface Http2Answer {
   status: number;
   headers: AnswerHeaders;
-  /** The first bytes of a non-2xx body, on one line. */
   detail: string;
 }
 
@@ -26,13 +24,10 @@ type OriginState =
 
 /**
  * HTTP/2 sessions to the push services that offer it, one multiplexed connection per origin, on
- * node:http2. (undici 6's `allowH2` was tried first: its HTTP/2 client tripped an internal
- * `assert(!this.aborted)` on plain 201 answers under concurrency here, a known family of undici
- * H2 bugs, and its pool cannot fall back per origin without queueing POSTs on one HTTP/1.1 socket.)
- *
- * The first connection to an origin offers `h2` and `http/1.1` by ALPN; an origin that picks
- * HTTP/1.1 is remembered as such (that one handshake is wasted) and `session()` answers null for
- * it from then on, so the caller uses its HTTP/1.1 keep-alive pool.
+ * node:http2 rather than undici's `allowH2`, whose HTTP/2 client trips an internal assertion under
+ * concurrency and whose pool cannot fall back to HTTP/1.1 per origin. An origin that picks HTTP/1.1
+ * by ALPN is remembered as such, and `session()` answers null for it from then on, so the caller
+ * uses its HTTP/1.1 keep-alive pool.
  */
 export class Http2Origins {
   readonly #origins = new Map<string, OriginState>();
@@ -46,7 +41,6 @@ export class Http2Origins {
     },
   ) {}
 
-  /** The origin's HTTP/2 session, or null when it speaks only HTTP/1.1. Rejects when it cannot be reached. */
   session(origin: string): Promise<ClientHttp2Session | null> | ClientHttp2Session | null {
     const state = this.#origins.get(origin);
     if (state?.kind === 'h1') return null;
@@ -101,7 +95,6 @@ export class Http2Origins {
     });
   }
 
-  /** POSTs one push message as a stream of `session`. Rejects on a network error or after `timeoutMs`. */
   request(session: ClientHttp2Session, request: Http2Request, timeoutMs: number): Promise<Http2Answer> {
     return new Promise((resolve, reject) => {
       const headers: OutgoingHttpHeaders = { ':method': 'POST', ':path': request.path };

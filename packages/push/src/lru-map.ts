@@ -1,4 +1,4 @@
-/** A Map bounded to `capacity` entries that drops the least recently used one first. */
+/** Drops the least recently used entry first. */
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>();
 

@@ -14,7 +14,6 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   return Math.max(0, date - now);
 }
 
-/** An endpoint origin of Microsoft's push service (WNS), which Edge on Windows subscribes with. */
 export const isWnsOrigin = (origin: string | undefined): boolean =>
   origin !== undefined && /^https:\/\/[^/]+\.notify\.windows\.com(:\d+)?$/i.test(origin);
 
@@ -25,12 +24,10 @@ export const isWnsOrigin = (origin: string | undefined): boolean =>
  */
 const isThrottledByWns = (status: number, origin: string | undefined) => status === 406 && isWnsOrigin(origin);
 
-/** The answer headers that change what an answer means (each push service words things its own way). */
 export interface AnswerHeaders {
   retryAfter?: string | undefined;
   /** WNS: `received`, `dropped` or `channelthrottled`. */
   wnsStatus?: string | undefined;
-  /** WNS: seconds to wait while a channel is throttled. */
   wnsContinueAfter?: string | undefined;
   /** WNS: why, in words (WNS puts its reasons in headers, its error bodies are empty). */
   wnsErrorDescription?: string | undefined;
@@ -54,10 +51,7 @@ export function outcomeForAnswer(status: number, headers: AnswerHeaders, body: s
   return outcomeForStatus(status, retryAfter, detail.slice(0, 200), origin);
 }
 
-/**
- * CONTRACT "Delivery": what a push service's answer means for the message. `origin` (the endpoint's)
- * lets a push service's own meaning of a status count (WNS's 406).
- */
+/** What a push service's answer means for the message (docs/sending.md, "Why pushes failed"). */
 export function outcomeForStatus(
   status: number,
   retryAfter: string | undefined,
@@ -103,9 +97,8 @@ function serviceReason(detail: string): string | undefined {
 }
 
 /**
- * What a failed push is counted under on its notification: the status and the push service's reason
- * (`403 BadJwtToken`), the status alone when it gave none (`413`), or what went wrong before any
- * answer (`network error: ECONNREFUSED`). A small set of keys, not the answers' free text.
+ * What a failed push is counted under on its notification (`403 BadJwtToken`, `413`,
+ * `network error: ECONNREFUSED`): a small set of keys, not the answers' free text.
  */
 export function failureKey(outcome: PushOutcome): string {
   if (outcome.kind === 'sent' || outcome.kind === 'expired') return String(outcome.status);
@@ -115,7 +108,6 @@ export function failureKey(outcome: PushOutcome): string {
   return reason === undefined ? String(outcome.status) : `${outcome.status} ${reason}`;
 }
 
-/** 4xx statuses about the sender's own request: its VAPID credentials, method, size or rate. */
 const SENDER_STATUSES = new Set([401, 403, 405, 406, 408, 411, 413, 414, 415, 429, 431]);
 /**
  * Reasons that name the sender's VAPID key or JWT, the payload's size or the sending rate: Apple's

@@ -2,7 +2,7 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { SHA256_BLOCK_BYTES, SHA256_INITIAL_STATE, sha256Block } from './sha256-block.js';
 
 /**
- * What a browser receives, in the two formats of CONTRACT 1.2: the SDK's JSON ("legacy") and the
+ * What a browser receives, in two formats (docs/sending.md): the SDK's JSON ("legacy") and the
  * W3C Push API's declarative push message. Built by the worker for every push and by the API at
  * accept time, to refuse a payload that would not fit (3,993 bytes).
  */
@@ -15,7 +15,6 @@ export interface ContentAction {
   icon?: string;
 }
 
-/** A notification's content as sent (the stored payload). */
 export interface NotificationContent {
   title: string;
   body: string;
@@ -37,11 +36,7 @@ export interface NotificationContent {
  */
 export const MAX_BROWSER_PAYLOAD_BYTES = 3_993;
 
-/**
- * The legacy payload: title, body, url, icon, badge, then each rich field that was given, and the
- * notification's id, which the SDK's service worker reports engagement with. Key order is fixed
- * here (jsonb does not keep it).
- */
+/** The SDK's service worker reports engagement with `id`; key order is fixed here (jsonb does not keep it). */
 export function legacyPayload(content: NotificationContent, id: string): string {
   const { title, body, url, icon, badge, image, actions, requireInteraction, silent, renotify, tag, data } = content;
   return JSON.stringify({
@@ -61,7 +56,6 @@ export function legacyPayload(content: NotificationContent, id: string): string 
   });
 }
 
-// ---------------------------------------------------------------------------------------------
 // Click links: `${PUBLIC_URL}/c/<token>`, one per subscription and link (the notification, or one
 // of its buttons). The token carries the notification id, the subscription id and the link's index,
 // and an HMAC over them under a key derived from ENCRYPTION_KEY: nothing is stored per push, and the
@@ -69,10 +63,8 @@ export function legacyPayload(content: NotificationContent, id: string): string 
 
 const ID_BYTES = 16;
 const MAC_BYTES = 16;
-/** What the MAC covers: the notification id, the subscription id, the link. */
 const SIGNED_BYTES = ID_BYTES * 2 + 1;
 const TOKEN_BYTES = SIGNED_BYTES + MAC_BYTES;
-/** Characters of every click token (base64url of 49 bytes, unpadded). */
 export const CLICK_TOKEN_LENGTH = Math.ceil((TOKEN_BYTES * 4) / 3);
 
 /** The link a token opens: 0 for the notification, i for its i-th button (1-based). */
@@ -90,14 +82,12 @@ const uuidText = (bytes: Buffer) => {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 };
 
-/** The 16 bytes of a UUID's text. */
 export function uuidToBytes(id: string): Buffer {
   const bytes = Buffer.alloc(ID_BYTES);
   uuidBytes(id, bytes, 0);
   return bytes;
 }
 
-/** Signs and checks click tokens with a key derived from the service's ENCRYPTION_KEY. */
 export class ClickTokens {
   /** The HMAC key itself: what the encryption threads sign with (`ClickTokenWriter`). */
   readonly key: Buffer;
@@ -106,7 +96,6 @@ export class ClickTokens {
     this.key = key;
   }
 
-  /** The tokens of the service whose ENCRYPTION_KEY this is. */
   static fromEncryptionKey(encryptionKey: Buffer): ClickTokens {
     return new ClickTokens(Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'webpush:click-links', 32)));
   }
@@ -115,7 +104,6 @@ export class ClickTokens {
     return createHmac('sha256', this.key).update(message).digest().subarray(0, MAC_BYTES);
   }
 
-  /** The token of one link. */
   sign({ notificationId, subscriptionId, link }: ClickTarget): string {
     const bytes = Buffer.alloc(TOKEN_BYTES);
     uuidBytes(notificationId, bytes, 0);
@@ -125,7 +113,6 @@ export class ClickTokens {
     return bytes.toString('base64url');
   }
 
-  /** What a token stands for, or null when it does not verify. */
   verify(token: string): ClickTarget | null {
     if (token.length !== CLICK_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
     const bytes = Buffer.from(token, 'base64url');
@@ -164,38 +151,23 @@ function finalBlock(length: number): Uint8Array {
   return block;
 }
 
-/** The eight state words as the digest's big-endian bytes. */
 function writeDigest(state: Int32Array, into: Uint8Array, at: number, bytes: number) {
   for (let i = 0; i < bytes; i++) into[at + i] = (state[i >> 2] as number) >>> (24 - 8 * (i & 3));
 }
 
 /**
- * Writes the click tokens of one notification into its template, subscription after subscription:
- * what an encryption thread does for every push of a declarative send. The tokens are
- * `ClickTokens.sign`'s, byte for byte (tested): only the way to the HMAC differs. RFC 2104's
- * HMAC-SHA-256 is H((K ⊕ opad) ‖ H((K ⊕ ipad) ‖ m)); the state after each pad block is computed
- * once here, so a token is two SHA-256 compressions (the message and its padding fit one block, the
- * inner digest and its padding another) on reused buffers, and its base64url goes straight into the
- * payload's bytes. `createHmac` hashes both pad blocks again, builds a native context and a digest
- * Buffer, and the token went through a Buffer and a string. Measured here at load ~15 (medians):
- * 3.41 → 0.85 µs a token alone; inside a replica of the thread's batch loop, one batch of each
- * kind in turn (1,500 batches), a declarative push cost 5.2–5.6 µs more than a legacy one before
- * and 2.4–2.9 µs after. Copying pre-keyed node:crypto `Hash` objects (`hash.copy()`) measured
- * slower than `createHmac` (4.9 against 3.0 µs a token), and two one-shot `crypto.hash` calls over
- * the pad blocks (2.4 µs alone) did not show inside the loop.
+ * Signs click tokens as `ClickTokens.sign` does, byte for byte (tested), but with the HMAC's two
+ * pad-block states (RFC 2104) computed once: a token is then two SHA-256 compressions on reused
+ * buffers, written straight into the payload's bytes (docs/performance.md).
  */
 export class ClickTokenWriter {
   readonly #innerStart: Int32Array;
   readonly #outerStart: Int32Array;
   readonly #state = new Int32Array(8);
-  /** The signed bytes (notification id, subscription id, link) and their SHA-256 padding. */
   readonly #inner = finalBlock(SIGNED_BYTES);
-  /** The inner digest and its padding. */
   readonly #outer = finalBlock(SHA256_BYTES);
-  /** The token's bytes: the signed bytes, then the truncated MAC. */
   readonly #token = new Uint8Array(TOKEN_BYTES);
 
-  /** `key` is `ClickTokens.key`; `notificationId` the notification's 16 bytes. */
   constructor(key: Uint8Array, notificationId: Uint8Array) {
     // A longer key would be hashed first (RFC 2104 §2); the derived key is 32 bytes.
     if (key.length > SHA256_BLOCK_BYTES) throw new RangeError('a click-link key is at most 64 bytes');
@@ -205,7 +177,6 @@ export class ClickTokenWriter {
     this.#token.set(notificationId, 0);
   }
 
-  /** Writes the token of `link` for the subscription (its 16 bytes) at `at`: `CLICK_TOKEN_LENGTH` ASCII bytes. */
   write(into: Uint8Array, at: number, subscriptionId: Uint8Array, link: number): void {
     const state = this.#state;
     const token = this.#token;
@@ -219,7 +190,6 @@ export class ClickTokenWriter {
     token.set(subscriptionId, ID_BYTES);
     token[ID_BYTES * 2] = link;
     writeDigest(state, token, SIGNED_BYTES, MAC_BYTES);
-    // base64url without padding: 16 groups of three bytes, then the last byte as two characters.
     let out = at;
     let i = 0;
     for (; i + 3 <= TOKEN_BYTES; i += 3) {
@@ -239,8 +209,7 @@ export class ClickTokenWriter {
 export const PLACEHOLDER_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
- * A declarative payload with a hole for each click token: the text around the holes (`parts`,
- * one more than the holes) and, per hole, which link it is. Every token has the same length, so
+ * A declarative payload with a hole for each click token. Every token has the same length, so
  * every target's plaintext has the same length, and the encryption threads fill the holes in.
  */
 export interface DeclarativeTemplate {
@@ -251,7 +220,7 @@ export interface DeclarativeTemplate {
 const json = (value: unknown) => JSON.stringify(value);
 
 /**
- * The W3C declarative push message of CONTRACT 1.2: `{"web_push": 8030, "notification": {...},
+ * The W3C declarative push message (docs/sending.md): `{"web_push": 8030, "notification": {...},
  * "mutable": true}`, with `navigate` (and each button's) a click link `${linkBase}<token>`.
  * `mutable` lets a browser that runs the service worker anyway (all but Safari) hand it to the SDK.
  */
@@ -292,7 +261,6 @@ export function declarativeTemplate(content: NotificationContent, id: string, li
   return { parts, links };
 }
 
-/** The template with every hole filled by `token(link)`. */
 export function fillTemplate(template: DeclarativeTemplate, token: (link: number) => string): string {
   let out = template.parts[0] as string;
   template.links.forEach((link, i) => {
@@ -301,7 +269,6 @@ export function fillTemplate(template: DeclarativeTemplate, token: (link: number
   return out;
 }
 
-/** The UTF-8 bytes of a payload as delivered: holes count as tokens. */
 export function templateBytes(template: DeclarativeTemplate): number {
   return (
     template.parts.reduce((sum, part) => sum + Buffer.byteLength(part, 'utf8'), 0) +
@@ -309,7 +276,6 @@ export function templateBytes(template: DeclarativeTemplate): number {
   );
 }
 
-/** Byte offsets of the holes in the filled payload, for the encryption threads. */
 export function templateSlots(template: DeclarativeTemplate): number[] {
   const slots: number[] = [];
   let at = 0;
@@ -322,10 +288,8 @@ export function templateSlots(template: DeclarativeTemplate): number[] {
 }
 
 /**
- * The UTF-8 bytes the browsers of an app in `pushFormat` receive for `content`: the legacy JSON with
- * its id, or the declarative message with its click links (ids and tokens have fixed lengths, so
- * placeholders measure exactly). Checked against MAX_BROWSER_PAYLOAD_BYTES at acceptance and again
- * when a scheduled send starts (its app may have switched to declarative since).
+ * Ids and tokens have fixed lengths, so placeholders measure exactly. Checked at acceptance and
+ * again when a scheduled send starts (its app may have switched to declarative since).
  */
 export function deliveredPayloadBytes(
   content: NotificationContent,

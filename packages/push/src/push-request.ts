@@ -5,7 +5,6 @@ import { isWnsOrigin } from './outcome.js';
 import type { PushOptions, PushTarget, Urgency, VapidCredentials } from './types.js';
 import { VapidKeyError, type VapidSigner } from './vapid.js';
 
-/** Everything needed to POST one push message; no I/O has happened yet. */
 export interface PushRequest {
   /** `https://host[:port]`, also the VAPID `aud`. */
   origin: string;
@@ -24,7 +23,6 @@ interface Destination {
   path: string;
 }
 
-/** The endpoint as a request destination, or null when it is not https or its host:port is off the allowlist. */
 function destinationOf(endpoint: string, allowlist: readonly PushHostRule[]): Destination | null {
   let url: URL;
   try {
@@ -40,11 +38,7 @@ function destinationOf(endpoint: string, allowlist: readonly PushHostRule[]): De
   return { origin: url.origin, path: `${url.pathname}${url.search}` };
 }
 
-/**
- * Validates, encrypts and signs one push message. Anything that makes a request pointless or
- * unsafe (host off the allowlist, malformed keys, bad options, oversize payload, unusable VAPID
- * keys) comes back as a refusal before any connection is opened.
- */
+/** Anything that makes a request pointless or unsafe comes back as a refusal before any connection is opened. */
 export function buildPushRequest(
   target: PushTarget,
   payload: string,
@@ -53,7 +47,6 @@ export function buildPushRequest(
   context: {
     allowlist: readonly PushHostRule[];
     signer: VapidSigner;
-    /** The body already encrypted for this target (by an EncryptionPool): not encrypted again. */
     body?: Buffer | undefined;
   },
 ): PushRequest | Refusal {

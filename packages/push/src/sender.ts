@@ -43,7 +43,6 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The headers of an answer that `outcomeForAnswer` reads (lower-case names, HTTP/1.1 or HTTP/2). */
 export function answerHeaders(headers: Record<string, string | string[] | undefined>): AnswerHeaders {
   return {
     retryAfter: headerValue(headers['retry-after']),
@@ -53,11 +52,7 @@ export function answerHeaders(headers: Record<string, string | string[] | undefi
   };
 }
 
-/**
- * An HTTP/1.1 pool whose connections go through the proxy (undici's EnvHttpProxyAgent: CONNECT
- * tunnels for https, NO_PROXY honoured), with the settings given rather than process.env's. The
- * pool's keep-alive works as without a proxy: one tunnel per pooled connection, reused.
- */
+/** An HTTP/1.1 pool through the proxy (CONNECT tunnels), with the settings given rather than process.env's. */
 function proxiedAgent(
   proxy: NonNullable<PushSenderOptions['proxy']>,
   pool: Agent.Options,
@@ -70,7 +65,6 @@ function proxiedAgent(
     httpProxy: proxy.httpProxy ?? '',
     httpsProxy: proxy.httpsProxy ?? '',
     noProxy: proxy.noProxy,
-    // The push service's TLS inside the tunnel.
     requestTls: { timeout: tls.timeout, ...(tls.ca ? { ca: [...tls.ca] } : {}) },
   };
   return new EnvHttpProxyAgent(settings);
@@ -78,16 +72,11 @@ function proxiedAgent(
 
 /**
  * The web push sender. One undici Agent keeps a pool of keep-alive connections per push-service
- * origin, so a fan-out of thousands of messages to FCM reuses a few TLS connections instead of
- * paying a handshake each. undici rather than node:https because it measured faster here: ~40 µs
- * of client CPU and ~70 µs wall per request at 32 in flight, against ~80 µs and ~130 µs for a
- * keep-alive https.Agent (and an Agent given `ca` re-serialises the whole CA list into its pool key
- * on every request, ~1 ms). undici connects with `tls.connect`'s default trust store, which includes
- * `NODE_EXTRA_CA_CERTS`, so a local stand-in push service works from the environment alone.
- *
- * Push services that offer HTTP/2 (FCM, Mozilla autopush and Apple's all do) get one multiplexed
- * connection per origin instead (`Http2Origins`); the others keep the HTTP/1.1 pool. See
- * docs/performance.md for the measured difference.
+ * origin, so a fan-out reuses a few TLS connections instead of paying a handshake each; undici
+ * rather than node:https because it costs less CPU a request (docs/performance.md), and an https
+ * Agent given `ca` re-serialises the whole CA list into its pool key on every request. Push services
+ * that offer HTTP/2 (FCM, Mozilla autopush and Apple's all do) get one multiplexed connection per
+ * origin instead (`Http2Origins`).
  */
 export function createPushSender(options: PushSenderOptions): PushSender {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -101,7 +90,6 @@ export function createPushSender(options: PushSenderOptions): PushSender {
     bodyTimeout: timeoutMs + BACKSTOP_MS,
     connect: { timeout: timeoutMs + BACKSTOP_MS, ...(ca ? { ca } : {}) },
   };
-  // HTTP/1.1: one request per connection at a time (undici never pipelines a POST anyway).
   const h1 = options.proxy
     ? proxiedAgent(
         options.proxy,
@@ -109,7 +97,6 @@ export function createPushSender(options: PushSenderOptions): PushSender {
         { timeout: timeoutMs + BACKSTOP_MS, ca },
       )
     : new Agent({ ...common, connections: maxSockets, pipelining: 1 });
-  // Behind a proxy every push takes the HTTP/1.1 pool through its CONNECT tunnels.
   const h2 =
     options.http2 !== true || options.proxy
       ? null
@@ -158,7 +145,7 @@ export function createPushSender(options: PushSenderOptions): PushSender {
       if (status >= 200 && status < 300) {
         await response.body.dump(); // drain, so the connection goes back to the pool
         // undici frees the connection one turn of the event loop after the body ends; without this
-        // yield the caller's next send finds it busy and opens another (measured: 2 per lane).
+        // yield the caller's next send finds it busy and opens another.
         await new Promise((resolve) => setImmediate(resolve));
         return outcomeForAnswer(status, headers, '');
       }

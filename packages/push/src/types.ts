@@ -51,21 +51,17 @@ export interface PushSender {
     options: PushOptions,
     body?: Buffer,
   ): Promise<PushOutcome>;
-  /** Waits for the requests under way (each bounded by the timeout), then closes every pooled connection. */
   close(): Promise<void>;
 }
 
 export interface PushSenderOptions {
   /** Push-service hosts a request may go to (`PUSH_SERVICE_HOSTS`); any other endpoint is refused unsent. */
   allowlist: readonly PushHostRule[];
-  /** Whole-request deadline (connect, send, answer). Default 10 s. */
   timeoutMs?: number;
-  /** Concurrent requests per push-service origin (HTTP/1.1 connections). Default 64. */
   maxSocketsPerOrigin?: number;
   /**
    * Use HTTP/2 with push services that offer it (ALPN `h2`, learnt on the first connection to each
-   * origin): every request a stream of one connection. The others get HTTP/1.1. Default false
-   * (`PUSH_HTTP2`; docs/performance.md has the figures).
+   * origin): every request a stream of one connection (`PUSH_HTTP2`). Default false.
    */
   http2?: boolean;
   /**

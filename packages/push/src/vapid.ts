@@ -5,23 +5,19 @@ import type { VapidCredentials } from './types.js';
 /**
  * RFC 8292 VAPID: `Authorization: vapid t=<ES256 JWT>, k=<public key>`.
  *
- * We do not call web-push's `getVapidHeaders` on the send path: it converts the raw key to PEM with
- * asn1.js and signs a new JWT on every call, 478 µs a message on this hardware against ~157 µs for
- * the whole encryption (TOOLCHAIN.md, "Cost of one web push"). Here the private key is imported
- * once per app, and a JWT is signed once per (app, push-service origin) and reused until an hour
- * before it expires, which RFC 8292 §2 allows and push services expect (Apple refuses refreshes
- * more often than hourly).
+ * Not web-push's `getVapidHeaders`: it signs a new JWT on every call, which costs three times the
+ * encryption (docs/performance.md). Here the private key is imported once per app, and a JWT is
+ * signed once per (app, push-service origin) and reused until an hour before it expires, which
+ * RFC 8292 §2 allows and push services expect (Apple refuses refreshes more often than hourly).
  */
 
 /** `exp` is 12 h ahead: within RFC 8292's 24 h, and safe against a push service's clock skew. */
 export const JWT_LIFETIME_SECONDS = 12 * 60 * 60;
-/** A cached JWT is replaced once it has less than this left. */
 export const JWT_REFRESH_MARGIN_SECONDS = 60 * 60;
 const DEFAULT_CAPACITY = 10_000;
 
 const JWT_HEADER = Buffer.from(JSON.stringify({ typ: 'JWT', alg: 'ES256' })).toString('base64url');
 
-/** The app's VAPID keys or subject cannot be used; sending cannot succeed until they are fixed. */
 export class VapidKeyError extends Error {
   override readonly name = 'VapidKeyError';
 }
@@ -70,9 +66,7 @@ function importKey(vapid: VapidCredentials): ImportedKey {
 }
 
 export interface VapidSignerOptions {
-  /** Entries kept in each cache (imported keys, JWTs). Default 10,000. */
   capacity?: number;
-  /** Clock in milliseconds, for tests. */
   now?: () => number;
 }
 
@@ -88,7 +82,6 @@ export class VapidSigner {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The `Authorization` header value for a push to `audience` (the endpoint's origin). */
   authorization(vapid: VapidCredentials, audience: string): string {
     const cacheKey = `${vapid.cacheKey}\n${audience}`;
     const now = this.#now();

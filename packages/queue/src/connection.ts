@@ -6,22 +6,17 @@ import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
  */
 export type RedisRole = 'worker' | 'producer';
 
-/** A single Redis or a Redis Cluster client: every Redis use of the service takes either. */
 export type RedisConnection = Redis | Cluster;
 
-/** Where Redis is: the cluster's seed nodes when there are any (REDIS_CLUSTER_NODES), else the URL. */
 export interface RedisTarget {
   readonly redisUrl: string;
   readonly redisClusterNodes: readonly { readonly host: string; readonly port: number }[] | null;
 }
 
 /**
- * How long a cluster command keeps trying through a failover before it fails: a master that dies
- * is replaced once the other masters agree it is gone (`cluster-node-timeout`, plus an election of
- * about a second). Each try waits `retryDelayOnFailover`; `maxRedirections` bounds the tries:
- * about 10 s for a worker (BullMQ tries again after that anyway), about 5 s for the API, whose
- * requests then go on as they do when Redis is down (limits let them through; an accepted
- * notification is in PostgreSQL and the worker's reconciler queues it).
+ * How long a cluster command keeps trying through a failover before it fails: a master that dies is
+ * replaced once the other masters agree it is gone. About 10 s for a worker (BullMQ tries again
+ * after that anyway), about 5 s for the API, whose requests then go on as they do when Redis is down.
  */
 const FAILOVER_RETRY_DELAY_MS = 200;
 const MAX_REDIRECTIONS: Record<RedisRole, number> = { worker: 50, producer: 25 };
@@ -49,7 +44,6 @@ export function createRedisConnection(target: RedisTarget, role: RedisRole): Red
     retryDelayOnClusterDown: FAILOVER_RETRY_DELAY_MS,
     retryDelayOnTryAgain: FAILOVER_RETRY_DELAY_MS,
     maxRedirections: MAX_REDIRECTIONS[role],
-    // Learn the new slot owners soon after a failover, not only when a command is redirected.
     slotsRefreshInterval: 2_000,
     slotsRefreshTimeout: 2_000,
     // Never give up reconnecting to the cluster as a whole (null would end the client for good).
@@ -85,7 +79,6 @@ export async function closeRedisConnection(connection: RedisConnection, timeoutM
   connection.disconnect();
 }
 
-/** Whether `connection` is a Redis Cluster client. */
 export const isCluster = (connection: RedisConnection): connection is Cluster => connection instanceof Cluster;
 
 /**

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { isCluster, type RedisConnection } from './connection.js';
 
-/** Whose API-key principals changed: one app's keys, or every key of one account's apps. */
 export type PrincipalChange = { appId: string } | { userId: string };
 
 /**
- * The channel on which every API instance hears that cached API-key principals changed (the API's
- * api-key-principals plugin). On one Redis, classic pub/sub. On a Redis Cluster, sharded pub/sub
- * (`SPUBLISH`, `SSUBSCRIBE`): the channel lives on the master of its slot, and every instance
- * listens there, so one node writes a message to every listener in the same pass (classic pub/sub
- * would reach listeners on other nodes through the cluster bus, milliseconds later).
+ * Where every API instance hears that cached API-key principals changed. On a Redis Cluster,
+ * sharded pub/sub: the channel lives on its slot's master, which writes to every listener in one
+ * pass (classic pub/sub would reach other nodes' listeners through the cluster bus, later).
  */
 export const principalChangesChannel = (redisKeyPrefix: string) => `${redisKeyPrefix}:api-key-principals:changed`;
 
@@ -25,7 +22,6 @@ export function decodePrincipalChange(message: string): { change: PrincipalChang
   return { change: null, nonce };
 }
 
-/** Sends `message` on the principal-changes channel: `SPUBLISH` on a cluster, `PUBLISH` on one Redis. */
 export async function publishOnPrincipalChannel(
   redis: RedisConnection,
   channel: string,
@@ -35,7 +31,6 @@ export async function publishOnPrincipalChannel(
   else await redis.publish(channel, message);
 }
 
-/** Tells every API instance that `change` happened (e.g. `pnpm admin set-plan`). */
 export async function publishPrincipalChange(
   redis: RedisConnection,
   redisKeyPrefix: string,

@@ -1,7 +1,6 @@
 import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
 import type { RedisConnection } from './connection.js';
 
-/** Queue names, shared by the producer (API) and the consumer (worker). */
 export const queueNames = {
   fanOut: 'fan-out',
   deliveries: 'deliveries',
@@ -10,16 +9,11 @@ export const queueNames = {
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
 
-/** Splits an accepted notification into delivery chunks. The job id is the notification id. */
 export interface FanOutJob {
   notificationId: string;
 }
 
-/**
- * Sends one chunk of a notification: up to a page of subscriptions, or the pushes of an earlier
- * chunk that the push service asked to retry (`attempt` > 1). Identified in PostgreSQL by
- * (notificationId, firstSubscriptionId, attempt), where its outcome is recorded once.
- */
+/** Identified in PostgreSQL by (notificationId, firstSubscriptionId, attempt), where its outcome is recorded once. */
 export interface DeliveryChunkJob {
   notificationId: string;
   appId: string;
@@ -28,7 +22,6 @@ export interface DeliveryChunkJob {
   subscriptionIds: string[];
 }
 
-/** Delivers one webhook event (a `webhook_messages` outbox row). The job id is the message id. */
 export interface WebhookJob {
   messageId: string;
 }
@@ -45,10 +38,9 @@ export const chunkJobId = (job: Pick<DeliveryChunkJob, 'notificationId' | 'first
   `${job.notificationId}_${job.firstSubscriptionId}_${job.attempt}`;
 
 /**
- * Retry policy for a job that *throws* (PostgreSQL unreachable, a bug): a few attempts with
- * exponential backoff. Push-service retries (429, 5xx) are not job retries: they become a new
- * chunk with the next `attempt`, so only the pushes that need it are sent again. Finished jobs are
- * removed (PostgreSQL is the record); failed ones are kept a day for Bull Board.
+ * Retry policy for a job that throws (PostgreSQL unreachable, a bug). Push-service retries (429,
+ * 5xx) are not job retries: they become a new chunk with the next `attempt`, so only the pushes that
+ * need it are sent again. Failed jobs are kept a day for Bull Board; PostgreSQL is the record.
  */
 export const defaultJobOptions: DefaultJobOptions = {
   attempts: 5,
@@ -74,12 +66,10 @@ export function webhookJobOptions(settings: { maxAttempts: number; backoffMs: nu
 const IN_FLIGHT = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
- * Adds a job under its stable id unless one of that id is already waiting, delayed or running;
- * resolves to whether it added one. A finished job of that id (failed, or completed and kept) is
- * removed first, or BullMQ would ignore the new one. BullMQ refuses to remove a job that was taken
- * meanwhile, and the add is then a no-op (an add of an existing id changes nothing, atomically), so
- * this never makes a second copy of a job in flight. `replaceWaiting` also replaces a job that is
- * waiting or delayed (not a running one): "send again now" instead of at its next retry.
+ * Adds a job under its stable id unless one of that id is already waiting, delayed or running. A
+ * finished job of that id is removed first, or BullMQ would ignore the new one; BullMQ refuses to
+ * remove a job taken meanwhile, so this never makes a second copy of a job in flight.
+ * `replaceWaiting` also replaces a waiting or delayed job: "send again now" instead of at its next retry.
  */
 export async function requeueUnlessInFlight(
   queue: Queue,
@@ -94,21 +84,15 @@ export async function requeueUnlessInFlight(
   return true;
 }
 
-/** The one producer of fan-out jobs: the API's accept, the scheduler and the reconciler. */
 export function enqueueFanOut(queue: Queue<FanOutJob>, notificationId: string): Promise<unknown> {
   return queue.add(jobNames.fanOut, { notificationId }, { jobId: fanOutJobId(notificationId) });
 }
 
-/** Queues a fresh fan-out for a notification whose job was lost or gave up (the reconciler). */
 export function requeueFanOut(queue: Queue<FanOutJob>, notificationId: string): Promise<boolean> {
   return requeueUnlessInFlight(queue as Queue, fanOutJobId(notificationId), () => enqueueFanOut(queue, notificationId));
 }
 
-/**
- * Puts a webhook message on the queue under its stable job id (the message id), unless a job for
- * it is already in flight (see `requeueUnlessInFlight`); with `replaceWaiting`, "send again" of an
- * event waiting for its next retry tries now. Resolves to whether a job was added.
- */
+/** With `replaceWaiting`, "send again" of an event waiting for its next retry tries now. */
 export function queueWebhookMessage(
   queue: Queue<WebhookJob>,
   messageId: string,
@@ -131,10 +115,7 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/**
- * The service's queues on one connection (shared, not closed here), under `prefix`, which must be
- * `bullPrefix(config.redisKeyPrefix)` on both sides.
- */
+/** `prefix` must be `bullPrefix(config.redisKeyPrefix)` on both sides; the connection is shared, not closed here. */
 export function createQueues(
   connection: RedisConnection,
   prefix: string,
@@ -149,7 +130,6 @@ export function createQueues(
   };
   const fanOut = new Queue<FanOutJob>(queueNames.fanOut, common);
   const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, common);
-  // Retry options are set per job (they come from the configuration).
   const webhooks = new Queue<WebhookJob>(queueNames.webhooks, common);
   return {
     fanOut,
@@ -162,7 +142,6 @@ export function createQueues(
   };
 }
 
-/** Waiting, active and delayed jobs per queue, for the metrics endpoints. */
 export async function queueDepths(queues: Queues): Promise<{ queue: QueueName; state: string; count: number }[]> {
   const depths: { queue: QueueName; state: string; count: number }[] = [];
   for (const [queue, instance] of [

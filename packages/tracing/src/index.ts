@@ -42,7 +42,7 @@ export interface Tracing {
  * bullmq-otel), the fan-out plan, each chunk and each push.
  *
  * The SDK and bullmq-otel are loaded here, only when tracing is on: imported with the module they
- * added ~18 MB to the resident memory of every API and worker process, traced or not.
+ * would add to the resident memory of every API and worker process, traced or not (docs/tracing.md).
  */
 export async function startTracing({ serviceName, enabled, spanProcessors }: TracingSettings): Promise<Tracing> {
   if (!enabled) return { enabled: false, shutdown: async () => {} };

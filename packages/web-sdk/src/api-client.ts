@@ -10,7 +10,7 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
  * One call to the service's browser-facing API. A request that never got an answer (offline, DNS,
- * CORS refused) is `network`; an answer that is not 2xx is `api` with the contract's `code`.
+ * CORS refused) is `network`; an answer that is not 2xx is `api` with the API's error `code`.
  */
 export async function callApi(
   fetchApi: FetchLike,

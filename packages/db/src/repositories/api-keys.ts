@@ -12,13 +12,9 @@ export interface ApiKeyPrincipal {
   userId: string;
   plan: string;
   vapidPublicKey: string;
-  /** The version of the app's current VAPID key (`vapidPublicKey`). */
   vapidKeyVersion: number;
-  /** The app's allowed origins for `subscribe_only` keys; empty: any origin. */
   allowedOrigins: string[];
-  /** Tags from `subscribe_only` keys must be signed. */
   requireSignedTags: boolean;
-  /** uid and tags signatures must carry an unexpired `signatureExpires`. */
   signaturesExpire: boolean;
   /** What the app's browsers receive; decides the size check of a send. */
   pushFormat: PushFormat;
@@ -83,7 +79,6 @@ export async function deleteApiKey(db: Database, userId: string, appId: string, 
   return deleted.length > 0;
 }
 
-/** `last_used_at` of a key is written at most once per this many seconds. */
 export const API_KEY_TOUCH_SECONDS = 60;
 
 interface PrincipalRow {
@@ -107,12 +102,9 @@ interface PrincipalRow {
 }
 
 /**
- * The key lookup runs on every API-key request that misses the API's cache, so it is one statement,
- * sent prepared (postgres.js prepares a tagged query once per connection: measured here 1.07 ms a
- * lookup unprepared, 0.24 ms prepared). A suspended account's keys are not found (they are kept,
- * and work again on resume). It only reads: the key's use is recorded by `recordApiKeyUse`, which
- * the caller does not wait for (a write in this statement made the request wait for its commit,
- * once a minute per key: 1–3 ms more than the read alone after a quiet spell on a 2-core VM).
+ * The key lookup runs on every API-key request that misses the API's cache, so it is one prepared
+ * statement. A suspended account's keys are not found (they are kept, and work again on resume). It
+ * only reads: the key's use is recorded by `recordApiKeyUse`, which the caller does not wait for.
  */
 export async function findApiKeyPrincipal(db: Database, keyHash: string): Promise<ApiKeyPrincipal | null> {
   const [row] = await db.$client<PrincipalRow[]>`
@@ -150,7 +142,6 @@ export async function findApiKeyPrincipal(db: Database, keyHash: string): Promis
   };
 }
 
-/** Whether a key last used at `lastUsedAt` has a use to record now (at most once per API_KEY_TOUCH_SECONDS). */
 export function apiKeyUseDue(lastUsedAt: Date | null, now = Date.now()): boolean {
   return lastUsedAt === null || now - lastUsedAt.getTime() >= API_KEY_TOUCH_SECONDS * 1000;
 }

@@ -50,7 +50,6 @@ export async function listApps(db: Database, userId: string): Promise<App[]> {
   return db.select().from(apps).where(eq(apps.userId, userId)).orderBy(asc(apps.createdAt), asc(apps.id));
 }
 
-/** An app of the list with the two numbers its card shows. */
 export type AppWithCounts = App & { activeSubscribers: number; sendsThisMonth: number };
 
 // drizzle writes the columns of the only table in FROM without its name: inside a subquery on
@@ -78,7 +77,6 @@ export async function listAppsWithCounts(db: Database, userId: string): Promise<
     .orderBy(asc(apps.createdAt), asc(apps.id));
 }
 
-/** The app, when it is `userId`'s; null for another user's app, a missing one or a malformed id. */
 export async function findApp(db: Database, userId: string, appId: string): Promise<App | null> {
   if (!isUuid(userId, appId)) return null;
   const [app] = await db
@@ -93,7 +91,6 @@ export interface AppChanges {
   name?: string;
   allowedOrigins?: string[];
   pushFormat?: PushFormat;
-  /** Null clears it. */
   defaultUrl?: string | null;
   requireSignedTags?: boolean;
   signaturesExpire?: boolean;
@@ -127,9 +124,8 @@ export async function updateApp(
 /**
  * Deletes the app, its subscriptions and, through foreign keys, its keys, in one transaction that
  * gives the app's active subscriptions back to the owner's subscriber counter. The app row is locked
- * first, so no subscription can be inserted into it meanwhile (the insert's foreign-key check waits),
- * and the subscriptions are deleted by a statement that reads each one's status as it is when
- * deleted, so a re-activation or expiry racing with the deletion is counted once.
+ * first, so no subscription can be inserted into it meanwhile (the subscribe statement locks it too),
+ * and each subscription's status is read as it is when deleted, so a race is counted once.
  */
 export async function deleteApp(db: Database, userId: string, appId: string): Promise<boolean> {
   if (!isUuid(userId, appId)) return false;

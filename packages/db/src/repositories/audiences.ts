@@ -9,7 +9,6 @@ export interface StoredAudience {
   targetTags: SubscriptionTags | null;
 }
 
-/** The audience columns of a notification row, as the fan-out reads them (raw postgres.js). */
 export interface StoredAudienceRow {
   target_kind: NotificationTargetKind;
   target_uids: readonly string[] | null;
@@ -17,9 +16,8 @@ export interface StoredAudienceRow {
 }
 
 /**
- * `s.tags` contains every pair of `tags`: with at least one pair, also `s.tags <> '{}'`, which
- * the containment implies and which lets the planner use the tags index (it holds only subscriptions
- * with tags, migration 0023).
+ * With at least one pair, also `s.tags <> '{}'`, so the planner can use the tags index (which holds
+ * only subscriptions with tags).
  */
 function tagsContain(sql: Database['$client'], tags: SubscriptionTags) {
   const wanted = JSON.stringify(tags);
@@ -41,11 +39,7 @@ export function audienceFilter(sql: Database['$client'], audience: StoredAudienc
   return sql``;
 }
 
-/**
- * Active subscriptions of `appId` in the audience (`all`, `uids` or `tags`), counted in the caller's
- * transaction by the accept statement's functions (see `acceptStatement`): `count_active_subscribers`
- * for `all`, `count_active_targets` for the others.
- */
+/** Counted in the caller's transaction by the accept statement's functions (see `acceptStatement`). */
 export async function countAudience(tx: Transaction | Database, appId: string, audience: StoredAudience) {
   if (audience.targetKind === 'all') {
     const [row] = await tx.execute<{ n: number }>(sql`select count_active_subscribers(${appId}::uuid) as n`);
@@ -87,7 +81,6 @@ export async function updateSubscriptionAudience(
   return row ?? null;
 }
 
-/** The sealed identity secret of `appId`; null when none was created yet. */
 export async function findIdentitySecretSealed(db: Database, appId: string): Promise<string | null> {
   const [row] = await db.select({ sealed: apps.identitySecretSealed }).from(apps).where(eq(apps.id, appId)).limit(1);
   return row?.sealed ?? null;

@@ -16,36 +16,26 @@ interface EngagementFields {
  */
 export type EngagementEvent = EngagementFields & ({ subscriptionId: string } | { appId: string; endpoint: string });
 
-/** The `notification_events` rows an event stands for: a button click is also a click. */
 function eventRows(event: EngagementEvent): EngagementEventType[] {
   if (event.type === 'clicked' && event.action !== undefined) return ['clicked', `action:${event.action}`];
   return [event.type];
 }
 
 /**
- * Counts a batch of events in ONE statement (atomic): a multi-row INSERT into
- * `notification_events` that skips (notification, subscription, type) already counted, and an
- * UPDATE adding what was new to each notification's `shown` / `clicked` / `action_clicks`.
- * Replaying a batch changes nothing, so a flush that dies after COMMIT but before it trims its
- * buffer is harmless.
+ * Counts a batch of events in one statement: an INSERT into `notification_events` that skips what
+ * was already counted, and an UPDATE adding what was new to each notification. Replaying a batch
+ * changes nothing, so a flush that dies after COMMIT but before it trims its buffer is harmless.
  *
- * Ownership is checked here, for the whole batch at once: an event reported by endpoint counts only
- * when the endpoint is a subscription of the reporting key's app (a probe of the unique
- * (app_id, endpoint) index) and the notification belongs to that app too; a pair whose notification
- * and subscription belong to different apps is dropped whatever its origin.
- *
- * Engagement is counted only when it was earned (CONTRACT 1.2): the subscription must be among the
- * notification's delivery targets, i.e. in one of its first-attempt `notification_chunks` (the
- * fan-out writes them before any push leaves, and they are never deleted while the notification
- * exists). The check is part of this statement, a range probe of the chunk primary key
- * (notification_id, first_subscription_id), so POST /events spends no round trip on it.
- * Returns how many shown/clicked events were new.
+ * Ownership is checked here, for the whole batch at once: an event counts only when its
+ * subscription and its notification belong to the reporting key's app. Engagement is counted only
+ * when it was earned (docs/engagement.md): the subscription must be in one of the notification's
+ * first-attempt `notification_chunks`, a range probe of their primary key in this statement, so
+ * POST /events spends no round trip on it. Returns how many shown/clicked events were new.
  */
 export async function countEngagementEvents(db: Database, events: readonly EngagementEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  // The batch as ONE json parameter, not a VALUES list of five parameters a row: building that list
-  // through drizzle's template cost the API ~5 µs an event (a flush of 10,000 builds 50,000
-  // placeholders), and PostgreSQL parses a json array faster than it binds that many parameters.
+  // The batch as one json parameter, not a VALUES list of five parameters a row: PostgreSQL parses a
+  // json array faster than it binds that many parameters, and the API builds no placeholders.
   const incoming = events.flatMap((event) =>
     eventRows(event).map((type) =>
       'subscriptionId' in event
@@ -113,7 +103,6 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
 
 export interface ClickLinkTarget {
   payload: NotificationPayload;
-  /** The app's page for a notification without `url`. */
   defaultUrl: string | null;
 }
 

@@ -12,7 +12,6 @@ export interface KeysetPosition {
 
 export interface Page<T> {
   items: T[];
-  /** Opaque; null on the last page. */
   nextCursor: string | null;
 }
 
@@ -34,7 +33,6 @@ export function decodeCursor(cursor: string): KeysetPosition | null {
   return { createdAt: match[1], id: match[2] };
 }
 
-/** `created_at` as text with microseconds, in UTC: the exact value a cursor carries. */
 export const cursorTimestamp = (createdAt: AnyColumn) =>
   sql<string>`to_char(${createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
@@ -42,7 +40,6 @@ export const cursorTimestamp = (createdAt: AnyColumn) =>
 export const beforePosition = (createdAt: AnyColumn, id: AnyColumn, position: KeysetPosition): SQL =>
   sql`(${createdAt}, ${id}) < (${position.createdAt}::timestamptz, ${position.id}::uuid)`;
 
-/** Turns `limit + 1` fetched rows into a page of `limit` and the cursor of its last row when more follow. */
 export function toPage<T extends { id: string; cursorAt: string }>(
   rows: T[],
   limit: number,

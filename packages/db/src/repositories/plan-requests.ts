@@ -5,7 +5,6 @@ import { type PlanRequestStatus, planRequests, users } from '../schema.js';
 
 export type PlanRequest = typeof planRequests.$inferSelect;
 
-/** A request as the operator console shows it: with the account's e-mail and current plan. */
 export interface PlanRequestWithAccount {
   id: string;
   userId: string;
@@ -42,7 +41,6 @@ export async function requestPlan(
   return { request, created: inserted };
 }
 
-/** The account's own requests, newest first (the open one, if any, and a few granted ones). */
 export async function listOwnPlanRequests(db: Database, userId: string, limit = 5): Promise<PlanRequest[]> {
   if (!isUuid(userId)) return [];
   return db
@@ -65,7 +63,6 @@ const withAccount = {
   resolvedAt: planRequests.resolvedAt,
 };
 
-/** Every account's open requests, oldest first (operator console; at most `limit`). */
 export async function listOpenPlanRequests(db: Database, limit: number): Promise<PlanRequestWithAccount[]> {
   return db
     .select(withAccount)

@@ -5,7 +5,6 @@ import { countTargets } from './notifications/index.js';
 import { reserveMonthlySends } from './usage.js';
 import { recordNotificationFinished } from './webhook-outbox.js';
 
-/** What starting one scheduled send did. */
 export interface StartedSend {
   id: string;
   /**
@@ -19,16 +18,10 @@ export interface StartedSend {
 
 /**
  * Starts the oldest due scheduled send, if any, in one transaction: claims the row with
- * `FOR UPDATE SKIP LOCKED` (another worker claiming at the same moment takes the next row or none,
- * and the status moves off `scheduled` before the lock is released, so no send starts twice),
- * resolves the audience, reserves the owner's monthly usage and moves it to `queued`. Over the
- * month's limit it ends `failed` with `MONTHLY_LIMIT_EXCEEDED`, nothing reserved, nothing sent.
- * `sendsPerMonthFor` maps the owner's plan (read now, not at acceptance) to its monthly limit.
- *
- * `payloadFits` checks the payload against the app's push format as it is now: an app switched to
- * declarative after the send was accepted delivers a bigger payload (click links), which may be
- * over the 3,993 bytes checked at acceptance. Such a send ends `failed` with `PAYLOAD_TOO_LARGE`,
- * nothing reserved or sent, rather than pushing a payload push services refuse.
+ * `FOR UPDATE SKIP LOCKED` (the status moves off `scheduled` before the lock is released, so no
+ * send starts twice), resolves the audience, reserves the owner's monthly usage (by the plan as it
+ * is now) and moves it to `queued`. `payloadFits` checks the payload against the app's push format
+ * as it is now: an app switched to declarative since acceptance delivers a bigger payload.
  */
 export async function startDueScheduledSend(
   db: Database,

@@ -20,7 +20,6 @@ export async function createSession(
   await db.insert(sessions).values({ ...input, userAgent: clipUserAgent(input.userAgent) });
 }
 
-/** A live (unexpired) session and its user. */
 export interface LiveSession {
   user: User;
   sessionId: string;
@@ -38,7 +37,6 @@ export async function findLiveSession(db: Database, tokenHash: string): Promise<
   return row ?? null;
 }
 
-/** The user of a live (unexpired) session, or null. */
 export async function findSessionUser(db: Database, tokenHash: string): Promise<User | null> {
   return (await findLiveSession(db, tokenHash))?.user ?? null;
 }
@@ -72,7 +70,6 @@ export async function deleteSession(db: Database, tokenHash: string): Promise<vo
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
 }
 
-/** Ends one session of `userId`; false when it is not theirs (or does not exist). */
 export async function deleteUserSession(db: Database, userId: string, sessionId: string): Promise<boolean> {
   const deleted = await db
     .delete(sessions)
@@ -81,7 +78,6 @@ export async function deleteUserSession(db: Database, userId: string, sessionId:
   return deleted.length > 0;
 }
 
-/** Ends every session of `userId` except `keepSessionId`; the number ended. */
 export async function deleteOtherSessions(db: Database, userId: string, keepSessionId: string): Promise<number> {
   const deleted = await db
     .delete(sessions)

@@ -2,12 +2,10 @@ import type { Database } from '../client.js';
 import { isSubscriberLimitError } from './subscriber-counters.js';
 import { type SubscriptionKeys, type UpsertOptions, type UpsertResult, upsertSubscription } from './subscriptions.js';
 
-/** One subscribe, as `upsertSubscription` takes it. */
 export interface SubscribeRequest {
   ownerId: string;
   appId: string;
   keys: SubscriptionKeys;
-  /** The owner's plan limit on active subscribers (null: none). */
   maxActive: number | null;
   audience?: UpsertOptions['audience'];
   vapidKeyVersion?: number;
@@ -16,10 +14,7 @@ export interface SubscribeRequest {
 }
 
 export interface SubscribeBatcher {
-  /**
-   * Stores the subscription as `upsertSubscription` does, with the others that arrive together (one
-   * with an admission check alone).
-   */
+  /** Stores the subscription as `upsertSubscription` does, with the others that arrive together. */
   subscribe(request: SubscribeRequest): Promise<UpsertResult>;
 }
 
@@ -42,29 +37,18 @@ interface BatchRow {
 }
 
 /**
- * New subscriptions that arrive together, stored by one statement.
+ * New subscriptions that arrive together, stored by one statement: under load a subscribe's cost is
+ * mostly its statement's (round trip, executor set-up, commit and WAL flush), not its row's. One
+ * statement inserts all their rows (in key order, so two such statements cannot deadlock on the
+ * same endpoints) and takes each owner's slots with one conditional increment.
  *
- * Why: a subscribe of a new endpoint is one statement, and under load its cost was mostly the
- * statement's, not the row's: the round trip (a socket write and read on each side), the executor's
- * set-up, the commit and its WAL flush, the plan-limit function's subtransactions. Subscribes that
- * arrive together go out together here, as the request counters do to Redis: one statement inserts
- * all their rows (in key order, so two such statements cannot deadlock on the same endpoints) and
- * takes each owner's slots with one conditional increment (`take_subscriber_slots`, migration 0023).
+ * A batch goes out at the end of the event loop's turn; while one runs, the subscribes that arrive
+ * gather for the next (at most `MAX_BATCH`), so an idle API stores a subscribe at once and a busy
+ * one sends fewer, fuller statements. Apps locked by a deletion are skipped (`skip locked`).
  *
- * When: at the end of the current turn of the event loop (`setImmediate`), and while a batch
- * statement runs, the subscribes that arrive meanwhile wait for it to end and go out together next
- * (at most `MAX_BATCH`). So an idle API stores a subscribe at once, by the single statement of
- * `upsertSubscription` when it has no company, and a busy one sends fewer, fuller statements: a
- * commit waits for the WAL flush, and a second statement started during it would share nothing.
- * Apps locked by a deletion are skipped (`skip locked`), so one app's long delete cannot hold up
- * the others' batches: its subscribes go alone, and wait for the delete as they always did.
- *
- * The answers are those of `upsertSubscription`, one by one: what the batch cannot answer exactly
- * goes through it. An endpoint already stored gets its update there (a re-subscribe), with the id
- * the batch found; the second subscribe of one endpoint in a batch goes in the next one; and when
- * the batch could not take its slots (an owner's first subscriptions, a change of plan, stripes
- * nearly full: the limit must be answered per subscription) or lost a deadlock, nothing of it was
- * stored and each of its subscriptions is stored alone.
+ * The answers are those of `upsertSubscription`, one by one: whatever the batch cannot answer
+ * exactly (an endpoint already stored, twice in one batch, slots it could not take, a lost
+ * deadlock) goes through it alone.
  */
 export function createSubscribeBatcher(db: Database): SubscribeBatcher {
   const sql = db.$client;
@@ -80,10 +64,8 @@ export function createSubscribeBatcher(db: Database): SubscribeBatcher {
       ...(knownId === undefined ? {} : { knownId }),
     });
 
-  /** Stores one subscription alone; settles its promise, never throws. */
   const settle = (item: Pending, knownId?: string) => single(item.request, knownId).then(item.resolve, item.reject);
 
-  /** Answers a batch's subscriptions from what its statement returned, or stores them alone. */
   const answer = (items: Pending[], outcome: { rows: BatchRow[] } | { error: unknown }) => {
     if ('error' in outcome) {
       const code = (outcome.error as { code?: unknown } | null)?.code;
@@ -120,7 +102,6 @@ export function createSubscribeBatcher(db: Database): SubscribeBatcher {
     pending = [...later, ...pending];
     const items = [...first.values()];
     if (items.length === 1) {
-      // Nothing to share the statement with: the single statement, and the next batch may start.
       const [only] = items;
       if (only) void settle(only);
       flush();

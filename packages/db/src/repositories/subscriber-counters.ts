@@ -34,9 +34,7 @@ export const releaseSlots = (sql: Sql, appId: string, released: postgres.Pending
 
 export interface SubscriberCountDrift {
   ownerId: string;
-  /** What the counter said (0 when the owner had no counter row yet; the repair creates it). */
   counter: number | null;
-  /** Active subscriptions across the owner's apps. */
   real: number;
 }
 

@@ -21,7 +21,6 @@ export interface UpsertOptions {
    * subscription (`rate_limited`). The per-app cap on new subscriptions lives here.
    */
   admitNew?: () => Promise<boolean>;
-  /** The subscriber's uid and/or tags: set on a new one, replaced on a re-subscribe when present. */
   audience?: AudienceChange;
   /**
    * The version of the app's VAPID key the browser subscribed with (see `findVapidKeyVersion`);
@@ -39,13 +38,10 @@ export interface UpsertOptions {
 type SubscribeRow = { id: string };
 
 /**
- * Stores a browser subscription for `appId` (owned by `ownerId`): new → created; already stored →
- * keys updated and, if it had expired, active again. A new or re-activated subscription must fit
- * under `maxActive` active subscribers across the owner's apps: it takes a slot of the owner's
- * counter (`subscriber_counters`) in the same statement that inserts or re-activates it, by one
- * conditional increment, so concurrent subscribes cannot overshoot the plan by even one and the cost
- * does not grow with the owner's subscriptions. Each write is one statement outside any transaction
- * block: the counter's row lock lasts only until that statement commits.
+ * Stores a browser subscription: new → created; already stored → keys updated and, if it had
+ * expired, active again. A new or re-activated subscription takes a slot of the owner's counter in
+ * the same statement, so concurrent subscribes cannot overshoot the plan by even one. Each write is
+ * one statement outside any transaction block: the counter's row lock lasts only until it commits.
  */
 export async function upsertSubscription(
   db: Database,
@@ -106,7 +102,6 @@ export async function upsertSubscription(
           where s.app_id = ${appId} and s.endpoint = ${keys.endpoint} and not exists (select 1 from inserted)`;
         if (inserted?.created) return { id: inserted.id, created: true };
         if (inserted) {
-          // Already stored: re-subscribe it.
           known = { id: inserted.id };
           continue;
         }
@@ -184,11 +179,7 @@ export interface SubscriptionSummary {
   createdAt: Date;
 }
 
-/**
- * One page of the app's subscriptions, newest first, of one status or both. Served by
- * `subscriptions_app_status_created_idx` with a status, `subscriptions_app_created_idx` without:
- * an Index Scan with the row comparison as an index condition under a Limit, no Sort.
- */
+/** Newest first; a status-or-not index each, so a page is an index range scan under a Limit, no Sort. */
 export async function listSubscriptions(
   db: Database,
   appId: string,
@@ -196,9 +187,7 @@ export async function listSubscriptions(
     limit: number;
     after: KeysetPosition | null;
     status: SubscriptionStatus | null;
-    /** Only the subscriptions of this uid. */
     uid?: string | null;
-    /** Only the subscriptions whose tags contain all of these pairs. */
     tags?: SubscriptionTags | null;
   },
 ): Promise<Page<SubscriptionSummary>> {
@@ -236,7 +225,6 @@ export async function listSubscriptions(
   return toPage(rows, page.limit);
 }
 
-/** Deletes one subscription of `appId` by id; false when the app has no such subscription. */
 export async function deleteSubscriptionById(db: Database, appId: string, id: string): Promise<boolean> {
   const sql = db.$client;
   return deleteReleasing(

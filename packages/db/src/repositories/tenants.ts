@@ -10,7 +10,6 @@ import type { User } from './users.js';
  * that call them answer only to an operator (plugins/app/operator.ts), and no customer route may.
  */
 
-/** One account as the operator console lists it. */
 export interface Tenant {
   id: string;
   email: string;
@@ -21,13 +20,11 @@ export interface Tenant {
   apps: number;
   /** Active subscribers across the account's apps (the sum of its subscriber counter's stripes). */
   subscribers: number;
-  /** Sends accepted this calendar month (UTC), across its apps. */
   sendsThisMonth: number;
 }
 
 export interface TenantPage {
   tenants: Tenant[];
-  /** The e-mail to continue after; null on the last page. */
   nextCursor: string | null;
 }
 
@@ -51,7 +48,6 @@ const tenantColumns = {
     where ${monthlyUsage.userId} = ${accountId} and ${monthlyUsage.month} = ${currentUsageMonth}), 0)`.mapWith(Number),
 };
 
-/** LIKE's own characters, taken literally. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 /**
@@ -82,7 +78,6 @@ export async function findTenant(db: Database, userId: string): Promise<Tenant |
   return row ?? null;
 }
 
-/** Moves the account to `plan`; null when there is no such account. */
 export async function setTenantPlan(db: Database, userId: string, plan: string): Promise<Tenant | null> {
   if (!isUuid(userId)) return null;
   const [updated] = await db.update(users).set({ plan }).where(eq(users.id, userId)).returning({ id: users.id });

@@ -35,7 +35,6 @@ export async function reserveMonthlySends(
   return reserved.length > 0;
 }
 
-/** Sends the user has used this month, across all their apps. */
 export async function monthlySends(db: Database, userId: string): Promise<number> {
   const [row] = await db
     .select({ sends: monthlyUsage.sends })

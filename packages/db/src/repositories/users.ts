@@ -12,7 +12,6 @@ export const isUniqueViolation = (error: unknown): boolean =>
   'code' in error &&
   (error as { code: unknown }).code === UNIQUE_VIOLATION;
 
-/** Returns null when the e-mail is already registered. */
 export type AccountLanguage = User['language'];
 
 export async function createUser(
@@ -38,7 +37,6 @@ export async function findUserById(db: Database, id: string): Promise<User | nul
   return user ?? null;
 }
 
-/** Why a GitHub sign-in could not take the account that has the GitHub user's e-mail. */
 export type GithubSignInRefusal = 'linked_to_other' | 'unverified';
 
 /**
@@ -88,7 +86,6 @@ export async function setUserPlan(db: Database, email: string, plan: string): Pr
   return user ?? null;
 }
 
-/** The language of the account's e-mails (and of its dashboard). */
 export async function setUserLanguage(db: Database, userId: string, language: AccountLanguage): Promise<User | null> {
   const [user] = await db.update(users).set({ language }).where(eq(users.id, userId)).returning();
   return user ?? null;

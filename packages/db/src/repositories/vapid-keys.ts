@@ -4,7 +4,6 @@ import { isUuid } from '../ids.js';
 import { apps, retiredVapidKeys } from '../schema.js';
 import type { App } from './apps.js';
 
-/** One of an app's VAPID keys, current or retired, by the version subscriptions record. */
 export interface VapidKeyVersion {
   version: number;
   publicKey: string;
@@ -46,7 +45,6 @@ export async function rotateVapidKey(
   });
 }
 
-/** The version of the app's key `publicKey` (current or retired); null when it is none of the app's keys. */
 export async function findVapidKeyVersion(db: Database, appId: string, publicKey: string): Promise<number | null> {
   const [row] = await db.$client<{ version: number }[]>`
     select vapid_key_version as version from apps where id = ${appId} and vapid_public_key = ${publicKey}
@@ -76,9 +74,7 @@ export async function findVapidKeyVersions(
 
 /**
  * Deletes retired keys that no active subscription uses any more, retired at least `minAgeMs` ago
- * (so a subscribe that just named the key is not raced). Expired subscriptions made with a deleted
- * key keep its version; if they ever subscribe again they record the key they subscribe with.
- * Returns how many keys were deleted.
+ * (so a subscribe that just named the key is not raced). Returns how many keys were deleted.
  */
 export async function deleteUnusedRetiredVapidKeys(db: Database, minAgeMs: number): Promise<number> {
   const deleted = await db

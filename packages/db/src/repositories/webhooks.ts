@@ -76,7 +76,6 @@ export async function resumeWebhook(db: Database, appId: string): Promise<Webhoo
   });
 }
 
-/** The app's oldest pending events, for a resume to put on the queue at once (the relay does the rest). */
 export async function pendingWebhookMessageIds(db: Database, appId: string, limit: number): Promise<string[]> {
   const rows = await db
     .select({ id: webhookMessages.id })
@@ -104,7 +103,6 @@ export async function setWebhookSecret(db: Database, appId: string, secretSealed
   return row ?? null;
 }
 
-/** Removes the webhook; its pending events are dropped when their turn comes (no webhook to send to). */
 export async function deleteWebhook(db: Database, appId: string): Promise<boolean> {
   const rows = await db.delete(webhooks).where(eq(webhooks.appId, appId)).returning({ appId: webhooks.appId });
   return rows.length > 0;
@@ -120,11 +118,9 @@ export interface WebhookAttemptRow {
   response: string | null;
   error: string | null;
   createdAt: Date;
-  /** Where the event stands now: `pending` while retries remain. */
   messageStatus: WebhookMessageStatus;
 }
 
-/** The app's most recent delivery attempts, newest first. */
 export async function listWebhookAttempts(db: Database, appId: string, limit: number): Promise<WebhookAttemptRow[]> {
   return db
     .select({
@@ -221,7 +217,6 @@ export async function loadWebhookDelivery(db: Database, messageId: string): Prom
   return row ?? null;
 }
 
-/** The notification an event reports, as it is now; null when it is gone. */
 export async function findWebhookNotification(
   db: Database,
   message: Pick<WebhookMessage, 'appId' | 'subjectId'>,
@@ -234,7 +229,6 @@ export async function findWebhookNotification(
   return row ?? null;
 }
 
-/** Fixes the body of an event at its first attempt, so every retry sends the same bytes. */
 export async function fixWebhookBody(db: Database, messageId: string, body: string): Promise<string> {
   const [row] = await db
     .update(webhookMessages)
@@ -252,7 +246,6 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** Records one attempt and the event's new state in one transaction. */
 export async function recordWebhookAttempt(
   db: Database,
   message: Pick<WebhookMessage, 'id' | 'appId'>,
@@ -272,7 +265,6 @@ export async function recordWebhookAttempt(
   });
 }
 
-/** An event that cannot be delivered at all (webhook removed, subject gone). */
 export async function dropWebhookMessage(db: Database, messageId: string): Promise<void> {
   await db.update(webhookMessages).set({ status: 'failed' }).where(eq(webhookMessages.id, messageId));
 }
@@ -283,7 +275,6 @@ export interface WebhookFailure {
   /** Short, never the receiver's answer: "HTTP 500", "timeout", "connection refused". */
   reason: string;
   status: number | null;
-  /** The pause the failure caused, or null when it caused none. */
   pausedUntil: Date | null;
   /** A streak older than this disables the webhook. */
   disableAfterMs: number;
@@ -293,7 +284,6 @@ export interface WebhookBreakerState {
   failuresInARow: number;
   pausedUntil: Date | null;
   disabledAt: Date | null;
-  /** This failure disabled it: the owner is to be told, once. */
   justDisabled: boolean;
 }
 
@@ -337,7 +327,6 @@ export async function recordWebhookRecovery(db: Database, appId: string, url: st
     .where(and(eq(webhooks.appId, appId), eq(webhooks.url, url), sql`${webhooks.failuresInARow} > 0`));
 }
 
-/** Who is told when the app's webhook is disabled: the app's owner. */
 export async function findWebhookOwner(
   db: Database,
   appId: string,

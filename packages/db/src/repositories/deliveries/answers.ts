@@ -3,10 +3,8 @@ import { releaseSlots } from '../subscriber-counters.js';
 import { withSubscriptionsExpiredOutbox } from '../webhook-outbox.js';
 import type { ChunkCounts, ChunkKey, Sql } from './shared.js';
 
-/** Outcome codes of answered pushes, as stored by {@link recordChunkProgress}. */
 export type AnswerKind = 'sent' | 'failed' | 'expired' | 'retry';
 
-/** Pushes answered since the last flush: parallel arrays, one entry per push. */
 export interface AnsweredBatch {
   ids: string[];
   kinds: AnswerKind[];
@@ -56,9 +54,8 @@ export async function expireSubscriptions(sql: Sql, appId: string, batch: Answer
 }
 
 /**
- * Completes a chunk: its progress rows and `last` (the answers not written yet), de-duplicated
- * (two runs of one chunk may both have recorded a subscription), are merged into its row, which is
- * marked completed, and the progress rows are deleted. No row when the chunk was already completed.
+ * Completes a chunk: its progress rows and `last`, de-duplicated, are merged into its row, and the
+ * progress rows are deleted. No row when the chunk was already completed.
  */
 export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) => sql<
   (ChunkCounts & { retryIds: string[]; retryAfterMs: number })[]
@@ -81,13 +78,10 @@ export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) =>
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
 
-/** A chunk's refusals for {@link recordRefusals}: what this run of the chunk learnt. */
 export interface ChunkRefusals {
   /** Subscriptions refused for a reason of their own (`refusedBySubscription`). */
   refused: string[];
-  /** Subscriptions sent to whose streak was not 0: it starts again. */
   cleared: string[];
-  /** Refusals in a row that retire a subscription; 0 never retires. */
   retireAfter: number;
 }
 

@@ -11,7 +11,6 @@ export interface DeliveryContext {
     vapidPrivateKeySealed: string;
     /** The app's current key version; subscriptions made with an earlier one name their `vapidKeyVersion`. */
     vapidKeyVersion: number;
-    /** What the app's browsers receive (CONTRACT 1.2). */
     pushFormat: PushFormat;
     defaultUrl: string | null;
   };
@@ -24,13 +23,10 @@ export interface DeliverableSubscription {
   auth: string;
   /** The version of the app's VAPID key the subscription was made with: its pushes are signed with it. */
   vapidKeyVersion: number;
-  /** Permanent refusals in a row so far (see `recordRefusals`). */
   refusals: number;
 }
 
-/** What a delivery chunk needs before its first push, read in two queries that run side by side. */
 export type ChunkStart =
-  /** The notification is gone (its app was deleted). */
   | { state: 'gone' }
   /** The chunk's outcome is already counted (or the chunk no longer exists). */
   | { state: 'settled' }
@@ -60,11 +56,9 @@ interface ChunkStartRow {
 }
 
 /**
- * Loads a chunk for sending: the notification with its app's VAPID keys, whether the chunk is
- * already counted, and its still-active targets minus those a crashed earlier run recorded as
- * answered (rows of `notification_chunk_answers`, or the chunk's own array, written by a version
- * that merged progress into it). Raw postgres.js rather than drizzle here: this runs per chunk on
- * the hot path, and drizzle's row mapping of 500 subscriptions showed in the worker's CPU profile.
+ * Loads a chunk for sending: its still-active targets minus those a crashed earlier run recorded
+ * as answered. Raw postgres.js rather than drizzle: this runs per chunk on the hot path, and
+ * drizzle's row mapping of 500 subscriptions showed in the worker's CPU profile.
  */
 export async function startChunk(
   db: Database,

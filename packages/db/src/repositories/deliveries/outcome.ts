@@ -16,12 +16,9 @@ import {
 } from './shared.js';
 
 /**
- * Records a chunk's outcome exactly once, in one transaction: merges the last answers and claims
- * the chunk (a re-run that finds it already counted changes nothing), expires the gone
- * subscriptions, plans the retry chunk from every retry answer recorded for the chunk, and adds
- * the chunk's counts to the notification in one UPDATE that also completes it. `vanished` targets
- * (expired or removed before they were sent to) count as expired. A retried push is neither sent
- * nor failed yet: the retry chunk counts it when it completes.
+ * Records a chunk's outcome exactly once, in one transaction: a re-run that finds the chunk
+ * already counted changes nothing. `vanished` targets (gone before they were sent to) count as
+ * expired; a retried push is neither sent nor failed yet: the retry chunk counts it.
  */
 export async function recordChunkOutcome(
   db: Database,

@@ -4,16 +4,14 @@ import { audienceFilter } from '../audiences.js';
 import type { Notification } from '../notifications/index.js';
 import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction } from './shared.js';
 
-/** What the fan-out needs of a notification it starts. */
 export type FanOutStart = Pick<Notification, 'id' | 'appId' | 'planned'> & {
   /** Every target is planned already (`fanned_out_at` is set). */
   fannedOut: boolean;
 };
 
 /**
- * Moves a notification to `sending` and marks progress; null when it is gone or already finished.
- * Raw postgres.js, as the rest of the first push's path: a drizzle query is not a prepared statement,
- * so postgres.js describes it in a round trip of its own before running it.
+ * Moves a notification to `sending`; null when it is gone or already finished. Raw postgres.js,
+ * as the rest of the first push's path: a drizzle query is not a prepared statement.
  */
 export async function beginFanOut(db: Database, notificationId: string): Promise<FanOutStart | null> {
   const [row] = await db.$client<{ app_id: string; planned: number; fanned_out: boolean }[]>`
@@ -24,10 +22,9 @@ export async function beginFanOut(db: Database, notificationId: string): Promise
 }
 
 /**
- * Keys of the chunks planned but not yet counted, without their subscription ids: what a re-run of
- * the fan-out asks Redis about. A notification of 1,000,000 has 2,000 chunks of 500 ids; loading
- * them all on every re-run (the reconciler re-runs the fan-out of a big send that is merely slow)
- * took the worker from 250 to 338 MB of RSS. {@link loadChunks} then reads only those to re-queue.
+ * Keys of the chunks planned but not yet counted, without their subscription ids: loading every
+ * chunk whole on each re-run of a big send's fan-out costs the worker memory. {@link loadChunks}
+ * then reads only those to re-queue.
  */
 export async function pendingChunkKeys(db: Database, notification: Pick<Notification, 'id'>): Promise<ChunkKey[]> {
   const rows = await db.$client<{ first_subscription_id: string; attempt: number }[]>`
@@ -41,7 +38,6 @@ export async function pendingChunkKeys(db: Database, notification: Pick<Notifica
   }));
 }
 
-/** The chunks of `keys` (of one notification) that are still not counted, whole. */
 export async function loadChunks(
   db: Database,
   notification: Pick<Notification, 'id' | 'appId'>,
@@ -76,15 +72,12 @@ export interface PlanOptions {
 }
 
 /**
- * Plans the next chunks of a notification's targets, keyset-paginated by subscription id from
- * where the stored plan ends, so a re-run continues instead of starting over and chunk boundaries
- * never move. The notification row is locked, so two fan-outs of one notification take turns.
+ * Plans the next chunks of a notification's targets, keyset-paginated by subscription id from where
+ * the stored plan ends, so a re-run continues and chunk boundaries never move. The notification row
+ * is locked, so two fan-outs of one notification take turns.
  *
- * `all`, `uids` and `tags` targets are the app's active subscribers of that audience that existed
- * when the send started (acceptance, or the start of a scheduled send), capped at `targets`
- * (what was reserved). Subscribers that went away before the fan-out reached them leave a
- * shortfall, counted as `expired` when the plan is complete, so `sent + failed + expired` still
- * reaches `targets`.
+ * The audience is capped at `targets` (what was reserved); subscribers that went away before the
+ * fan-out reached them count as `expired`, so `sent + failed + expired` still reaches `targets`.
  */
 export async function planDeliveryChunks(
   db: Database,
@@ -92,13 +85,11 @@ export async function planDeliveryChunks(
   options: PlanOptions,
 ): Promise<{ chunks: DeliveryChunk[]; done: boolean }> {
   // Raw postgres.js rather than drizzle: a drizzle query is not a prepared statement, so postgres.js
-  // sends each one twice (describe, then run) and PostgreSQL parses it every time. A plan of 20
-  // chunks took 2 round trips a chunk's keyset page, plus 8; it now takes 5 whatever its size.
+  // sends each one twice (describe, then run) and PostgreSQL parses it every time.
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
-    // Keyset pages are planned for the app and audience at hand on every call, never by a cached
-    // generic plan: with one big app in the table, a generic plan can scan every app's subscriptions
-    // (the cause found behind `count_active_targets`, migration 0012). Sent with the lock, one round trip.
+    // Keyset pages are planned for the app and audience at hand on every call: with one big app in
+    // the table, a cached generic plan can scan every app's subscriptions (docs/architecture.md).
     const [, [notification]] = await Promise.all([
       sql`set local plan_cache_mode = force_custom_plan`,
       sql<PlanRow[]>`
@@ -125,7 +116,6 @@ export async function planDeliveryChunks(
             ${cursor === null ? sql`` : sql`and s.id > ${cursor}::uuid`}
             ${audienceFilter(sql, notification)}
           order by s.id limit ${limit}`;
-    // One statement reads the page of targets, cuts it into chunks and inserts them.
     const rows =
       limit === 0
         ? []

@@ -2,24 +2,17 @@ import type { Database } from '../../client.js';
 import { type AnsweredBatch, type AnswerKind, expireSubscriptions } from './answers.js';
 import { type ChunkKey, inTransaction, type Sql } from './shared.js';
 
-/** A chunk's answers for {@link recordProgress}. */
 export interface ChunkAnswers {
   chunk: ChunkKey & { appId: string };
   batch: AnsweredBatch;
 }
 
 /**
- * Records answered pushes of chunks still open, so a re-run after a crash does not send them again:
- * one INSERT of a progress row for every chunk in `answers` (a worker sends several chunks at once,
- * and one write for all of them costs a round trip instead of one each). Answers of subscriptions
- * that expired are recorded in the same transaction as the expiry. Resolves to one flag per entry of
- * `answers`, in order: false when that chunk is already counted (another run finished it), and
- * nothing of it was written.
- *
- * Appended rather than merged into the chunk's row: a merge rewrote the row's growing arrays and
- * compared every answer with every earlier one, ~12 µs of PostgreSQL CPU a push
- * (docs/performance.md). A progress write that races the run completing the chunk may leave a row of a
- * completed chunk behind; nothing reads those (its answers were sent again by the completing run).
+ * Records answered pushes of open chunks, so a re-run after a crash does not send them again: one
+ * INSERT of a progress row for every chunk in `answers` (one round trip for all the chunks a worker
+ * sends at once). One flag per entry: false when that chunk is already counted and nothing of it
+ * was written. Appended rather than merged into the chunk's row, which would rewrite its growing
+ * arrays (docs/performance.md); a row left behind by a race with the completing run is never read.
  */
 export async function recordProgress(db: Database, answers: readonly ChunkAnswers[]): Promise<boolean[]> {
   const flags = answers.map(() => true);

@@ -4,8 +4,6 @@ import type { Database } from '../../client.js';
 import { notifications } from '../../schema.js';
 import { withNotificationFinishedOutbox } from '../webhook-outbox.js';
 
-/** What the steps of a delivery share: chunk identity, counts, and the notification's counters. */
-
 export interface ChunkKey {
   notificationId: string;
   firstSubscriptionId: string;
@@ -14,7 +12,6 @@ export interface ChunkKey {
 
 export interface DeliveryChunk extends ChunkKey {
   appId: string;
-  /** Sorted ascending. */
   subscriptionIds: string[];
   /** Not to be sent before this instant (Retry-After / backoff of a retry chunk). */
   notBefore: Date;
@@ -60,5 +57,4 @@ export const addFailureReasons = (sql: postgres.Sql, reasons: Readonly<Record<st
     group by e.key) r),`;
 
 export type Sql = Database['$client'];
-/** postgres.js's transaction handle takes the same tagged-template queries as the pool. */
 export const inTransaction = (sql: postgres.TransactionSql): Sql => sql as unknown as Sql;

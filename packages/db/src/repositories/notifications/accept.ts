@@ -16,7 +16,7 @@ import {
 import { countAudience, type StoredAudience } from '../audiences.js';
 import { currentUsageMonth } from '../usage.js';
 
-/** How long an `Idempotency-Key` holds (CONTRACT "Sending"). */
+/** How long an `Idempotency-Key` replays its first 202. */
 const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
 const dialect = new PgDialect();
 
@@ -26,7 +26,6 @@ export type NotificationTarget =
   | { kind: 'uids'; uids: readonly string[] }
   | { kind: 'tags'; tags: SubscriptionTags };
 
-/** How a target is stored on the notification row. */
 export function storedAudience(
   target: NotificationTarget,
 ): StoredAudience & { subscriptionIds: string[] | null; targetUids: string[] | null } {
@@ -66,13 +65,11 @@ export interface AcceptedAnswer {
   notification: { targets: number };
 }
 
-/** `R` is the 202 body: stored for an idempotency key and replayed as it was first given. */
 export type AcceptResult<R> =
   | { kind: 'accepted'; notification: AcceptedNotification; response: R }
   | { kind: 'replay'; response: R }
   | { kind: 'limit' };
 
-/** The accepted row, as far as the caller needs it (status decides whether to queue the fan-out). */
 export interface AcceptedNotification {
   id: string;
   status: NotificationStatus;
@@ -85,7 +82,6 @@ export interface EndpointMatch {
   status: SubscriptionStatus;
 }
 
-/** The app's subscriptions among `endpoints` (active or expired); endpoints not listed are unknown. */
 export async function findSubscriptionsByEndpoints(
   db: Database,
   appId: string,
@@ -118,7 +114,6 @@ export async function findIdempotentResponse(
   return row?.response ?? null;
 }
 
-/** A key older than the window is free again: released, so the unique index lets it be reused. */
 async function releaseStaleIdempotencyKey(db: Database, appId: string, idempotencyKey: string): Promise<void> {
   await db
     .update(notifications)
@@ -132,7 +127,6 @@ async function releaseStaleIdempotencyKey(db: Database, appId: string, idempoten
     );
 }
 
-/** The unique index on (app_id, idempotency_key) refused the insert: the key is taken. */
 function isIdempotencyConflict(error: unknown): boolean {
   for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
     const { code, constraint_name: constraint } = cause as { code?: unknown; constraint_name?: unknown };
@@ -152,25 +146,19 @@ interface AcceptRow {
 }
 
 /**
- * The accept as ONE statement (one round trip, its own implicit transaction), instead of the five
- * it took in a transaction (begin, count, reserve, insert, commit):
+ * The accept as one statement (one round trip, its own implicit transaction):
  *
  * - `fresh`: the answer already given to the idempotency key within 24 h; when there is one, every
- *   step below selects nothing (the count is not even run) and the statement returns it.
+ *   step below selects nothing and the statement returns it.
  * - `counted`: the targets, counted now for `all`/`uids`/`tags`, fixed for `endpoint`/`batch`, 0
  *   for a scheduled send (counted and reserved when it starts).
- * - `reserved`: the same upsert as `reserveMonthlySends`: the conflicting `monthly_usage` row is
- *   locked and its `where` re-checked against the committed value, so concurrent accepts never
- *   take the month past its limit. No row returned: refused.
- * - `inserted`: the notification, only when nothing needed reserving or the reservation passed.
- *   Deliberately without ON CONFLICT: a concurrent request with the same key that committed after
- *   this statement's snapshot makes the insert fail (23505) and with it the whole statement, so the
- *   reservation is undone by PostgreSQL itself; the caller then replays the winner's answer.
+ * - `reserved`: the same upsert as `reserveMonthlySends`, so concurrent accepts never take the
+ *   month past its limit. No row returned: refused.
+ * - `inserted`: deliberately without ON CONFLICT: a concurrent request with the same key makes the
+ *   insert fail (23505) and with it the whole statement, so PostgreSQL undoes the reservation; the
+ *   caller then replays the winner's answer.
  *
- * The text depends only on the shape (key or not, scheduled or not, audience kind, limit or not):
- * every value is a placeholder. `acceptQuery` renders each shape once and reuses it, so a request
- * neither builds nor renders SQL (that was a third of what POST /notify allocated), and the text
- * is prepared once per connection.
+ * Every value is a placeholder, so each shape's text is rendered once and prepared once per connection.
  */
 function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL {
   const value = (name: keyof AcceptValues) => sql.placeholder(name);
@@ -186,7 +174,6 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
   // The count is behind a function (migration 0012): the statement's own plan then does not depend
   // on whose app it is, so PostgreSQL keeps its generic plan. A `uids` or `tags` count is planned for
   // the actual app on each call; `all` has one cached plan, an index-only scan (migration 0025).
-  // target_uids and target_tags are null unless the audience is of that kind.
   const targets = scheduled
     ? sql`0`
     : kind === 'endpoint' || kind === 'batch'
@@ -238,7 +225,6 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
     from (select 1) as one left join inserted on true`;
 }
 
-/** What decides the accept statement's text. */
 interface AcceptShape {
   keyed: boolean;
   scheduled: boolean;
@@ -246,7 +232,6 @@ interface AcceptShape {
   limited: boolean;
 }
 
-/** Every value of the accept statement, as the driver sends it (JSON as text, arrays as arrays). */
 type AcceptValues = {
   ownerId: string;
   appId: string;
@@ -268,7 +253,6 @@ type AcceptValues = {
 
 const acceptTexts = new Map<string, { text: string; params: unknown[] }>();
 
-/** The accept statement of `input`'s shape, rendered once per shape, with this request's values. */
 function acceptQuery(
   ownerId: string,
   appId: string,
@@ -312,19 +296,12 @@ function acceptQuery(
 }
 
 /**
- * Accepts a notification for `appId` (owned by `ownerId`) in one statement (see `acceptStatement`):
- * replays the answer already given to its idempotency key, or counts its targets, reserves them in
- * the owner's monthly usage (refused whole when that would pass `sendsPerMonth`) and inserts the
- * row, atomically. Nothing is queued here: the caller queues the fan-out after this commits, and the
- * reconciler covers a crash in between. A notification without targets is completed at once. A
+ * Accepts a notification in one statement (see `acceptStatement`). Nothing is queued here: the
+ * caller queues the fan-out after this commits, and the reconciler covers a crash in between. A
  * scheduled one (`sendAt`) is only stored: targets are counted and reserved when it starts.
  *
  * `respond` builds the 202 body; it must put `targets` at `notification.targets`, where the
  * statement writes the counted value into the stored copy (the count is only known in SQL).
- *
- * With an idempotency key, a request that raced another with the same key fails at the unique
- * index, which rolls back its reservation, and replays the winner's answer. A key still held by a
- * notification older than the window is released and the accept tried again (off the hot path).
  */
 export async function acceptNotification<R extends Record<string, unknown> & AcceptedAnswer>(
   db: Database,
@@ -335,16 +312,13 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
   respond: (accepted: { id: string; targets: number }) => R,
 ): Promise<AcceptResult<R>> {
   const { idempotencyKey } = input;
-  // Time-ordered (a version 7 UUID, RFC 9562), like the column's default (migration 0026): a
-  // random id put each new row's primary-key entry, and later its events' and chunks' entries, on a
-  // page of its own, so after a checkpoint nearly every accept wrote whole index pages to the WAL.
-  // Measured at 300,000 notifications after a checkpoint: 4.2 kB of WAL an accept against 0.9 kB.
+  // Time-ordered (a version 7 UUID, RFC 9562), like the column's default: new index entries go to
+  // the right edge instead of a page each (docs/architecture.md).
   const id = timeOrderedUuid();
   const { text, params } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
   for (let attempt = 1; ; attempt++) {
     try {
-      // Prepared: one round trip (no describe first) and no re-parse of the CTE; the text has a
-      // handful of shapes, every value is a parameter.
+      // Prepared: the text has a handful of shapes, every value is a parameter.
       const [row] = await db.$client.unsafe<(AcceptRow & postgres.Row)[]>(
         text,
         params as postgres.ParameterOrJSON<never>[],

@@ -17,7 +17,6 @@ export async function findNotification(db: Database, appId: string, id: string):
   return row ?? null;
 }
 
-/** Sends accepted for one app this calendar month (UTC): the sum of its notifications' targets. */
 export async function appSendsThisMonth(db: Database, appId: string): Promise<number> {
   const [row] = await db
     .select({ sends: sql<number>`coalesce(sum(${notifications.targets}), 0)`.mapWith(Number) })
@@ -66,11 +65,7 @@ export async function cancelScheduledNotification(db: Database, appId: string, i
   return (await findNotification(db, appId, id)) ? { kind: 'not_cancelable' } : null;
 }
 
-/**
- * One page of the app's notifications, newest first. Served by `notifications_app_created_idx`
- * (app_id, created_at desc, id desc): with 5,000 rows in the app, page 50 is an Index Scan on it
- * with the row comparison as an index condition and a Limit on top, no Sort and no Seq Scan.
- */
+/** Newest first: an index range scan under a Limit at any page, no Sort (`notifications_app_created_idx`). */
 export async function listNotifications(
   db: Database,
   appId: string,
@@ -91,15 +86,11 @@ export async function listNotifications(
 }
 
 export interface DailySends {
-  /** `YYYY-MM-DD`, UTC. */
   date: string;
   sends: number;
 }
 
-/**
- * The app's sends (targets of the notifications it had accepted) per UTC day over the last `days`
- * days including today, oldest first, with a 0 for every day without any.
- */
+/** Per UTC day over the last `days` days including today, oldest first, with a 0 for every day without any. */
 export async function dailyAppSends(db: Database, appId: string, days: number): Promise<DailySends[]> {
   const rows = await db.execute<{ date: string; sends: string }>(sql`
     with bounds as (
