@@ -155,7 +155,6 @@ export async function seedSubscriptions(
         on k.i = n % ${pool.length} + 1`;
     onProgress(last - offset);
   }
-  await sql`analyze subscriptions`;
 }
 
 /** The first `limit` subscriptions of the app, in the order the worker's fan-out takes them. */

@@ -1,6 +1,7 @@
 import type { Database } from '../client.js';
 import { isSubscriberLimitError } from './subscriber-counters.js';
 import { type SubscriptionKeys, type UpsertOptions, type UpsertResult, upsertSubscription } from './subscriptions.js';
+import { unprepared } from './unprepared.js';
 
 export interface SubscribeRequest {
   ownerId: string;
@@ -157,7 +158,7 @@ async function insertAll(sql: Database['$client'], requests: SubscribeRequest[])
       key_version: request.vapidKeyVersion ?? null,
     })),
   );
-  return sql<BatchRow[]>`
+  return unprepared<BatchRow[]>(sql)`
     with input as (
       select * from json_to_recordset(${input}::json) as t(
         i int, app_id uuid, owner_id uuid, max_active int, endpoint text, p256dh text, auth text,

@@ -5,6 +5,7 @@ import { type SubscriptionStatus, type SubscriptionTags, subscriptions } from '.
 import type { AudienceChange } from './audiences.js';
 import { beforePosition, cursorTimestamp, type KeysetPosition, type Page, toPage } from './pagination.js';
 import { isSubscriberLimitError, releaseSlots, reserveSlot } from './subscriber-counters.js';
+import { unprepared } from './unprepared.js';
 
 export interface SubscriptionKeys {
   endpoint: string;
@@ -70,7 +71,7 @@ export async function upsertSubscription(
         ? []
         : known
           ? [known]
-          : await sql<{ id: string }[]>`
+          : await unprepared<{ id: string }[]>(sql)`
       select id from subscriptions where app_id = ${appId} and endpoint = ${keys.endpoint}`;
     known = undefined;
     try {
@@ -83,7 +84,7 @@ export async function upsertSubscription(
         // deadlock with deleteApp, which locks the app first. The lock is also what keeps a deleted
         // app without subscriptions (there is no foreign key, migration 0023): an app deleted before
         // it is not found, and one not yet deleted waits to delete the new row with the others.
-        const [inserted] = await sql<(SubscribeRow & { created: boolean })[]>`
+        const [inserted] = await unprepared<(SubscribeRow & { created: boolean })[]>(sql)`
           with app as (
             select id, vapid_key_version from apps where id = ${appId} for key share
           ), inserted as (
@@ -152,7 +153,7 @@ async function deleteReleasing(
   appId: string,
   deleting: postgres.PendingQuery<postgres.Row[]>,
 ): Promise<boolean> {
-  const [row] = await sql<{ deleted: number }[]>`
+  const [row] = await unprepared<{ deleted: number }[]>(sql)`
     with deleted as (${deleting})
     select (select count(*)::int from deleted) as deleted, released
     from (${releaseSlots(sql, appId, sql`select count(*) from deleted where status = 'active'`)}) r`;
