@@ -21,22 +21,22 @@ import { bullmqTelemetry } from '@webpush/tracing';
 import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
-import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
-import { DependenciesDownError, type Dependency } from './health-server.js';
-import { createWorkerMetrics } from './metrics.js';
-import type { PeriodicTask } from './periodic-task.js';
-import { deliverChunk } from './processors/deliver-chunk.js';
-import { fanOut } from './processors/fan-out.js';
-import { ProgressRecorder } from './progress-recorder.js';
-import { type Reconciler, startReconciler } from './reconciler.js';
-import { startRetention } from './retention.js';
-import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
-import { type Scheduler, startScheduler } from './scheduler.js';
-import { guardWorker } from './stuck-worker-guard.js';
-import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
-import { VapidKeyring } from './vapid-keyring.js';
-import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
+import { deliverChunk } from './delivery/deliver-chunk.js';
+import { fanOut } from './delivery/fan-out.js';
+import { ProgressRecorder } from './delivery/progress-recorder.js';
+import { VapidKeyring } from './delivery/vapid-keyring.js';
+import { DependenciesDownError, type Dependency } from './ops/health-server.js';
+import { createWorkerMetrics } from './ops/metrics.js';
+import { type AuthCleanup, startAuthCleanup } from './periodic/auth-cleanup.js';
+import type { PeriodicTask } from './periodic/periodic-task.js';
+import { type Reconciler, startReconciler } from './periodic/reconciler.js';
+import { startRetention } from './periodic/retention.js';
+import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './periodic/retired-vapid-key-cleanup.js';
+import { type Scheduler, startScheduler } from './periodic/scheduler.js';
+import { guardWorker } from './periodic/stuck-worker-guard.js';
+import { type SubscriberCountCheck, startSubscriberCountCheck } from './periodic/subscriber-count-check.js';
+import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery.js';
 
 export interface WorkerDeps {
   /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */

@@ -45,7 +45,7 @@ async function packagesLoaded(code: string): Promise<string[]> {
 
 t.test("the worker's modules, tracing off: none of the optional packages is loaded", async (t) => {
   const loaded = await packagesLoaded(`await import('./src/worker.ts');
-    await import('./src/webhook-disabled-notice.ts');
+    await import('./src/webhooks/disabled-notice.ts');
     const { startTracing } = await import('@webpush/tracing');
     await (await startTracing({ serviceName: 'webpush-test', enabled: false })).shutdown();`);
   t.same(loaded, []);
