@@ -4,9 +4,9 @@ import { EnvSchema } from '@webpush/config';
 /**
  * Shared checks of the deployment files (Dockerfile, docker-compose.yml, deploy/kubernetes/): no
  * container engine or cluster runs where the tests do, so the files are read and held against the
- * config schema, the build and the routes.
+ * config schema, the build and what docs/ promises.
  */
-export const repoRoot = new URL('../../../../', import.meta.url);
+export const repoRoot = new URL('../../', import.meta.url);
 export const readRepoFile = (path: string) => readFileSync(new URL(path, repoRoot), 'utf8');
 
 /** Variables the image's entrypoint (deploy/docker/entrypoint.sh) reads itself, before the config. */
@@ -64,4 +64,28 @@ export function healthCheckTarget(check: string): { port: string; path: string }
 export function semiSpaceMb(command: readonly string[]): number | null {
   const flag = command.find((part) => part.startsWith('--max-semi-space-size='));
   return flag ? Number(flag.split('=')[1]) : null;
+}
+
+/**
+ * The route the Compose and Kubernetes readiness checks call, as docs/operations.md documents it
+ * (the API's and the worker's own tests check that each process answers it).
+ */
+export function documentedProbePath(): string {
+  const row = /^\| `(\/[a-z]+)` of each process \|.*probes of Compose and Kubernetes use it/m.exec(
+    readRepoFile('docs/operations.md'),
+  );
+  if (!row?.[1]) throw new Error('docs/operations.md no longer names the readiness route the probes use');
+  return row[1];
+}
+
+/** How long each process takes to stop and how long its pod is given, as docs/deployment.md says. */
+export function documentedStopSeconds(): Record<'api' | 'worker', { drain: number; grace: number }> {
+  const text = readRepoFile('docs/deployment.md').replace(/\s+/g, ' ');
+  const api = /The API finishes in-flight requests within (\d+) s and gets (\d+) s/.exec(text);
+  const worker = /the worker finishes its active jobs within (\d+) s and gets (\d+) s/.exec(text);
+  if (!api || !worker) throw new Error('docs/deployment.md no longer says how long each process takes to stop');
+  return {
+    api: { drain: Number(api[1]), grace: Number(api[2]) },
+    worker: { drain: Number(worker[1]), grace: Number(worker[2]) },
+  };
 }
