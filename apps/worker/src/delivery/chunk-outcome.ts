@@ -1,8 +1,19 @@
 import { plannedRetryChunk, recordChunkOutcome } from '@webpush/db';
 import { type OutageRetryPolicy, retryWhileDatabaseAway } from './database-outage.js';
 
-type OutcomeWrite = Parameters<typeof recordChunkOutcome>;
+type Written = Parameters<typeof recordChunkOutcome>;
 type Outcome = Awaited<ReturnType<typeof recordChunkOutcome>>;
+
+/** What {@link recordChunkOutcome} writes, by name. */
+export interface ChunkOutcomeWrite {
+  db: Written[0];
+  chunk: Written[1];
+  last: Written[2];
+  vanished: Written[3];
+  retryNotBefore: Written[4];
+  failureReasons: Written[5];
+  refusals: Written[6];
+}
 
 /**
  * Records a chunk's outcome ({@link recordChunkOutcome}), trying again while PostgreSQL is
@@ -13,13 +24,22 @@ type Outcome = Awaited<ReturnType<typeof recordChunkOutcome>>;
  * queued (job ids are the chunks' keys: a no-op if another run queued it already).
  */
 export async function recordChunkOutcomeThroughOutage(
-  write: OutcomeWrite,
+  write: ChunkOutcomeWrite,
   policy: OutageRetryPolicy,
   onRetry?: (error: unknown, retry: number) => void,
 ): Promise<Outcome> {
   let failedOnce = false;
   const outcome = await retryWhileDatabaseAway(
-    () => recordChunkOutcome(...write),
+    () =>
+      recordChunkOutcome(
+        write.db,
+        write.chunk,
+        write.last,
+        write.vanished,
+        write.retryNotBefore,
+        write.failureReasons,
+        write.refusals,
+      ),
     policy,
     (error, retry) => {
       failedOnce = true;
@@ -27,7 +47,6 @@ export async function recordChunkOutcomeThroughOutage(
     },
   );
   if (outcome.recorded || !failedOnce) return outcome;
-  const [db, chunk] = write;
-  const retryChunk = await retryWhileDatabaseAway(() => plannedRetryChunk(db, chunk), policy, onRetry);
+  const retryChunk = await retryWhileDatabaseAway(() => plannedRetryChunk(write.db, write.chunk), policy, onRetry);
   return { ...outcome, retryChunk };
 }

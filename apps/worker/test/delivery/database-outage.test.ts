@@ -190,7 +190,15 @@ t.test('an outcome that committed but lost its answer: counted once, its retry c
   const flaky = losingAnswers(database.db, 1);
   let retries = 0;
   const outcome = await recordChunkOutcomeThroughOutage(
-    [flaky, chunk, last, 0, () => new Date(), { '500': 1 }, null],
+    {
+      db: flaky,
+      chunk,
+      last,
+      vanished: 0,
+      retryNotBefore: () => new Date(),
+      failureReasons: { '500': 1 },
+      refusals: null,
+    },
     FAST,
     () => retries++,
   );
