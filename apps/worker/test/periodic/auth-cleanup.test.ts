@@ -1,4 +1,4 @@
-import { registerUser } from '@webpush/testing';
+import { registerUser, waitFor } from '@webpush/testing';
 import { pino } from 'pino';
 import t from 'tap';
 import { startWorker } from '../../src/worker.js';
@@ -57,13 +57,14 @@ t.test('the timer runs passes by itself, and several workers at once do no harm'
   t.teardown(async () => {
     for (const worker of workers) await worker.close();
   });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { sessions, tokens } = await hashes();
-    if (!sessions.includes('c-expired') && !tokens.includes('c-t-expired') && !tokens.includes('c-t-used')) break;
-    if (Date.now() > deadline) throw new Error(`not cleaned up: ${JSON.stringify({ sessions, tokens })}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    async () => {
+      const { sessions, tokens } = await hashes();
+      return !sessions.includes('c-expired') && !tokens.includes('c-t-expired') && !tokens.includes('c-t-used');
+    },
+    'the timer removes the expired session and the expired and used tokens',
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
   const { sessions, tokens } = await hashes();
   t.ok(sessions.includes('c-live'), 'the live session stays');
   t.ok(tokens.includes('c-t-live'), 'the live token stays');

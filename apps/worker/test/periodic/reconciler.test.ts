@@ -42,11 +42,10 @@ t.test('Redis loses its data mid fan-out: the reconciler completes the notificat
   await push.waitForMessages(before + 200);
   // Delivery of the first chunk starts while the fan-out still plans the rest: let the fan-out job
   // finish first, so that no job of this worker is between Redis calls when the data goes.
-  for (let planned = false; !planned; ) {
+  await waitFor(async () => {
     const [row] = await harness.database.sql`select fanned_out_at from notifications where id = ${id}`;
-    planned = row?.fanned_out_at !== null;
-    if (!planned) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return row?.fanned_out_at !== null;
+  }, 'the fan-out has planned every chunk');
   const keys = await keysOf(redisUrl.toString());
   t.ok(
     keys.some((key) => key.includes(':deliveries:')),

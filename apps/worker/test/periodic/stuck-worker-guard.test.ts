@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bullPrefix, createRedisConnection } from '@webpush/queue';
-import { deleteRedisKeys, testRedisUrl } from '@webpush/testing';
+import { deleteRedisKeys, testRedisUrl, waitFor } from '@webpush/testing';
 import { Queue, Worker } from 'bullmq';
 import { pino } from 'pino';
 import t from 'tap';
@@ -14,14 +14,6 @@ t.teardown(async () => {
   await deleteRedisKeys(testRedisUrl(), keyPrefix);
 });
 const log = pino({ level: 'silent' });
-
-async function until(what: string, condition: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 t.test('a worker that takes no job while jobs wait is replaced, and the new one takes them', async (t) => {
   const queue = new Queue('stuck', { connection, prefix });
@@ -45,7 +37,7 @@ t.test('a worker that takes no job while jobs wait is replaced, and the new one 
   );
   t.teardown(() => guarded.close(true));
   await queue.add('job', {}, { jobId: 'a' });
-  await until('the job to be processed', () => processed.includes('a'));
+  await waitFor(() => processed.includes('a'), 'the job is processed');
   t.equal(guarded.replacements, 1, 'replaced once');
   t.equal(created, 2);
 });
@@ -74,13 +66,13 @@ t.test('a worker busy with a long job is not replaced while others wait', async 
   t.teardown(() => guarded.close(true));
   await queue.add('job', {}, { jobId: 'long' });
   await queue.add('job', {}, { jobId: 'next' });
-  await until('the long job to start', () => guarded.checks > 0);
+  await waitFor(() => guarded.checks > 0, 'the long job starts');
   // Looked at 20 times (1 s at 50 ms, over three times stuckMs) while the long job runs.
   const from = guarded.checks;
-  await until('20 more looks at the queue', () => guarded.checks >= from + 20);
+  await waitFor(() => guarded.checks >= from + 20, 'the guard looks at the queue 20 more times');
   t.equal(guarded.replacements, 0, 'not replaced: it is running a job');
   release();
-  await until('both jobs', () => processed.length === 2);
+  await waitFor(() => processed.length === 2, 'both jobs are processed');
   t.strictSame(processed, ['long', 'next']);
   t.equal(guarded.replacements, 0);
 });

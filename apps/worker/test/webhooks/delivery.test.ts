@@ -62,13 +62,16 @@ async function deliveries(owner: Owner): Promise<Attempt[]> {
 
 /** Polls the deliveries list until `done` holds for it. */
 async function attemptsUntil(owner: Owner, done: (attempts: Attempt[]) => boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const attempts = await deliveries(owner);
-    if (done(attempts)) return attempts;
-    if (Date.now() > deadline) throw new Error(`deliveries still ${JSON.stringify(attempts)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let attempts: Attempt[] = [];
+  await waitFor(
+    async () => {
+      attempts = await deliveries(owner);
+      return done(attempts);
+    },
+    'the deliveries list shows the attempts the test expects',
+    { timeoutMs, intervalMs: 50 },
+  );
+  return attempts;
 }
 
 t.test('notification.completed arrives after a send, signed (Standard Webhooks), with the notification', async (t) => {
