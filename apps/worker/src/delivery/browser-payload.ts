@@ -10,11 +10,10 @@ import {
 } from '@webpush/push';
 
 /**
- * What one notification's browsers receive (CONTRACT 1.2): the same legacy JSON for every target,
- * or a declarative push message whose click links are signed for each target. A declarative
- * payload is a template plus each target's tokens: every token has the same length, so the
- * encryption threads fill the holes of one template per batch instead of receiving a payload per
- * target.
+ * What one notification's browsers receive (docs/sending.md): the same legacy JSON for every target,
+ * or a declarative push message whose click links are signed for each target. Every token has the
+ * same length, so the encryption threads fill the holes of one template instead of receiving a
+ * payload per target.
  */
 export interface BrowserPayload {
   /** The shared plaintext, or the template (holes included) when `links` is used. */

@@ -32,14 +32,9 @@ export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk
 /**
  * Queues again the planned chunks that Redis no longer has in flight: lost (flush, restart without
  * persistence) or given up on (failed). Chunks still waiting, delayed or active are left alone.
- *
- * This never races a job in flight, even though the state is read before the add: a job id is the
- * chunk's stable key, and BullMQ's add of an id that exists is a no-op inside one Lua script, so a
- * job that appeared meanwhile (another worker's re-queue, a stalled job moved back to wait) is not
- * touched, and there is never a second copy for two workers to hold. A job that finished meanwhile
- * is added again and ends at once: its chunk is settled in PostgreSQL (`startChunk`), no push goes
- * out. Only a failed job is removed first (to free its id); if it is no longer failed by then
- * (retried, taken by a worker), the removal is refused and the add is again a no-op.
+ * Reading the state before the add races nothing: a job id is the chunk's key and BullMQ's add of
+ * an existing id is a no-op, so there is never a second copy, and a chunk that finished meanwhile
+ * is settled in PostgreSQL (`startChunk`) and sends nothing.
  */
 export async function requeueChunks(
   queues: Queues,

@@ -11,18 +11,13 @@ export interface OutageRetryPolicy {
   readonly maxDelayMs: number;
 }
 
-/**
- * A minute covers a restart (seconds) and most managed failovers. The chunk jobs waiting meanwhile
- * keep their locks (BullMQ extends them through Redis, which is not the one away), and a PostgreSQL
- * away for longer fails them as before: their re-runs send only what was recorded as unanswered.
- */
+/** A minute covers a restart and most managed failovers; chunk jobs keep their locks through Redis meanwhile. */
 export const defaultOutageRetry: OutageRetryPolicy = { totalMs: 60_000, firstDelayMs: 100, maxDelayMs: 2_000 };
 
 /**
- * Runs `operation`, and again with backoff for as long as it fails because PostgreSQL is unreachable
- * (restarting, failing over, the connection cut) and `policy` allows; any other error is thrown at
- * once. The waits are timers, so the event loop (and the pushes of other chunks) go on meanwhile.
- * Only for idempotent operations: a statement whose answer was lost may have committed.
+ * Runs `operation`, and again with backoff while it fails because PostgreSQL is unreachable and
+ * `policy` allows; any other error is thrown at once. Only for idempotent operations: a statement
+ * whose answer was lost may have committed.
  */
 export async function retryWhileDatabaseAway<T>(
   operation: () => Promise<T>,

@@ -55,20 +55,10 @@ interface OpenChunk {
 /**
  * The answers of every chunk a worker process is sending, written to PostgreSQL together, one
  * statement each `batchSize` answers, so that a re-run after a crash sends only what was not recorded.
- *
- * One writer per process rather than one per chunk: what a SIGKILL can leave unrecorded is bounded
- * by the process's batch, not a chunk's (`unrecordedBound` of @webpush/config), and four chunks
- * writing their own batches of 25 cost four round trips where one write of their 100 answers costs
- * one. Measured in `pnpm bench` (medians of 6 warm interleaved rounds each, docs/performance.md):
- * progress writes of 25 answers per chunk cost the worker 26.5 µs of CPU a push, of 100 per chunk
- * 6.5 µs, and this recorder's 100 across the chunks 15.5 µs, with the same crash bound as the first;
- * 8 µs since a write appends one row per chunk instead of merging into the chunk's row.
- *
- * A write that fails because PostgreSQL is unreachable (a restart, a failover) is tried again with
- * the same answers rather than failing the chunks, whose re-runs would send them again: the lanes
- * meanwhile fill the next batch and then wait, as for any slow write. Writing the same answers twice
- * (the first try committed, only its answer was lost) is harmless: a chunk's progress rows are folded
- * by subscription id, once, when it completes (`completeChunk`), and a re-run skips each id once.
+ * One writer per process, not per chunk: what a SIGKILL can leave unrecorded is bounded by the
+ * process's batch (`unrecordedBound` of @webpush/config), and one write replaces a round trip per
+ * chunk (docs/performance.md). A write PostgreSQL lost is tried again with the same answers: the
+ * rows are folded by subscription id when the chunk completes, so a write twice counts once.
  */
 export class ProgressRecorder {
   readonly #db: Database;

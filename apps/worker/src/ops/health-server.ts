@@ -63,7 +63,7 @@ class FailedLoginCounter {
 }
 
 /**
- * The worker's only HTTP surface (CONTRACT "Operations"): `/healthz` (process up) and `/readyz`
+ * The worker's only HTTP surface (docs/operations.md): `/healthz` (process up) and `/readyz`
  * (PostgreSQL and Redis answer; when not, only which of them is down) and `/metrics` (Prometheus,
  * behind the ops credentials, 404 without them).
  */

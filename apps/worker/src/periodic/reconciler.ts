@@ -13,7 +13,7 @@ export interface Reconciler {
 }
 
 /**
- * PostgreSQL is the record, Redis only carries work (CONTRACT "Delivery"). Every interval, each
+ * PostgreSQL is the record, Redis only carries work (docs/architecture.md). Every interval, each
  * unfinished notification that has not moved for a while and has no fan-out job in flight gets a
  * fresh fan-out job, which re-queues its uncounted chunks and finishes its plan. That covers a
  * Redis flush or restart without persistence, an API that committed but could not queue, and jobs

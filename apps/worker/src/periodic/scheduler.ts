@@ -16,7 +16,7 @@ export interface Scheduler {
 }
 
 /**
- * Starts scheduled sends when they are due (CONTRACT "Scheduled sends"). PostgreSQL is the record:
+ * Starts scheduled sends when they are due (docs/sending.md). PostgreSQL is the record:
  * every worker polls it on a timer, like the reconciler, so a restart of every process or a Redis
  * that lost its data delays nothing; no delayed BullMQ job is needed (or trusted). Each start is
  * one transaction that claims the row with `FOR UPDATE SKIP LOCKED`, so several workers share the

@@ -51,14 +51,10 @@ async function closeWithin(worker: Worker, force: boolean, timeoutMs: number, lo
 }
 
 /**
- * Keeps a BullMQ worker taking jobs. After a Redis Cluster failover an idle worker's blocking
- * connection was seen (about one failover in four, BullMQ 6.7 with ioredis 5.11 on a cluster) to
- * stop taking jobs for good while its queue filled: every other part of the worker went on. The
- * guard looks at the queue every `checkMs`; when jobs have been waiting for `stuckMs` while this
- * worker had none running and started none, it closes the worker and starts a fresh one (a new
- * blocking connection). A worker with jobs running is never replaced, so nothing in flight is cut
- * short. On a healthy worker it costs one small Redis read per check, and never fires: an idle
- * worker takes a new job as soon as it is added.
+ * Keeps a BullMQ worker taking jobs: after a Redis Cluster failover an idle worker's blocking
+ * connection can stop taking jobs for good while its queue fills (docs/redis-cluster.md). When jobs
+ * have waited `stuckMs` while this worker ran and started none, it is replaced by a fresh one. A
+ * worker with jobs running is never replaced, so nothing in flight is cut short.
  */
 export function guardWorker(create: () => Worker, queue: Queue, options: GuardOptions): GuardedWorker {
   let worker: Worker;

@@ -2,10 +2,9 @@ import { createDatabase, planDeliveryChunks } from '@webpush/db';
 import t from 'tap';
 import { deliveryHarness } from '../helper.js';
 
-// Issue 9, "First push fast": planning a page of chunks costs the same few statements whatever the
-// number of chunks (it was one keyset read a chunk, each a drizzle query that postgres.js sent
-// twice), and what it plans is exactly the keyset order: sorted, contiguous, no id twice, the
-// stored rows equal to the chunks handed back, and targets that vanished counted as expired.
+// Planning a page of chunks costs the same few statements whatever the number of chunks, and what it
+// plans is exactly the keyset order: sorted, contiguous, no id twice, the stored rows equal to the
+// chunks handed back, and targets that vanished counted as expired.
 t.test('a plan call: a page of chunks in a fixed number of statements, continued where it stopped', async (t) => {
   const harness = await deliveryHarness(t);
   const { database, config } = harness;

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { deliveryHarness, type Owner } from '../helper.js';
 import { parseDeclarativePushMessage } from './declarative-message.js';
 
-// CONTRACT 1.2 "Rich notifications" and "Declarative Web Push": what the browsers receive, as the
+// Rich and declarative notifications (docs/sending.md): what the browsers receive, as the
 // push stand-in decrypts it (RFC 8291), byte for byte; and the click links of declarative payloads.
 const harness = await deliveryHarness(t, { DELIVERY_CHUNK_SIZE: '3', PUSH_CONCURRENCY: '2' });
 const { app, push } = harness;

@@ -2,7 +2,7 @@ import { assertError, bearer } from '@webpush/testing';
 import t from 'tap';
 import { deliveryHarness, type Owner } from '../helper.js';
 
-// VAPID key rotation end to end (CONTRACT 1.2 "VAPID key rotation"): the stand-in binds each
+// VAPID key rotation end to end (docs/sending.md, "Rotating the VAPID key"): the stand-in binds each
 // subscription to the key it was made with, as a browser's push service does, and refuses (as a
 // protocol error) a push signed with any other. Chunks of two, so one send spans both keys' chunks.
 const harness = await deliveryHarness(t, { DELIVERY_CHUNK_SIZE: '2' });
