@@ -3,9 +3,9 @@ import type { Database } from '@webpush/db';
 import type { ClickTokens, EncryptionPool, PushSender } from '@webpush/push';
 import type { Queues } from '@webpush/queue';
 import type { Logger } from 'pino';
-import type { WorkerMetrics } from './metrics.js';
-import type { ProgressRecorder } from './progress-recorder.js';
-import type { VapidKeyring } from './vapid-keyring.js';
+import type { ProgressRecorder } from './delivery/progress-recorder.js';
+import type { VapidKeyring } from './delivery/vapid-keyring.js';
+import type { WorkerMetrics } from './ops/metrics.js';
 
 /** What the processors and the reconciler share within one worker process. */
 export interface WorkerContext {

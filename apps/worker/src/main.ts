@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { loadConfigOffThread } from '@webpush/config/startup';
 import { startTracing } from '@webpush/tracing';
 import { pino } from 'pino';
-import { startHealthServer } from './health-server.js';
+import { startHealthServer } from './ops/health-server.js';
 import { type RunningWorker, startWorker } from './worker.js';
 
 /**

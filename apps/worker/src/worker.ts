@@ -21,22 +21,22 @@ import { bullmqTelemetry } from '@webpush/tracing';
 import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
-import { type AuthCleanup, startAuthCleanup } from './auth-cleanup.js';
 import type { WorkerContext } from './context.js';
-import { DependenciesDownError, type Dependency } from './health-server.js';
-import { createWorkerMetrics } from './metrics.js';
-import type { PeriodicTask } from './periodic-task.js';
-import { deliverChunk } from './processors/deliver-chunk.js';
-import { fanOut } from './processors/fan-out.js';
-import { ProgressRecorder } from './progress-recorder.js';
-import { type Reconciler, startReconciler } from './reconciler.js';
-import { startRetention } from './retention.js';
-import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './retired-vapid-key-cleanup.js';
-import { type Scheduler, startScheduler } from './scheduler.js';
-import { guardWorker } from './stuck-worker-guard.js';
-import { type SubscriberCountCheck, startSubscriberCountCheck } from './subscriber-count-check.js';
-import { VapidKeyring } from './vapid-keyring.js';
-import { startWebhookDelivery, type WebhookDelivery } from './webhook-delivery.js';
+import { deliverChunk } from './delivery/deliver-chunk.js';
+import { fanOut } from './delivery/fan-out.js';
+import { ProgressRecorder } from './delivery/progress-recorder.js';
+import { VapidKeyring } from './delivery/vapid-keyring.js';
+import { DependenciesDownError, type Dependency } from './ops/health-server.js';
+import { createWorkerMetrics } from './ops/metrics.js';
+import { type AuthCleanup, startAuthCleanup } from './periodic/auth-cleanup.js';
+import type { PeriodicTask } from './periodic/periodic-task.js';
+import { type Reconciler, startReconciler } from './periodic/reconciler.js';
+import { startRetention } from './periodic/retention.js';
+import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './periodic/retired-vapid-key-cleanup.js';
+import { type Scheduler, startScheduler } from './periodic/scheduler.js';
+import { guardWorker } from './periodic/stuck-worker-guard.js';
+import { type SubscriberCountCheck, startSubscriberCountCheck } from './periodic/subscriber-count-check.js';
+import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery.js';
 
 export interface WorkerDeps {
   /** Defaults to a sender over `config.pushServiceHosts`; tests pass one that trusts their push stand-in. */
@@ -52,36 +52,29 @@ export interface RunningWorker {
   readonly metrics: Registry;
   readonly reconciler: Reconciler;
   readonly subscriberCountCheck: SubscriberCountCheck;
-  /** Starts scheduled sends when they are due. */
   readonly scheduler: Scheduler;
-  /** Removes expired sessions and spent account tokens periodically. */
   readonly authCleanup: AuthCleanup;
-  /** Deletes data older than the retention policy keeps. */
   readonly retention: PeriodicTask<RetentionRemoved>;
-  /** Deletes retired VAPID keys no active subscription uses any more. */
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
   /** Webhook deliveries and the outbox relay. */
   readonly webhooks: WebhookDelivery;
-  /** PostgreSQL and Redis answer. */
+  /** Resolves while PostgreSQL and Redis answer. */
   ready(): Promise<void>;
   /** Stops taking jobs, lets the active ones finish, and closes every connection. */
   close(): Promise<void>;
 }
 
 /**
- * The delivery worker: BullMQ workers for fan-out, delivery chunks and webhooks, plus the
- * reconciler, the scheduler, the webhook relay and the periodic removal of expired sessions and
- * account tokens. `main.ts`
- * runs it as a process; tests run it in-process against their own database and key prefix.
+ * BullMQ workers for fan-out, delivery chunks and webhooks, plus the periodic tasks. `main.ts` runs
+ * it as a process; tests run it in-process against their own database and key prefix.
  */
 export async function startWorker(config: Config, deps: WorkerDeps = {}): Promise<RunningWorker> {
   const log = deps.log ?? pino({ level: config.logLevel, base: { service: 'worker' } });
   // Webhook jobs hold a connection only between their short queries: a few share the pool.
   const connections = config.delivery.chunkConcurrency + config.delivery.fanOutConcurrency + 4;
   const database = createDatabase(config.databaseUrl, { max: connections });
-  // postgres.js connects lazily: open the pool now, in the background, so the first notification's
-  // fan-out and chunk do not each pay a PostgreSQL connection start-up on the way to the first push.
-  // Best effort: a database that is down is reported by /readyz, and queries connect again anyway.
+  // postgres.js connects lazily: open the pool now so the first push pays no connection start-up.
+  // A database that is down is reported by /readyz, and queries connect again anyway.
   void Promise.all(Array.from({ length: connections }, () => database.sql`select 1`)).catch((error: unknown) =>
     log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
   );
@@ -130,21 +123,9 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const common: WorkerOptions = {
     connection: redis,
     prefix,
-    // Lock L (WORKER_LOCK_DURATION_MS, 4 s), renewed every R = L/4 (1 s), stalled check every S
-    // (WORKER_STALLED_INTERVAL_MS, 1 s).
-    // - A live worker keeps its locks unless it stops for L − R = 3 s: BullMQ's renewal timer ticks
-    //   every R/2 and renews each job at most R after the last renewal, and a lock lasts L from
-    //   then. 3 s is ten times a major GC of a 250 MB heap; what actually came close was CPU
-    //   starvation at load average 15 on 2 cores (event-loop stalls of 1.1–2.4 s measured while a
-    //   worker started), which is why the tolerance stays 3 s rather than shrinking with L.
-    // - A dead worker's locks were renewed at most R before the crash, so they lapse L − R … L
-    //   after it, and the next stalled check (one small Lua script a second) moves its jobs back
-    //   to wait: takeover 3–5 s after a SIGKILL (it was 3–7 s with L = 6 s renewed every 3 s, for
-    //   the same 3 s tolerance).
-    // - Cost: one extendLocks call per BullMQ worker every R/2 while it has jobs, a few a second.
-    // - A lost lock (a longer stall) is cheap: another worker runs the chunk, both skip what the
-    //   other recorded as answered, so at worst the pushes in flight go out twice, and the first
-    //   run's moveToFinished fails with `Missing lock` (logged, harmless).
+    // A lock renewed every quarter of its life survives a stall of three quarters of it, and a dead
+    // worker's jobs are taken over within one lock (docs/configuration.md, WORKER_LOCK_DURATION_MS).
+    // A lost lock only costs the pushes in flight: both runs skip what the other recorded.
     lockDuration: config.delivery.lockDurationMs,
     lockRenewTime: config.delivery.lockDurationMs / 4,
     stalledInterval: config.delivery.stalledIntervalMs,

@@ -1,5 +1,5 @@
 import { defaultProgressBatch, unrecordedBound } from '@webpush/config';
-import { createKey, type FakePushService, type ReceivedPush, type RedisCluster } from '@webpush/testing';
+import { createKey, type FakePushService, type ReceivedPush, type RedisCluster, waitFor } from '@webpush/testing';
 import type { Test } from 'tap';
 import { type DeliveryHarness, deliveryHarness, type Owner } from './helper.js';
 
@@ -46,16 +46,16 @@ export function assertEveryoneOnce(t: Test, push: FakePushService, targets: numb
 /** A worker in this process, once it reports PostgreSQL and the cluster ready (polled: a loaded machine is slow). */
 export async function startReadyWorker(harness: DeliveryHarness) {
   const worker = await harness.startInProcessWorker();
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      await worker.ready();
-      return worker;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  await waitFor(
+    () =>
+      worker.ready().then(
+        () => true,
+        () => false,
+      ),
+    'the worker reports PostgreSQL and the cluster ready',
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  return worker;
 }
 
 /** A subscribe_only key of the owner's app, as a page's browser uses it. */

@@ -22,10 +22,8 @@ t.test('a worker killed with SIGKILL mid fan-out: the next one delivers to every
     DELIVERY_CHUNK_SIZE: String(CHUNK_SIZE),
     WORKER_DELIVERY_CONCURRENCY: String(CHUNK_CONCURRENCY),
     PUSH_CONCURRENCY: String(PUSH_CONCURRENCY),
-    // The worker that takes over keeps the default lock settings (4 s, renewed every second): they
-    // tolerate a 3 s stall. With the 2 s lock of the killed one (1 s of tolerance), a worker starting
-    // in this busy test process (event-loop stalls of 1.1–2.4 s measured at load average 15) lost
-    // the locks of the jobs it had just taken: `Missing lock`, a second run, 10–15 s to complete.
+    // The worker that takes over keeps the default lock settings, which tolerate a 3 s stall: a
+    // worker starting in this busy test process stalls for seconds, and a shorter lock would be lost.
   });
   const { config, push } = harness;
   const sql = harness.database.sql;

@@ -2,11 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { runNode } from '@webpush/testing';
 import t from 'tap';
 
-// Packages that only some deployments use cost every process their memory when imported up front
-// (measured in a bare Node 20 process: the OpenTelemetry SDK ~16 MB, nodemailer ~10 MB, bullmq-otel
-// ~3 MB of RSS). The worker loads them when it needs them: the SDK and bullmq-otel when tracing
-// starts, nodemailer with the first webhook-disabled e-mail (its sending is tested end to end in
-// webhook-breaker.test.ts).
+// Packages that only some deployments use cost every process their memory when imported up front.
+// The worker loads them when it needs them: the SDK and bullmq-otel when tracing starts, nodemailer
+// with the first webhook-disabled e-mail (its sending is tested end to end in webhooks/breaker.test.ts).
 
 const WATCHED = ['@opentelemetry/sdk-node', 'bullmq-otel', 'nodemailer'];
 
@@ -45,7 +43,7 @@ async function packagesLoaded(code: string): Promise<string[]> {
 
 t.test("the worker's modules, tracing off: none of the optional packages is loaded", async (t) => {
   const loaded = await packagesLoaded(`await import('./src/worker.ts');
-    await import('./src/webhook-disabled-notice.ts');
+    await import('./src/webhooks/disabled-notice.ts');
     const { startTracing } = await import('@webpush/tracing');
     await (await startTracing({ serviceName: 'webpush-test', enabled: false })).shutdown();`);
   t.same(loaded, []);

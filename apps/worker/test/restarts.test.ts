@@ -24,7 +24,7 @@ const REDIS_BOUND = unrecordedBound({
  * in five runs. The bound asserted is the crash bound (158 here), not 0: a job lock that expires
  * while the event loop stalls on a loaded machine lets another worker re-send a chunk's unwritten
  * answers, as after a crash. That writes are retried rather than re-sent is proven exactly by
- * database-outage.test.ts.
+ * delivery/database-outage.test.ts.
  */
 const POSTGRES_BOUND = REDIS_BOUND;
 const DELIVERY = {

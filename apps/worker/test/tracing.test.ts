@@ -1,3 +1,4 @@
+import { waitFor } from '@webpush/testing';
 import { type Span, SpanKind, startTracing, tracingActive } from '@webpush/tracing';
 import { sdkTracing } from '@webpush/tracing/sdk';
 import t from 'tap';
@@ -45,14 +46,13 @@ t.test('one trace from POST /notify through the queue, the chunks and the pushes
   const inTrace = () => spans().filter((span) => span.spanContext().traceId === traceId);
   // The chunk spans end after the transaction that completes them, and each job's span after its
   // chunk: wait for all of them, not for a time.
-  const deadline = Date.now() + 10_000;
-  const settled = () =>
-    inTrace().filter((span) => span.name === 'notification.chunk').length >= 3 &&
-    inTrace().filter((span) => span.kind === SpanKind.CONSUMER).length >= 4;
-  while (!settled()) {
-    if (Date.now() > deadline) throw new Error(`chunk spans: ${inTrace().map((span) => span.name)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(
+    () =>
+      inTrace().filter((span) => span.name === 'notification.chunk').length >= 3 &&
+      inTrace().filter((span) => span.kind === SpanKind.CONSUMER).length >= 4,
+    'three chunk spans and four job spans have ended',
+    { timeoutMs: 10_000 },
+  );
 
   const trace = inTrace();
   const byId = new Map(trace.map((span) => [span.spanContext().spanId, span]));

@@ -1,0 +1,22 @@
+import { deleteExpiredData, type RetentionRemoved } from '@webpush/db';
+import type { WorkerContext } from '../context.js';
+import { type PeriodicTask, startPeriodicTask } from './periodic-task.js';
+
+/**
+ * Deletes what the retention policy no longer keeps (`RETENTION_DAYS`, `WEBHOOK_RETENTION_DAYS`)
+ * every `CLEANUP_INTERVAL_MS`, in batches of `RETENTION_BATCH` rows. A timer in every worker, like
+ * the session clean-up: several workers at once only find less to delete.
+ */
+export function startRetention(context: WorkerContext): PeriodicTask<RetentionRemoved> {
+  const { db, config, log } = context;
+  return startPeriodicTask(
+    'retention',
+    config.cleanupIntervalMs,
+    async () => {
+      const removed = await deleteExpiredData(db, config.retention);
+      if (Object.values(removed).some((count) => count > 0)) log.info(removed, 'retention removed old data');
+      return removed;
+    },
+    log,
+  );
+}

@@ -1,0 +1,102 @@
+import { claimWebhookMessagesToQueue } from '@webpush/db';
+import { queueWebhookMessage, type WebhookJob } from '@webpush/queue';
+import { createNameResolver, createWebhookClient } from '@webpush/webhooks';
+import { DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
+import type { WorkerContext } from '../context.js';
+import { startPeriodicTask } from '../periodic/periodic-task.js';
+import { deliverWebhook, WebhookDeferred } from './deliver-webhook.js';
+import { createWebhookDisabledNotice } from './disabled-notice.js';
+import { createWebhookFairness } from './fairness.js';
+
+/** Outbox rows looked at per relay pass; the oldest first, the rest on the next pass. */
+const RELAY_BATCH = 500;
+/** Of which one app's at most: apps take turns, so a backlog of one delays no other app's events. */
+const RELAY_PER_APP = 50;
+
+export interface WebhookDelivery {
+  /** One relay pass now: queues outbox events without a job; resolves to how many were queued. */
+  relayOnce(): Promise<number>;
+  close(force: boolean): Promise<void>;
+}
+
+export interface WebhookDeliveryOptions {
+  /** Extra trusted CA (tests' local HTTPS receiver); processes use NODE_EXTRA_CA_CERTS. */
+  ca?: string;
+}
+
+/**
+ * Webhook delivery in the worker: a BullMQ worker on the `webhooks` queue, and the relay, a
+ * periodic task (a timer like the reconciler's, so it survives a loss of Redis data) that turns
+ * every pending outbox event without a job into one: new events (the transaction that writes an
+ * event never queues it) and events whose job was lost. The job id is the event id, so queueing
+ * twice is harmless, and a worker that was down when the event was written delivers it once it runs.
+ */
+export function startWebhookDelivery(
+  context: WorkerContext,
+  common: WorkerOptions,
+  options: WebhookDeliveryOptions = {},
+): WebhookDelivery {
+  const { db, queues, config, log } = context;
+  const settings = config.webhooks;
+  const client = createWebhookClient({
+    allowedHosts: settings.allowedHosts,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    totalTimeoutMs: settings.timeoutMs,
+    resolve: createNameResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs }),
+    // HTTPS_PROXY / HTTP_PROXY / NO_PROXY, as for pushes; the address rules still hold (docs/security.md).
+    proxy: config.outboundProxy,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+
+  const fairness = createWebhookFairness({
+    perAppConcurrency: settings.perAppConcurrency,
+    breakerFailures: settings.breakerFailures,
+    breakerPauseMs: settings.breakerPauseMs,
+    attemptTimeoutMs: settings.timeoutMs,
+  });
+
+  const notice = createWebhookDisabledNotice(context);
+
+  const worker = new Worker<WebhookJob>(
+    queues.webhooks.name,
+    async (job: Job<WebhookJob>, token?: string) => {
+      const attempts = job.opts.attempts ?? settings.maxAttempts;
+      const number = job.attemptsMade + 1;
+      try {
+        return await deliverWebhook(context, client, fairness, notice, job.data, { number, last: number >= attempts });
+      } catch (error) {
+        if (!(error instanceof WebhookDeferred)) throw error;
+        // Back on the queue behind other apps' events; BullMQ counts no attempt for it.
+        await job.moveToDelayed(error.retryAt, token);
+        throw new DelayedError();
+      }
+    },
+    { ...common, concurrency: settings.concurrency },
+  );
+  worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
+
+  async function relayOnce(): Promise<number> {
+    let queued = 0;
+    for (const { id } of await claimWebhookMessagesToQueue(
+      db,
+      settings.relayStaleMs / 1000,
+      RELAY_BATCH,
+      RELAY_PER_APP,
+    )) {
+      if (await queueWebhookMessage(queues.webhooks, id, settings)) queued++;
+    }
+    if (queued > 0) log.debug({ events: queued }, 'webhook relay queued events');
+    return queued;
+  }
+
+  const relay = startPeriodicTask('webhook relay', settings.relayIntervalMs, relayOnce, log);
+  return {
+    relayOnce: () => relay.runOnce(),
+    async close(force) {
+      await relay.stop();
+      await worker.close(force);
+      await client.close();
+      await notice.close();
+    },
+  };
+}
