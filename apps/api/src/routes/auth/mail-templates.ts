@@ -1,5 +1,5 @@
+import type { MailMessage } from '#plugins/app/mailer.js';
 import type { Language } from '../../languages.js';
-import type { MailMessage } from '../../plugins/app/mailer.js';
 
 /**
  * The account e-mails in each language, as plain text and HTML (CONTRACT 1.2 "Languages": they go

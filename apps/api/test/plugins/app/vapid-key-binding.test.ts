@@ -2,8 +2,8 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { openSecret, vapidKeyContext } from '@webpush/secrets';
 import { startFakePushService } from '@webpush/testing';
 import t from 'tap';
-import { buildApp } from '../../../src/app.js';
-import { resealLegacyVapidKeys } from '../../../src/plugins/app/vapid-key-migration.js';
+import { resealLegacyVapidKeys } from '#plugins/app/vapid-key-migration.js';
+import { buildApp } from '#src/app.js';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, ownerWithKey } from '../../helper.js';
 

@@ -2,14 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { appStats, deleteApp, updateApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../plugins/app/auth.js';
-import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '../../../schemas/apps.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '#schemas/apps.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { publicApp } from '../public-app.js';
 import { normaliseAllowedOrigins } from './allowed-origins.js';
 
