@@ -89,7 +89,7 @@ export {
   testAppBuilder,
   uniqueEmail,
 } from './test-app.js';
-export { quietFor, type WaitOptions, waitFor, waitForValue } from './wait-for.js';
+export { pause, quietFor, type WaitOptions, waitFor, waitForValue } from './wait-for.js';
 export {
   type ReceivedWebhook,
   type ReceiverReply,

@@ -10,7 +10,24 @@ export interface WaitOptions {
   tolerateErrors?: boolean;
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * Lets `ms` of real time pass on purpose: an outage's length, a slow server's reply, a retry's
+ * back-off. Ends early when `signal` aborts. Never a way to wait for an outcome: that is `waitFor`.
+ */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
 
 function describe(value: unknown): string {
   if (value instanceof Error) return value.message;
