@@ -85,6 +85,7 @@ export {
   planDelivery,
   registerUser,
   revokeKey,
+  subscribe,
   type TestContext,
   testAppBuilder,
   uniqueEmail,
