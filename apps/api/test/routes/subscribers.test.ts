@@ -8,8 +8,6 @@ const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT
 const { app } = ctx;
 const sql = ctx.database.sql;
 
-type Owner = Awaited<ReturnType<typeof ownerWithKey>>;
-
 interface ListedSubscriber {
   id: string;
   endpoint: string;
