@@ -22,7 +22,7 @@ import {
 import { bearer, createApp, createKey, uniqueEmail } from './helper.js';
 
 /**
- * Property-based fuzz of every operation in the OpenAPI document (issue 8): each kind of credential,
+ * Property-based fuzz of every operation in the OpenAPI document: each kind of credential,
  * path ids real and hostile, query strings, headers, and bodies built from the route's schema then
  * mutated (every JSON type in every field, NUL, lone surrogates, invalid UTF-8, huge strings and
  * numbers, deep nesting, duplicate and prototype keys, odd content types and encodings).

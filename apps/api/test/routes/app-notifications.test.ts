@@ -4,8 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
 import { bearer, buildTestApp, createApp, fakeSubscription, ownerWithKey, registerUser, subscribe } from '../helper.js';
 
-// GET/POST /apps/:appId/notifications: the dashboard's history and its send (CONTRACT "Listing and
-// sending from a session"). No worker runs here, so accepted notifications stay queued.
+// GET/POST /apps/:appId/notifications: the dashboard's history and its send (docs/dashboard.md). No worker runs here, so accepted notifications stay queued.
 const ctx = await buildTestApp(t, {
   RATE_LIMIT_API_KEY_MAX: '100000',
   RATE_LIMIT_REGISTER_MAX: '1000',

@@ -3,7 +3,7 @@ import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createKey, ownerWithKey, planDelivery, subscribe } from '../helper.js';
 
-// CONTRACT 1.2 "Rich notifications" and "Engagement that was earned".
+// docs/sending.md, "Pictures, buttons and behaviour", and docs/engagement.md, "Only engagement that was earned".
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '1000000', EVENTS_FLUSH_INTERVAL_MS: '600000' });
 const { app } = ctx;
 const sql = ctx.database.sql;
@@ -125,7 +125,7 @@ t.test('the whole browser payload is at most 3,993 bytes; over it, 413 and nothi
   const room = 3_993 - fixed;
   const titleBytes = 2_000;
   const fits = { title: 't'.repeat(titleBytes), body: 'b'.repeat(room - titleBytes), data };
-  t.ok(JSON.stringify({ title: fits.title, body: fits.body }).length <= 3_072, 'within the SPEC rule on its own');
+  t.ok(JSON.stringify({ title: fits.title, body: fits.body }).length <= 3_072, 'within the 3,072-byte rule on its own');
   const before = await notificationCount();
   const accepted = await notify(fits);
   t.equal(accepted.statusCode, 202, 'exactly 3,993 bytes is accepted');

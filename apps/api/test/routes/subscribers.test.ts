@@ -3,7 +3,7 @@ import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, ownerWithKey, subscribe } from '../helper.js';
 
 // GET /apps/:appId/subscribers and DELETE /apps/:appId/subscribers/:subscriberId: the dashboard's
-// subscriber list (CONTRACT "Listing and sending from a session").
+// subscriber list (docs/dashboard.md).
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
 const { app } = ctx;
 const sql = ctx.database.sql;

@@ -3,8 +3,8 @@ import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
 
-// Subscriptions have no foreign key to their app (migration 0023: its check per inserted row was a
-// seventh of a subscribe's database time). What it guaranteed still holds: no subscription outlives
+// Subscriptions have no foreign key to their app (migration 0023: its check per inserted row cost
+// too much of a subscribe's database time, docs/performance.md). What it guaranteed still holds: no subscription outlives
 // its app, whichever way the app goes, and a subscribe racing with the app's deletion stores nothing.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
 const { app } = ctx;

@@ -7,7 +7,7 @@ import { buildApp } from '#src/app.js';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, ownerWithKey } from '../../helper.js';
 
-/** The format before issue 8: AES-256-GCM without additional data, `v1.<iv>.<tag>.<ciphertext>`. */
+/** The earlier sealed format: AES-256-GCM without additional data, `v1.<iv>.<tag>.<ciphertext>`. */
 function sealV1(key: Buffer, plaintext: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -59,7 +59,7 @@ export default async function routes(fastify: FastifyInstance) {
       };
       const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes);
       if (!updated) throw new AppError('NOT_FOUND');
-      // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
+      // docs/sending.md: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
       await app.apiKeyPrincipals.changed({ appId: updated.id });
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
