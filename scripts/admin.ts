@@ -1,4 +1,4 @@
-// `pnpm admin <command>`: operations that need a shell. `set-plan` (CONTRACT "Operations"; the
+// `pnpm admin <command>`: operations that need a shell. `set-plan` (docs/operations.md; the
 // operator console does the same from the dashboard) and `grant-operator`, which makes the first
 // operator. Configured like the services, by environment (DATABASE_URL); exits 0 on success, 1 when
 // the request cannot be done, 2 on bad usage.

@@ -1,8 +1,8 @@
 // Runs the API and the worker side by side: output prefixed, SIGINT/SIGTERM forwarded, and when one
 // process dies the other is stopped so a half-running service never goes unnoticed. With
-// `readable`, each JSON log line is shown as a line a person reads (scripts/dev-log.mjs).
+// `readable`, each JSON log line is shown as a line a person reads (apps/api/scripts/dev-log.mjs).
 import { spawn } from 'node:child_process';
-import { createDevLogFormatter } from './dev-log.mjs';
+import { createDevLogFormatter } from '@webpush/api/dev-log';
 
 export function runTogether(processes, env, { readable = false } = {}) {
   const children = processes.map(({ name, args, port }) => {

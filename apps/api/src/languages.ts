@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * The languages of the dashboard, /pricing and the account e-mails (CONTRACT 1.2 "Languages").
+ * The languages of the dashboard, /pricing and the account e-mails (docs/accounts.md, docs/dashboard.md).
  * Japanese first; English for everyone whose browser does not prefer Japanese.
  */
 export const LANGUAGES = ['ja', 'en'] as const;

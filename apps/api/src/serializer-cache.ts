@@ -10,7 +10,7 @@ const compiled = new Map<string, Serializer>();
  * Fastify's response serializers (fast-json-stringify), compiled once per distinct schema instead
  * of once per route and status. The API declares ~600 response schemas but only ~75 distinct ones
  * (most are the error body of a status, repeated on every route), and each compile builds a
- * function, plus an Ajv instance for a union: they took 0.46 s of a 1.8 s start (1.3 s with this).
+ * function, plus an Ajv instance for a union: a large share of the API's start-up (docs/performance.md).
  *
  * What fast-json-stringify compiles depends only on the schema, the schemas added to the instance
  * and the serializer options (the default compiler ignores the method, URL and status), so those

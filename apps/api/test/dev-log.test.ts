@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 // The formatter `pnpm dev` runs the processes' output through (scripts/processes.mjs).
-import { createDevLogFormatter, isViteAsset } from '../../../scripts/dev-log.mjs';
+import { createDevLogFormatter, isViteAsset } from '../scripts/dev-log.mjs';
 import { TEST_PUBLIC_URL } from './assertions.js';
 import { buildTestApp, uniqueEmail } from './helper.js';
 

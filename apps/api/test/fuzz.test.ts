@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { createSession, createUser } from '@webpush/db';
 import { errorCatalogue, errorDetails } from '@webpush/errors';
 import { generateToken, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
-import { createIsolatedResources, startFakePushService, testConfig } from '@webpush/testing';
+import { createIsolatedResources, quietFor, startFakePushService, testConfig } from '@webpush/testing';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import t from 'tap';
@@ -22,7 +22,7 @@ import {
 import { bearer, createApp, createKey, uniqueEmail } from './helper.js';
 
 /**
- * Property-based fuzz of every operation in the OpenAPI document (issue 8): each kind of credential,
+ * Property-based fuzz of every operation in the OpenAPI document: each kind of credential,
  * path ids real and hostile, query strings, headers, and bodies built from the route's schema then
  * mutated (every JSON type in every field, NUL, lone surrogates, invalid UTF-8, huge strings and
  * numbers, deep nesting, duplicate and prototype keys, odd content types and encodings).
@@ -396,7 +396,7 @@ t.test('the process stays healthy', async (t) => {
   t.ok(operations.length >= 15, `the OpenAPI document has ${operations.length} operations, all fuzzed`);
   const ready = await app.inject({ method: 'GET', url: '/readyz' });
   t.equal(ready.statusCode, 200, 'readyz answers 200 after the fuzz');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await quietFor(50, 'no unhandled rejection surfaces late');
   t.strictSame(unhandled.map(String), [], 'no unhandled rejection');
   t.comment(
     `fuzz: seed ${SEED}, ${RUNS} runs × ${operations.length} operations, ${requests} requests (${skipped} unsendable), ${failures.size} distinct failures`,

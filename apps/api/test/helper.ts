@@ -12,6 +12,7 @@ export {
   planDelivery,
   registerUser,
   revokeKey,
+  subscribe,
   type TestContext,
   uniqueEmail,
 } from '@webpush/testing';

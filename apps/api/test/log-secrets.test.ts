@@ -4,7 +4,7 @@ import t from 'tap';
 import { TEST_PUBLIC_URL } from './assertions.js';
 import { bearer, buildTestApp, createApp, createKey, uniqueEmail } from './helper.js';
 
-// CONTRACT 1.2 "Sessions from browsers" (pinned): no token of an e-mail link, no API key and no
+// docs/security.md, "No token in the log": no token of an e-mail link, no API key and no
 // session token is ever written to the log, including when a browser opens the link. The API runs
 // with its own logger at `trace`, written to a captured stream; every secret the run handled is then
 // looked for in what was written.

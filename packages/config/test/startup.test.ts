@@ -49,7 +49,6 @@ t.test('the process that loads its configuration off the thread keeps no TypeBox
     const script = `
       const { ${how} } = await import(${JSON.stringify(how === 'loadConfig' ? '../src/index.ts' : '../src/startup.ts')});
       await ${how}({ NODE_ENV: 'development' });
-      await new Promise((resolve) => setTimeout(resolve, 50));
       globalThis.gc(); globalThis.gc();
       console.log(process.memoryUsage().heapUsed);`;
     const run = spawnSync(

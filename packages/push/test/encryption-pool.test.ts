@@ -1,5 +1,5 @@
 import { createECDH, randomBytes } from 'node:crypto';
-import { decryptPushMessage, type SubscriberKeys } from '@webpush/testing';
+import { decryptPushMessage, type SubscriberKeys, waitFor } from '@webpush/testing';
 import t, { type Test } from 'tap';
 import { ENCRYPTION_OVERHEAD, type SubscriptionKeys } from '../src/encryption.js';
 import { createEncryptionPool } from '../src/encryption-pool.js';
@@ -103,9 +103,7 @@ t.test('threads that cannot start: reported, and every batch rejects at once ins
   const keys = [subscriber().keys];
   await t.rejects(pool.encrypt(Buffer.from('one'), keys), /exited with code 1/);
   // The other thread fails too, on its own time.
-  for (let waited = 0; errors.length < 2 && waited < 10_000; waited += 20) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => errors.length >= 2, 'the second thread reports its failure', { timeoutMs: 10_000 });
   t.equal(errors.length, 2);
   t.match(errors[0], { message: 'this thread cannot start' });
   await t.rejects(pool.encrypt(Buffer.from('two'), keys), /exited with code 1/);

@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 import type { Test } from 'tap';
+import { waitForValue } from './wait-for.js';
 
 /*
- * Real headless Chromium (Debian's package, scripts/ensure-chromium.sh) driven by playwright-core,
- * as shared/TOOLCHAIN.md records it working: permission granted per origin, PushManager.subscribe
- * replaced (no push service is reachable), pushes delivered through a page-level CDP session.
+ * Real headless Chromium (Debian's package, scripts/ensure-chromium.sh) driven by playwright-core:
+ * permission granted per origin, PushManager.subscribe replaced (no push service is reachable),
+ * pushes delivered through a page-level CDP session.
  */
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -88,17 +89,51 @@ export function fakePushScript(keys: BrowserKeys[]): string {
 })();`;
 }
 
+/** The service worker of one site, reached through a page-level CDP session. */
+export interface ServiceWorkerOfSite {
+  registrationId: string;
+  worker: Worker;
+  /** Delivers `data` as a push message, as a push service would. */
+  push(data: string): Promise<void>;
+}
+
 /**
- * Polls until `accept` holds or the time is up; returns the last value either way, for the assertion.
- * 30 s by default: a loaded machine (other test files on two cores, load average 40 seen) can take
- * over 20 s to show a notification.
+ * Turns on CDP's ServiceWorker domain for `page`; call it before `page.goto`, then `ready(site)` once
+ * the page has registered its worker. A browser-level CDP session has no ServiceWorker domain, so
+ * the session is the page's, and the registration id comes from `workerRegistrationUpdated`.
  */
-export async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await probe();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await probe();
-  }
-  return value;
+export async function watchServiceWorker(
+  context: BrowserContext,
+  page: Page,
+): Promise<{ ready(site: string): Promise<ServiceWorkerOfSite> }> {
+  const cdp = await context.newCDPSession(page);
+  const registrationIds = new Map<string, string>();
+  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+    for (const registration of registrations) {
+      if (!registration.isDeleted) registrationIds.set(registration.scopeURL, registration.registrationId);
+    }
+  });
+  await cdp.send('ServiceWorker.enable');
+  return {
+    async ready(site) {
+      const registrationId = await waitForValue(
+        () => registrationIds.get(`${site}/`),
+        (id) => id !== undefined,
+        `the service worker of ${site} is registered`,
+      );
+      const worker = await waitForValue(
+        () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
+        (found) => found !== undefined,
+        `the service worker of ${site} runs`,
+      );
+      const id = registrationId ?? '';
+      return {
+        registrationId: id,
+        worker: worker as Worker,
+        push: async (data) => {
+          await cdp.send('ServiceWorker.deliverPushMessage', { origin: site, registrationId: id, data });
+        },
+      };
+    },
+  };
 }

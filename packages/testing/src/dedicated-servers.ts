@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { unusedPort } from './ports.js';
-import { waitFor } from './wait-for.js';
+import { pause, waitFor } from './wait-for.js';
 
 /**
  * Servers of its own for a test that stops and starts them: a `redis-server` and a PostgreSQL
@@ -57,7 +57,7 @@ export async function startDedicatedRedis(): Promise<DedicatedRedis> {
     url,
     async restart(downMs = 1_000) {
       await stop(child, 'SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, downMs)); // the outage itself, not a synchronisation
+      await pause(downMs); // the outage itself
       await start();
     },
     close: () => stop(child, 'SIGKILL'),
@@ -130,7 +130,7 @@ export async function startDedicatedPostgres(): Promise<DedicatedPostgres> {
     url,
     async restart(downMs = 1_000) {
       ctl('-m', 'fast', '-w', 'stop');
-      await new Promise((resolve) => setTimeout(resolve, downMs)); // the outage itself, not a synchronisation
+      await pause(downMs); // the outage itself
       ctl('-o', options, '-w', 'start');
       await ready();
     },

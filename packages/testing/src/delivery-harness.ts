@@ -17,6 +17,7 @@ import {
   type TestContext,
   testAppBuilder,
 } from './test-app.js';
+import { waitForValue } from './wait-for.js';
 
 export interface NotificationStatus {
   id: string;
@@ -195,16 +196,13 @@ export function deliveryHarnessFor<
         return (response.json() as { notification: { id: string; targets: number } }).notification;
       },
       status,
-      async finished(owner, id, timeoutMs = 20_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-          const current = await status(owner, id);
-          if (current.status === 'completed' || current.status === 'failed') return current;
-          if (Date.now() > deadline)
-            throw new Error(`notification ${id} still ${current.status}: ${JSON.stringify(current)}`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      },
+      finished: (owner, id, timeoutMs = 20_000) =>
+        waitForValue(
+          () => status(owner, id),
+          (current) => current.status === 'completed' || current.status === 'failed',
+          `notification ${id} is completed or failed`,
+          { timeoutMs, intervalMs: 50 },
+        ),
     };
   };
 }

@@ -16,6 +16,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSelfSignedCertificate } from './self-signed-cert.js';
+import { pause } from './wait-for.js';
 
 /**
  * A stand-in push service (FCM, Mozilla autopush…) for tests: HTTPS on 127.0.0.1 with a throwaway
@@ -638,7 +639,7 @@ export async function startFakePushService(options: FakePushServiceOptions = {})
       }
       received.push(message);
       for (const wake of waiters) wake();
-      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      if (reply.delayMs) await pause(reply.delayMs);
       if (response.destroyed) return;
       response.writeHead(answer.status, answer.headers).end(answer.body);
     } catch (error) {

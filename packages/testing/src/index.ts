@@ -85,11 +85,12 @@ export {
   planDelivery,
   registerUser,
   revokeKey,
+  subscribe,
   type TestContext,
   testAppBuilder,
   uniqueEmail,
 } from './test-app.js';
-export { waitFor } from './wait-for.js';
+export { pause, quietFor, type WaitOptions, waitFor, waitForValue } from './wait-for.js';
 export {
   type ReceivedWebhook,
   type ReceiverReply,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
+import { pause } from './wait-for.js';
 
 /**
  * Each test run migrates one template database (scripts/test.mjs); each test file clones it into a
@@ -39,7 +40,7 @@ export async function createIsolatedResources(): Promise<IsolatedResources> {
       } catch (error) {
         // Two clones of one template at the same instant can collide; a short retry settles it.
         if (attempt >= 10) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+        await pause(100 + Math.random() * 200);
       }
     }
   } finally {

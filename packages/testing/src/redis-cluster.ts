@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { waitFor } from './wait-for.js';
 
 const run = promisify(execFile);
 
@@ -70,23 +71,6 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
     }
   }
   throw new Error('no free port pair for a Redis Cluster node');
-}
-
-/** Polls `condition` every `intervalMs` until it holds; the error names `what` on time-out. */
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs: number, intervalMs = 50) {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      if (await condition()) return;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 interface NodeLine {
@@ -251,7 +235,11 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     }
     await Promise.all(
       nodes.map((node) =>
-        waitFor(`redis-server on ${node.port}`, async () => (await ask(node, (c) => c.ping())) === 'PONG', 15_000),
+        waitFor(async () => (await ask(node, (c) => c.ping())) === 'PONG', `redis-server on ${node.port} answers`, {
+          timeoutMs: 15_000,
+          intervalMs: 50,
+          tolerateErrors: true,
+        }),
       ),
     );
     await run(
@@ -273,7 +261,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
 
   const waitUntilHealthy = async (timeoutMs = 30_000) => {
     await waitFor(
-      'a healthy cluster',
       async () => {
         for (const node of live()) {
           const info = String(await ask(node, (client) => client.call('CLUSTER', 'INFO')));
@@ -291,7 +278,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         );
         return views.every((view) => view === views[0]);
       },
-      timeoutMs,
+      'the cluster is healthy',
+      { timeoutMs: timeoutMs, intervalMs: 50, tolerateErrors: true },
     );
   };
 
@@ -322,7 +310,6 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     await waitUntilHealthy();
     // Replicas must have synced before a failover can promote one.
     await waitFor(
-      'replicas in sync',
       async () => {
         for (const node of live()) {
           const info = String(await ask(node, (client) => client.info('replication')));
@@ -330,7 +317,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
         }
         return true;
       },
-      30_000,
+      'the replicas are in sync',
+      { timeoutMs: 30_000, intervalMs: 50, tolerateErrors: true },
     );
   } catch (error) {
     await close();
@@ -354,15 +342,14 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       dead.add(master.port);
       const found: { promoted?: RedisClusterNode } = {};
       await waitFor(
-        `a replica of ${master.port} to take over`,
         async () => {
           const owner = await ownerOf(key);
           if (owner.master.port === master.port) return false;
           found.promoted = owner.master;
           return true;
         },
-        nodeTimeoutMs * 5 + 15_000,
-        100,
+        `a replica of ${master.port} takes over`,
+        { timeoutMs: nodeTimeoutMs * 5 + 15_000, intervalMs: 100, tolerateErrors: true },
       );
       await waitUntilHealthy();
       if (!found.promoted) throw new Error('no replica took over');
@@ -374,10 +361,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       if (!replica) throw new Error(`master ${master.port} has no replica to take over`);
       await ask(replica, (client) => client.call('CLUSTER', 'FAILOVER'));
       await waitFor(
-        `replica ${replica.port} to take over from ${master.port}`,
         async () => (await ownerOf(key)).master.port === replica.port,
-        30_000,
-        100,
+        `replica ${replica.port} takes over from ${master.port}`,
+        { timeoutMs: 30_000, intervalMs: 100, tolerateErrors: true },
       );
       await waitUntilHealthy();
       return { demoted: master, promoted: replica };

@@ -1,5 +1,5 @@
 /**
- * The rich fields of a notification (CONTRACT 1.2 "Rich notifications") that the API's and the
+ * The rich fields of a notification (docs/sending.md, "Pictures, buttons and behaviour") that the API's and the
  * worker's tests both send: two buttons, one with its own URL and icon, and every behaviour flag.
  * Each test adds its own title, body, image and data around them.
  */

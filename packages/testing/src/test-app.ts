@@ -139,6 +139,21 @@ export function fakeSubscription(host = 'fcm.googleapis.com') {
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /**
+ * Subscribes a browser as a setup step (`POST /subscribe` with `secret`; anything but 201 throws):
+ * what was sent, and the subscriber id the API gave it. `payload` defaults to a fresh fake
+ * subscription; tests of subscribe itself call the route and assert on its answer instead.
+ */
+export async function subscribe<Payload extends object = ReturnType<typeof fakeSubscription>>(
+  app: FastifyInstance,
+  secret: string,
+  payload: Payload = fakeSubscription() as Payload,
+): Promise<Payload & { id: string }> {
+  const response = await app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload });
+  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.statusCode} ${response.body}`);
+  return { ...payload, id: (response.json() as { subscriber: { id: string } }).subscriber.id };
+}
+
+/**
  * Plans a notification's delivery as the worker's fan-out does (its delivery chunks), without
  * sending: engagement counts only for subscriptions a notification was pushed to, and the chunks
  * are that record. For API tests, where no worker runs.

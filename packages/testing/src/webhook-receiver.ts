@@ -2,6 +2,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createSelfSignedCertificate } from './self-signed-cert.js';
+import { pause } from './wait-for.js';
 
 /**
  * A customer's webhook receiver for tests: HTTPS on 127.0.0.1 with a throwaway certificate for
@@ -107,13 +108,9 @@ export async function startWebhookReceiver(
       const { delayMs } = reply;
       if (delayMs) {
         // Hangs until the delay ends or the client gives up (which must not keep the process alive).
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delayMs);
-          response.on('close', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        const clientGone = new AbortController();
+        response.on('close', () => clientGone.abort());
+        await pause(delayMs, clientGone.signal);
       }
       if (response.destroyed) return;
       response.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');

@@ -96,6 +96,10 @@ export class FakeWorker implements ServiceWorkerLike {
   addEventListener(_type: 'statechange', listener: () => void) {
     this.listeners.push(listener);
   }
+  /** Whether the code under test listens for this worker's state changes yet. */
+  get watched(): boolean {
+    return this.listeners.length > 0;
+  }
   moveTo(state: string) {
     this.state = state;
     for (const listener of this.listeners) listener();

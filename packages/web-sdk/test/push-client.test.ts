@@ -1,3 +1,4 @@
+import { quietFor, waitForValue } from '@webpush/testing';
 import t, { type Test } from 'tap';
 import { WebPushError } from '../src/errors.js';
 import { getState, subscribe, unsubscribe } from '../src/push-client.js';
@@ -123,11 +124,15 @@ t.test('subscribe: waits for an installing worker to activate before subscribing
   const browser = fakeBrowser();
   browser.container.installMode = 'installing';
   const pending = subscribe(browser.env, options);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await quietFor(10, 'nothing subscribed while installing', () => !browser.log.includes('pushManager.subscribe'));
   t.notOk(browser.log.includes('pushManager.subscribe'), 'nothing subscribed while installing');
   const registration = browser.container.registrations[0];
   registration?.installing?.moveTo('installed');
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await quietFor(
+    10,
+    'no key fetched before the worker is active',
+    () => !browser.log.includes('GET /api/v1/vapid-public-key'),
+  );
   t.notOk(browser.log.includes('GET /api/v1/vapid-public-key'), 'installed is not yet active');
   registration?.installing?.moveTo('activated');
   const result = await pending;
@@ -138,8 +143,12 @@ t.test('subscribe: a worker that fails to install is a service-worker error', as
   const browser = fakeBrowser();
   browser.container.installMode = 'installing';
   const pending = failure(t, () => subscribe(browser.env, options));
-  await new Promise((resolve) => setTimeout(resolve, 10));
-  browser.container.registrations[0]?.installing?.moveTo('redundant');
+  const installing = await waitForValue(
+    () => browser.container.registrations[0]?.installing,
+    (worker) => worker?.watched === true,
+    'subscribe() watches the installing worker',
+  );
+  installing?.moveTo('redundant');
   t.equal((await pending).reason, 'service-worker');
 });
 

@@ -18,7 +18,7 @@ export const ApiKeySchema = Type.Object({
 });
 
 export const CreateKeyBody = Type.Object({
-  // Not an enum in the schema: an unknown scope is INVALID_SCOPE (SPEC §5.2), not INVALID_INPUT.
+  // Not an enum in the schema: an unknown scope is INVALID_SCOPE, not INVALID_INPUT.
   scope: Type.Unknown({
     description:
       '`subscribe_only` (browsers: subscribe only), `notify` (send), or `full` (send and test); anything else is 400 INVALID_SCOPE',

@@ -36,7 +36,7 @@ export interface Sender {
   userId: string;
   /** The owner's plan: it decides the monthly limit. */
   plan: string;
-  /** What the app's browsers receive (CONTRACT 1.2): decides how big the delivered payload is. */
+  /** What the app's browsers receive (docs/sending.md): decides how big the delivered payload is. */
   pushFormat: PushFormat;
 }
 
@@ -51,7 +51,7 @@ export const sendErrors = [
   'CONFIG_ERROR',
 ] as const;
 
-/** Where click links point: `${PUBLIC_URL}/c/` (CONTRACT 1.2 "Declarative Web Push"). */
+/** Where click links point: `${PUBLIC_URL}/c/` (docs/sending.md, "Declarative Web Push"). */
 export const clickLinkBaseOf = (publicUrl: string) => `${publicUrl}/c/`;
 
 /** Which route accepted a notification, for the metrics. */
@@ -74,9 +74,9 @@ export function payloadOf(body: NotifyBody | NotifyBatchBody): NotificationPaylo
 const utf8Bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 /**
- * CONTRACT "Sending" and 1.2 "Rich notifications": the rules the schema cannot say (a duplicate
+ * The rules of docs/sending.md the schema cannot say (a duplicate
  * `action`, `renotify` without `tag`: INVALID_INPUT), then the sizes (PAYLOAD_TOO_LARGE): the
- * SPEC's 3,072 bytes of title, body, url, icon and badge, `data` within 1,024 bytes, and the whole
+ * 3,072 bytes of title, body, url, icon and badge, `data` within 1,024 bytes, and the whole
  * payload the app's browsers receive within 3,993 bytes: the legacy JSON with its id, or the
  * declarative message with its click links (every id and token has a fixed length, so the
  * placeholders measure exactly what will be delivered).
@@ -220,9 +220,9 @@ export function notificationAcceptor(app: FastifyInstance) {
     // awaited: the 202 promises only that the notification is committed, which it is, and a job
     // that never reaches Redis is re-queued by the worker's reconciler either way. It starts once the
     // 202 is written (setImmediate runs after this poll phase, in which Fastify writes the answer):
-    // started here, BullMQ's preparation and the write that wakes Redis came before the answer's
-    // write, about a tenth of a sequential accept on a 2-core VM (strace of the API under
-    // `pnpm bench`). The worker sees the job a few microseconds later. queueFanOut never rejects.
+    // started here, BullMQ's preparation and the write that wakes Redis would come before the
+    // answer's write (docs/performance.md). The worker sees the job a few microseconds later.
+    // queueFanOut never rejects.
     if (notification.status === 'queued') setImmediate(queueFanOut, notification.id, request);
     app.metrics.notificationsAccepted.inc({ route });
     app.metrics.sendsAccepted.inc(notification.targets);

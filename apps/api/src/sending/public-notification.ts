@@ -4,7 +4,7 @@ import { AppError } from '@webpush/errors';
 /** Moved to @webpush/db: webhooks send the same notification object as the API shows. */
 export { publicNotification };
 
-/** Cancels a scheduled send of `appId` (CONTRACT "Scheduled sends"): 404 for none of the app's, 409 once started. */
+/** Cancels a scheduled send of `appId` (docs/sending.md): 404 for none of the app's, 409 once started. */
 export async function cancelNotification(db: Database, appId: string, id: string) {
   const result = isUuid(id) ? await cancelScheduledNotification(db, appId, id) : null;
   if (result === null) throw new AppError('NOT_FOUND');

@@ -2,10 +2,9 @@ import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
-import { bearer, buildTestApp, createApp, fakeSubscription, ownerWithKey, registerUser } from '../helper.js';
+import { bearer, buildTestApp, createApp, fakeSubscription, ownerWithKey, registerUser, subscribe } from '../helper.js';
 
-// GET/POST /apps/:appId/notifications: the dashboard's history and its send (CONTRACT "Listing and
-// sending from a session"). No worker runs here, so accepted notifications stay queued.
+// GET/POST /apps/:appId/notifications: the dashboard's history and its send (docs/dashboard.md). No worker runs here, so accepted notifications stay queued.
 const ctx = await buildTestApp(t, {
   RATE_LIMIT_API_KEY_MAX: '100000',
   RATE_LIMIT_REGISTER_MAX: '1000',
@@ -33,18 +32,6 @@ const notify = (owner: Owner, payload: unknown, headers: Record<string, string> 
     headers: { ...bearer(owner.secret), ...headers },
     payload: payload as object,
   });
-
-async function subscribe(owner: Owner) {
-  const subscription = fakeSubscription();
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: subscription,
-  });
-  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.body}`);
-  return { ...subscription, id: (response.json() as { subscriber: { id: string } }).subscriber.id };
-}
 
 const monthlyUsage = async (userId: string) => {
   const [row] = await sql`select sends::int as sends from monthly_usage
@@ -112,7 +99,11 @@ async function walk(token: string, appId: string, limit: number | null) {
 }
 
 const owner = await ownerWithKey(app, 'notify');
-const [first, second, third] = [await subscribe(owner), await subscribe(owner), await subscribe(owner)];
+const [first, second, third] = [
+  await subscribe(app, owner.secret),
+  await subscribe(app, owner.secret),
+  await subscribe(app, owner.secret),
+];
 if (!first || !second || !third) throw new Error('subscriptions were not made');
 await sql`update subscriptions set status = 'expired', expired_at = now() where id = ${third.id}`;
 const stranger = await ownerWithKey(app, 'notify');
@@ -155,7 +146,7 @@ t.test('the session send targets one endpoint like /notify: 404 unknown, 410 exp
 
   assertError(t, await send(owner, { title: 'T', body: 'B', endpoint: third.endpoint }), 'SUBSCRIPTION_EXPIRED');
   assertError(t, await send(owner, { title: 'T', body: 'B', endpoint: fakeSubscription().endpoint }), 'NOT_FOUND');
-  const theirs = await subscribe(stranger);
+  const theirs = await subscribe(app, stranger.secret);
   assertError(t, await send(owner, { title: 'T', body: 'B', endpoint: theirs.endpoint }), 'NOT_FOUND');
 });
 
@@ -188,8 +179,8 @@ t.test('the session send checks fields in the contract order, with /notify’s c
 
 t.test('the session send counts toward the owner’s month and is refused whole past the limit', async (t) => {
   const spender = await ownerWithKey(app, 'notify');
-  await subscribe(spender);
-  await subscribe(spender);
+  await subscribe(app, spender.secret);
+  await subscribe(app, spender.secret);
   t.equal((await send(spender, { title: 'A', body: 'A' })).statusCode, 202);
   t.equal(await monthlyUsage(spender.user.user.id), 2, 'targets counted');
 
@@ -205,7 +196,7 @@ t.test('the session send counts toward the owner’s month and is refused whole 
 
 t.test('Idempotency-Key is the app’s, shared with /notify, for 24 h', async (t) => {
   const sender = await ownerWithKey(app, 'notify');
-  await subscribe(sender);
+  await subscribe(app, sender.secret);
   const key = { 'idempotency-key': 'dash-1' };
   const firstAnswer = await send(sender, { title: 'Once', body: 'Only' }, key);
   t.equal(firstAnswer.statusCode, 202);
@@ -222,7 +213,7 @@ t.test('Idempotency-Key is the app’s, shared with /notify, for 24 h', async (t
   t.equal(await monthlyUsage(sender.user.user.id), 2, 'each counted once');
 
   // Another app's owner using the same key gets their own notification.
-  await subscribe(stranger);
+  await subscribe(app, stranger.secret);
   const theirs = await send(stranger, { title: 'Once', body: 'Only' }, key);
   t.not(theirs.body, firstAnswer.body);
 
@@ -231,7 +222,7 @@ t.test('Idempotency-Key is the app’s, shared with /notify, for 24 h', async (t
 
 t.test('GET lists the app’s notifications newest first with their content and counts', async (t) => {
   const lister = await ownerWithKey(app, 'notify');
-  await subscribe(lister);
+  await subscribe(app, lister.secret);
   const older = await send(lister, {
     title: 'Older',
     body: 'First',

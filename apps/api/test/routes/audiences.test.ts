@@ -4,7 +4,7 @@ import t from 'tap';
 import { assertError, UUID } from '../assertions.js';
 import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey } from '../helper.js';
 
-// Audiences and scheduled sends on the API side (CONTRACT 1.1 "Audiences", "Scheduled sends"):
+// Audiences and scheduled sends on the API side (docs/sending.md):
 // uid/tags on subscriptions, signed uids, targeting, sendAt and cancel. No worker runs here;
 // delivery and the scheduler's start are tested in apps/worker/test/audiences.test.ts.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError } from '../assertions.js';
-import { bearer, buildTestApp, fakeSubscription, ownerWithKey, planDelivery } from '../helper.js';
+import { bearer, buildTestApp, fakeSubscription, ownerWithKey, planDelivery, subscribe } from '../helper.js';
 
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '1000000', EVENTS_FLUSH_INTERVAL_MS: '600000' });
 const { app } = ctx;
@@ -20,14 +20,7 @@ async function ownerWithSubscriber() {
     payload: { scope: 'subscribe_only' },
   });
   const browserSecret = browser.json<{ secret: string }>().secret;
-  const subscription = fakeSubscription();
-  const subscribed = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(browserSecret),
-    payload: subscription,
-  });
-  if (subscribed.statusCode !== 201) throw new Error(`subscribe: ${subscribed.statusCode} ${subscribed.body}`);
+  const subscription = await subscribe(app, browserSecret);
   return { ...owner, browserSecret, subscription };
 }
 

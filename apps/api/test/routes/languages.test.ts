@@ -13,7 +13,7 @@ import dashboardRoutes from '../../src/site/dashboard/index.js';
 import { assertError, TEST_PUBLIC_URL } from '../assertions.js';
 import { bearer, buildTestApp, uniqueEmail } from '../helper.js';
 
-// CONTRACT 1.2 "Languages" (pinned): pages by Accept-Language until a pick, e-mails in the account's language.
+// docs/accounts.md and docs/dashboard.md: pages by Accept-Language until a pick, e-mails in the account's language.
 
 const JAPANESE = /[\u3040-\u30ff\u4e00-\u9fff]/;
 

@@ -2,7 +2,7 @@ import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
-import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey } from '../helper.js';
+import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, subscribe } from '../helper.js';
 
 // The API side of sending: validation, targets, accounting, idempotency. No worker runs here, so
 // accepted notifications stay queued; delivery is tested in apps/worker/test.
@@ -29,17 +29,6 @@ const notifyBatch = (owner: Owner, payload: unknown, headers: Record<string, str
 const getNotification = (owner: Owner, id: string) =>
   app.inject({ method: 'GET', url: `/api/v1/notifications/${id}`, headers: bearer(owner.secret) });
 
-async function subscribe(owner: Owner) {
-  const subscription = fakeSubscription();
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: subscription,
-  });
-  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.body}`);
-  return { ...subscription, id: (response.json() as { subscriber: { id: string } }).subscriber.id };
-}
 const expire = (id: string) => sql`update subscriptions set status = 'expired', expired_at = now() where id = ${id}`;
 
 const monthlyUsage = async (userId: string) => {
@@ -63,7 +52,11 @@ interface Accepted {
 const accepted = (response: { json(): unknown }) => response.json() as Accepted;
 
 const sender = await ownerWithKey(app, 'notify');
-const [first, second, third] = [await subscribe(sender), await subscribe(sender), await subscribe(sender)];
+const [first, second, third] = [
+  await subscribe(app, sender.secret),
+  await subscribe(app, sender.secret),
+  await subscribe(app, sender.secret),
+];
 if (!first || !second || !third) throw new Error('subscriptions were not made');
 await expire(third.id);
 
@@ -240,7 +233,7 @@ t.test('POST /notify with an endpoint', async (t) => {
   assertError(t, await notify(sender, { title: 'T', body: 'B', endpoint: third.endpoint }), 'SUBSCRIPTION_EXPIRED');
   assertError(t, await notify(sender, { title: 'T', body: 'B', endpoint: fakeSubscription().endpoint }), 'NOT_FOUND');
   const other = await ownerWithKey(app, 'notify');
-  const theirs = await subscribe(other);
+  const theirs = await subscribe(app, other.secret);
   assertError(t, await notify(sender, { title: 'T', body: 'B', endpoint: theirs.endpoint }), 'NOT_FOUND');
 });
 
@@ -351,8 +344,8 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
 
 t.test('monthly usage counts accepted targets; GET /apps/:id shows this month’s sends of the app', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
+  await subscribe(app, owner.secret);
   await notify(owner, { title: 'A', body: 'A' });
   await notify(owner, { title: 'B', body: 'B' });
   t.equal(await monthlyUsage(owner.user.user.id), 4);
@@ -369,7 +362,7 @@ t.test('monthly usage counts accepted targets; GET /apps/:id shows this month’
 
 t.test('a notification that would pass the monthly limit is refused whole', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  const subscribers = [await subscribe(owner), await subscribe(owner)];
+  const subscribers = [await subscribe(app, owner.secret), await subscribe(app, owner.secret)];
   await setMonthlyUsage(owner.user.user.id, 30_000 - 1);
   assertError(t, await notify(owner, { title: 'T', body: 'B' }), 'MONTHLY_LIMIT_EXCEEDED');
   const endpoints = subscribers.map((subscriber) => subscriber.endpoint);
@@ -395,7 +388,7 @@ t.test('a notification that would pass the monthly limit is refused whole', asyn
 
 t.test('the limit is per user, across apps, and last month does not count', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
   await sql`update users set plan = 'pro' where id = ${owner.user.user.id}`;
   const secondApp = await app.inject({
     method: 'POST',
@@ -406,7 +399,7 @@ t.test('the limit is per user, across apps, and last month does not count', asyn
   const appId = (secondApp.json() as { app: { id: string } }).app.id;
   const key = await createKey(app, owner.user.token, appId, 'notify');
   const sibling: Owner = { ...owner, app: { ...owner.app, id: appId }, key, secret: key.secret };
-  await subscribe(sibling);
+  await subscribe(app, sibling.secret);
   await sql`insert into monthly_usage (user_id, month, sends)
     values (${owner.user.user.id}, (date_trunc('month', now() at time zone 'UTC') - interval '1 month')::date, 3000000)`;
   await setMonthlyUsage(owner.user.user.id, 3_000_000 - 1);
@@ -416,8 +409,8 @@ t.test('the limit is per user, across apps, and last month does not count', asyn
 
 t.test('fifty simultaneous sends never take the month past its limit', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
+  await subscribe(app, owner.secret);
   // Room for 21 sends: ten notifications of two targets fit, the eleventh would need one too many.
   await setMonthlyUsage(owner.user.user.id, 30_000 - 21);
   const responses = await Promise.all(
@@ -434,7 +427,7 @@ t.test('fifty simultaneous sends never take the month past its limit', async (t)
 
 t.test('Idempotency-Key: the same key from the same app within 24 h returns the first answer', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
   const key = { 'idempotency-key': 'order-42' };
   const firstResponse = await notify(owner, { title: 'Once', body: 'Only' }, key);
   t.equal(firstResponse.statusCode, 202);
@@ -482,7 +475,7 @@ t.test('Idempotency-Key: the same key from the same app within 24 h returns the 
 
 t.test('Idempotency-Key holds under concurrency: one notification, one reservation, one answer', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
   const responses = await Promise.all(
     Array.from({ length: 10 }, () => notify(owner, { title: 'Once', body: 'Only' }, { 'idempotency-key': 'burst' })),
   );
@@ -497,7 +490,7 @@ t.test('Idempotency-Key holds under concurrency: one notification, one reservati
 
 t.test('a refused request does not use up its Idempotency-Key', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
   await setMonthlyUsage(owner.user.user.id, 30_000);
   const key = { 'idempotency-key': 'retry-me' };
   assertError(t, await notify(owner, { title: 'T', body: 'B' }, key), 'MONTHLY_LIMIT_EXCEEDED');
@@ -507,7 +500,7 @@ t.test('a refused request does not use up its Idempotency-Key', async (t) => {
 
 t.test('accepted with Redis unavailable: the row is committed and the answer is still 202', async (t) => {
   const owner = await ownerWithKey(app, 'notify');
-  await subscribe(owner);
+  await subscribe(app, owner.secret);
   const add = app.queues.fanOut.add.bind(app.queues.fanOut);
   app.queues.fanOut.add = async () => {
     throw new Error('redis is down');

@@ -2,7 +2,7 @@ import { plans } from '@webpush/plans';
 import t from 'tap';
 import { buildTestApp } from '../helper.js';
 
-// GET /plans (no auth): what the pricing page shows (CONTRACT "The dashboard and the pricing page").
+// GET /plans (no auth): what the pricing page shows (docs/dashboard.md).
 const ctx = await buildTestApp(t);
 const { app } = ctx;
 

@@ -1,27 +1,15 @@
 import { richNotificationFields } from '@webpush/testing';
 import t from 'tap';
 import { assertError } from '../assertions.js';
-import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey, planDelivery } from '../helper.js';
+import { bearer, buildTestApp, createKey, ownerWithKey, planDelivery, subscribe } from '../helper.js';
 
-// CONTRACT 1.2 "Rich notifications" and "Engagement that was earned".
+// docs/sending.md, "Pictures, buttons and behaviour", and docs/engagement.md, "Only engagement that was earned".
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '1000000', EVENTS_FLUSH_INTERVAL_MS: '600000' });
 const { app } = ctx;
 const sql = ctx.database.sql;
 
 const owner = await ownerWithKey(app, 'full');
 const browserKey = await createKey(app, owner.user.token, owner.app.id, 'subscribe_only');
-
-async function subscribe() {
-  const subscription = fakeSubscription();
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(browserKey.secret),
-    payload: subscription,
-  });
-  if (response.statusCode !== 201) throw new Error(`subscribe: ${response.statusCode} ${response.body}`);
-  return subscription;
-}
 
 const notify = (payload: object, url = '/api/v1/notify') =>
   app.inject({ method: 'POST', url, headers: bearer(owner.secret), payload });
@@ -55,7 +43,7 @@ const rich = {
   data: { campaign: 'autumn', n: 3 },
 };
 
-const subscriber = await subscribe();
+const subscriber = await subscribe(app, browserKey.secret);
 
 t.test('every rich field is accepted on every sending route and stored with the notification', async (t) => {
   const sent = await notify(rich);
@@ -137,7 +125,7 @@ t.test('the whole browser payload is at most 3,993 bytes; over it, 413 and nothi
   const room = 3_993 - fixed;
   const titleBytes = 2_000;
   const fits = { title: 't'.repeat(titleBytes), body: 'b'.repeat(room - titleBytes), data };
-  t.ok(JSON.stringify({ title: fits.title, body: fits.body }).length <= 3_072, 'within the SPEC rule on its own');
+  t.ok(JSON.stringify({ title: fits.title, body: fits.body }).length <= 3_072, 'within the 3,072-byte rule on its own');
   const before = await notificationCount();
   const accepted = await notify(fits);
   t.equal(accepted.statusCode, 202, 'exactly 3,993 bytes is accepted');
@@ -150,7 +138,7 @@ t.test('the whole browser payload is at most 3,993 bytes; over it, 413 and nothi
 });
 
 t.test('button clicks: actionClicks once per subscription and action; clicked once whatever was clicked', async (t) => {
-  const second = await subscribe();
+  const second = await subscribe(app, browserKey.secret);
   const sent = await notify(rich);
   const { id } = sent.json<{ notification: { id: string } }>().notification;
   await fanOut(id);
@@ -186,11 +174,11 @@ t.test('button clicks: actionClicks once per subscription and action; clicked on
 
 t.test('engagement counts only for subscriptions the notification was pushed to', async (t) => {
   // A send to one endpoint: the other subscriber is outside its audience.
-  const outside = await subscribe();
+  const outside = await subscribe(app, browserKey.secret);
   const sent = await notify({ ...rich, endpoint: subscriber.endpoint });
   const { id } = sent.json<{ notification: { id: string } }>().notification;
   await fanOut(id);
-  const late = await subscribe();
+  const late = await subscribe(app, browserKey.secret);
   for (const endpoint of [outside.endpoint, late.endpoint]) {
     for (const event of [{ type: 'shown' }, { type: 'clicked' }, { type: 'clicked', action: 'buy' }]) {
       const response = await report({ notificationId: id, endpoint, ...event });
@@ -204,7 +192,7 @@ t.test('engagement counts only for subscriptions the notification was pushed to'
   const everyone = await notify({ title: 'All', body: 'B' });
   const allId = everyone.json<{ notification: { id: string } }>().notification.id;
   await fanOut(allId);
-  const after = await subscribe();
+  const after = await subscribe(app, browserKey.secret);
   await report({ notificationId: allId, endpoint: after.endpoint, type: 'shown' });
   await report({ notificationId: allId, endpoint: outside.endpoint, type: 'shown' });
   await app.engagement.flush();

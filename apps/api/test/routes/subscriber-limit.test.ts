@@ -2,7 +2,7 @@ import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
 
-// The Free plan's 1,000 active subscribers (CONTRACT "Limits"), also under concurrency.
+// The Free plan's 1,000 active subscribers (packages/plans), also under concurrency.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '10000' });
 const { app } = ctx;
 const sql = ctx.database.sql;

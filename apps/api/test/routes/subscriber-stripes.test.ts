@@ -4,7 +4,7 @@ import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
 
-// The subscriber count in 16 stripes per owner (migration 0014): one owner's subscribes no longer
+// The subscriber count in 16 stripes per owner (migration 0014): one owner's subscribes do not
 // wait for each other's commits, and the plan's limit stays exact — under many simultaneous
 // subscribes, across a change of plan, and with slots given back to any stripe.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '10000', RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: '10000' });

@@ -1,14 +1,12 @@
 import t from 'tap';
 import { assertError } from '../assertions.js';
-import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
+import { bearer, buildTestApp, ownerWithKey, subscribe } from '../helper.js';
 
 // GET /apps/:appId/subscribers and DELETE /apps/:appId/subscribers/:subscriberId: the dashboard's
-// subscriber list (CONTRACT "Listing and sending from a session").
+// subscriber list (docs/dashboard.md).
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
 const { app } = ctx;
 const sql = ctx.database.sql;
-
-type Owner = Awaited<ReturnType<typeof ownerWithKey>>;
 
 interface ListedSubscriber {
   id: string;
@@ -28,18 +26,6 @@ const list = (token: string, appId: string, query = '') =>
   app.inject({ method: 'GET', url: `/api/v1/apps/${appId}/subscribers${query}`, headers: bearer(token) });
 const remove = (token: string, appId: string, subscriberId: string) =>
   app.inject({ method: 'DELETE', url: `/api/v1/apps/${appId}/subscribers/${subscriberId}`, headers: bearer(token) });
-
-async function subscribe(owner: Owner) {
-  const subscription = fakeSubscription();
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/subscribe',
-    headers: bearer(owner.secret),
-    payload: subscription,
-  });
-  if (response.statusCode !== 201) throw new Error(`subscribe failed: ${response.body}`);
-  return { ...subscription, id: (response.json() as { subscriber: { id: string } }).subscriber.id };
-}
 
 /** Inserts `count` subscriptions; every third is expired; pairs share a `created_at` to test the id tie-break. */
 async function seedSubscriptions(appId: string, count: number) {
@@ -79,11 +65,11 @@ const stranger = await ownerWithKey(app, 'notify');
 
 t.test('GET lists the app’s subscribers newest first in the pinned shape', async (t) => {
   const lister = await ownerWithKey(app, 'notify');
-  const older = await subscribe(lister);
-  const newer = await subscribe(lister);
+  const older = await subscribe(app, lister.secret);
+  const newer = await subscribe(app, lister.secret);
   await sql`update subscriptions set created_at = now() - interval '1 minute' where id = ${older.id}`;
   await sql`update subscriptions set status = 'expired', expired_at = now() where id = ${older.id}`;
-  await subscribe(stranger);
+  await subscribe(app, stranger.secret);
 
   const response = await list(lister.user.token, lister.app.id);
   t.equal(response.statusCode, 200);
@@ -174,7 +160,7 @@ t.test('a bad status, limit or cursor is 400 INVALID_INPUT', async (t) => {
 
 t.test('DELETE removes the subscriber: 204, gone from the list, no longer a target', async (t) => {
   const sender = await ownerWithKey(app, 'notify');
-  const [kept, removed] = [await subscribe(sender), await subscribe(sender)];
+  const [kept, removed] = [await subscribe(app, sender.secret), await subscribe(app, sender.secret)];
   if (!kept || !removed) throw new Error('subscriptions were not made');
   const send = () =>
     app.inject({
@@ -208,8 +194,8 @@ t.test('DELETE removes the subscriber: 204, gone from the list, no longer a targ
 });
 
 t.test('another user’s app or subscriber, an unknown id and malformed ids are 404', async (t) => {
-  const theirs = await subscribe(stranger);
-  const mine = await subscribe(owner);
+  const theirs = await subscribe(app, stranger.secret);
+  const mine = await subscribe(app, owner.secret);
   const unknown = '00000000-0000-4000-8000-000000000000';
 
   assertError(t, await list(owner.user.token, stranger.app.id), 'NOT_FOUND');

@@ -4,7 +4,7 @@ import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
 
 // POST /apps/:appId/vapid-key/rotate, POST /subscribe's applicationServerKey and the subscribers'
-// vapidPublicKey (CONTRACT 1.2 "VAPID key rotation"). Delivery with each key: apps/worker/test/vapid-rotation.test.ts.
+// vapidPublicKey (docs/sending.md, "Rotating the VAPID key"). Delivery with each key: apps/worker/test/vapid-rotation.test.ts.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000', RATE_LIMIT_REGISTER_MAX: '1000' });
 const { app } = ctx;
 

@@ -1,5 +1,6 @@
 import { createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@webpush/testing';
 import t from 'tap';
 import { bearer, buildTestApp, ownerWithKey } from '../helper.js';
 
@@ -35,7 +36,7 @@ t.test('webhook names whose name server never answers do not delay a login', asy
       })
       .finally(() => settled++),
   );
-  while (queries < 16) await new Promise((resolve) => setTimeout(resolve, 10));
+  await waitFor(() => queries >= 16, '16 DNS queries hang unanswered');
 
   const login = await app.inject({
     method: 'POST',

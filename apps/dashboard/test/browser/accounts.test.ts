@@ -1,5 +1,4 @@
-import { type MailServer, type ReceivedMail, startMailServer } from '@webpush/testing';
-import type { Page } from 'playwright-core';
+import { type MailServer, type ReceivedMail, startMailServer, waitFor } from '@webpush/testing';
 import t from 'tap';
 import {
   checkPage,
@@ -95,7 +94,7 @@ if (browser) {
 
     await page.getByRole('button', { name: /^Sign out the session from/ }).click();
     await page.getByRole('button', { name: 'Sign it out' }).click();
-    await eventuallyCount(rows, 1);
+    await waitFor(async () => (await rows.count()) === 1, 'one session row is listed', { intervalMs: 100 });
     t.equal(await rows.count(), 1, 'one session left');
     const me = await other.context.request.get(`${url}/api/v1/auth/me`);
     t.equal(me.status(), 401, 'the other browser is signed out');
@@ -222,10 +221,4 @@ if (browser) {
   });
 
   t.same(problems, [], 'no CSP violation or page error');
-
-  async function eventuallyCount(locator: ReturnType<Page['getByTestId']>, count: number) {
-    for (let tries = 0; tries < 100 && (await locator.count()) !== count; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }

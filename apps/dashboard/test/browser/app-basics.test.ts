@@ -1,4 +1,4 @@
-import { bearer, fakeSubscription } from '@webpush/testing';
+import { bearer, fakeSubscription, waitForValue } from '@webpush/testing';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import {
@@ -6,7 +6,6 @@ import {
   capture,
   checkPage,
   createAppInPage,
-  eventually,
   launchChromium,
   openDashboard,
   signUp,
@@ -129,9 +128,10 @@ if (browser) {
     const used = await ctx.app.inject({ method: 'GET', url: '/api/v1/vapid-public-key', headers: bearer(secret) });
     t.equal(used.statusCode, 200);
     // The use is recorded beside the request, not before its answer: wait for the row, then look.
-    const recorded = await eventually(
+    const recorded = await waitForValue(
       async () => (await sql`select last_used_at from api_keys where display_prefix = ${secret.slice(0, 10)}`)[0],
       (row) => row?.last_used_at != null,
+      "the key's use is recorded",
     );
     t.ok(recorded?.last_used_at, 'the use is recorded');
     await page.reload();

@@ -11,7 +11,7 @@ import type { Test } from 'tap';
  * API from apps/dashboard/dist (`pnpm test` builds it first), on PostgreSQL and Redis of its own.
  */
 
-export { eventually, fakePushScript, launchChromium } from '@webpush/testing/browser';
+export { fakePushScript, launchChromium } from '@webpush/testing/browser';
 
 const buildTestApp = testAppBuilder<BuildOptions>(buildApp);
 

@@ -1,11 +1,10 @@
 import { createPushSender } from '@webpush/push';
-import { startFakePushService } from '@webpush/testing';
+import { startFakePushService, waitForValue } from '@webpush/testing';
 import { startWorker } from '@webpush/worker/worker';
 import t from 'tap';
 import {
   capture,
   createAppInPage,
-  eventually,
   fakePushScript,
   launchChromium,
   openDashboard,
@@ -95,9 +94,10 @@ if (browser) {
       'a subscribe_only key was made for it',
     );
     t.ok(
-      await eventually(
+      await waitForValue(
         async () => registrations.get(`${url}/sdk/`),
         (id) => id !== undefined,
+        "the SDK's service worker is registered at /sdk/",
       ),
       "the SDK's service worker is registered at /sdk/",
     );
@@ -136,7 +136,7 @@ if (browser) {
 
     const registrationId = registrations.get(`${url}/sdk/`) ?? '';
     await cdp.send('ServiceWorker.deliverPushMessage', { origin: url, registrationId, data: payload });
-    const shown = await eventually(
+    const shown = await waitForValue(
       () =>
         page.evaluate(async () => {
           const registration = await navigator.serviceWorker.getRegistration('/sdk/sw.js');
@@ -144,6 +144,7 @@ if (browser) {
           return notifications.map((notification) => ({ title: notification.title, body: notification.body }));
         }),
       (list) => list.some((notification) => notification.title === title),
+      'the test notification is shown',
     );
     t.match(shown, [{ title, body }], 'the browser shows the notification');
   });
@@ -165,9 +166,10 @@ if (browser) {
     await page.getByRole('link', { name: 'Overview' }).click();
     const sends = page.locator('.stat-card').filter({ hasText: 'Sends this month' });
     // Cached usage shows first and refreshes at once (the send invalidated it).
-    const sendsText = await eventually(
+    const sendsText = await waitForValue(
       async () => (await sends.textContent()) ?? '',
       (text) => text.startsWith('Sends this month1 / 30,000'),
+      'the send is counted on the usage page',
     );
     t.match(sendsText, /^Sends this month1 \/ 30,000/);
     t.match(

@@ -1,9 +1,9 @@
+import { waitForValue } from '@webpush/testing';
 import t from 'tap';
 import {
   assertAccessible,
   assertNoHorizontalScroll,
   capture,
-  eventually,
   launchChromium,
   openDashboard,
   PASSWORD,
@@ -136,19 +136,21 @@ if (browser) {
       await button.click();
       const alert = tryIt.page.getByRole('alert').filter({ hasText: '20 秒以内に応答がありませんでした' });
       // The wait starts once the key is made: move the clock on until the message is there.
-      const shown = await eventually(
+      const shown = await waitForValue(
         async () => {
           await tryIt.context.clock.fastForward(20_000);
           return alert.isVisible();
         },
         (visible) => visible,
+        'the try-it wait ends in its message',
       );
       t.ok(shown, 'the wait ends in its message');
       await button.click();
       await tryIt.page.getByText('応答を待っています').waitFor();
-      const keys = await eventually(
+      const keys = await waitForValue(
         async () => sql`select 1 from api_keys where app_id = ${appId} and name = ${TRY_IT_KEY}`,
         (rows) => rows.length > 0,
+        'the try-it key exists',
       );
       t.equal(keys.length, 1, 'the second try reused the first key');
       t.same(tryIt.problems, [], 'no Content-Security-Policy violation and no page error');
@@ -174,9 +176,10 @@ if (browser) {
     t.equal(await page.locator('html').getAttribute('lang'), 'en');
     const cookies = await context.cookies(url);
     t.equal(cookies.find((cookie) => cookie.name === 'wp_lang')?.value, 'en');
-    const language = await eventually(
+    const language = await waitForValue(
       async () => (await sql`select language from users where email = ${email}`)[0]?.language,
       (value) => value === 'en',
+      "the account's language is en",
     );
     t.equal(language, 'en', 'the account (and its e-mails) follow the pick');
     await page.reload();

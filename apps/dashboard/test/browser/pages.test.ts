@@ -1,11 +1,10 @@
-import { startFakeGithub } from '@webpush/testing';
+import { startFakeGithub, waitForValue } from '@webpush/testing';
 import t from 'tap';
 import {
   assertAccessible,
   assertNoHorizontalScroll,
   capture,
   createAppInPage,
-  eventually,
   launchChromium,
   openDashboard,
   PASSWORD,
@@ -244,9 +243,10 @@ if (browser) {
     await page.getByLabel('Default page').fill('');
     await page.getByRole('region', { name: 'Push format' }).getByRole('button', { name: 'Save' }).click();
     // "Saved." is still on screen from the first save: wait for the row itself.
-    const back = await eventually(
+    const back = await waitForValue(
       async () => (await ctx.database.sql`select push_format, default_url from apps where id = ${appId}`)[0],
       (row) => row?.push_format === 'legacy',
+      'the app is back to the legacy format',
     );
     t.strictSame({ ...back }, { push_format: 'legacy', default_url: null });
   });

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createKey, planDelivery } from '@webpush/testing';
-import type { BrowserContext, Worker } from 'playwright-core';
+import { createKey, planDelivery, waitForValue } from '@webpush/testing';
+import { watchServiceWorker } from '@webpush/testing/browser';
+import type { BrowserContext } from 'playwright-core';
 import t from 'tap';
-import { eventually, fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
+import { fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
 
 /*
  * Engagement events end to end (issue 11): real Chromium, the real API and its database. A push
@@ -78,28 +79,14 @@ if (browser) {
     context.on('serviceworker', (worker) => worker.on('console', (message) => logs.push(message.text())));
     const keys = newKeys();
     const page = await openPage(context, site, [keys]);
-    const cdp = await context.newCDPSession(page);
-    const registrationIds = new Map<string, string>();
-    cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-      for (const registration of registrations) {
-        if (!registration.isDeleted) registrationIds.set(registration.scopeURL, registration.registrationId);
-      }
-    });
-    await cdp.send('ServiceWorker.enable');
+    const serviceWorker = await watchServiceWorker(context, page);
     await page.goto(`${site}/`);
     await page.evaluate((subscribeOptions) => WebPush.subscribe(subscribeOptions), {
       baseUrl: api.url,
       apiKey: api.apiKey,
       ...options,
     });
-    const registrationId = await eventually(
-      async () => registrationIds.get(`${site}/`),
-      (id) => id !== undefined,
-    );
-    const worker = (await eventually(
-      async () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
-      (found) => found !== undefined,
-    )) as Worker;
+    const { worker, push: pushData } = await serviceWorker.ready(site);
     // The worker's PushManager is the browser's real one, which has no subscription here (no push
     // service is reachable): give it the page's fake one, holding the same subscription.
     await worker.evaluate(fakePushScript([keys]));
@@ -111,12 +98,7 @@ if (browser) {
       Clients.prototype.openWindow = async function (url) { globalThis.windowCalls.push(['open', url]); return null; };
     })()`);
 
-    const push = (payload: object) =>
-      cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: site,
-        registrationId: registrationId ?? '',
-        data: JSON.stringify(payload),
-      });
+    const push = (payload: object) => pushData(JSON.stringify(payload));
     const titles = () =>
       worker.evaluate(
         '(async () => (await registration.getNotifications()).map((notification) => notification.title))()',
@@ -146,14 +128,20 @@ if (browser) {
      */
     let deliveries = 0;
     const pushUntilShown = async (payload: Record<string, unknown>, title = payload.title as string) => {
-      let listed: string[] = [];
-      for (let delivery = 1; delivery <= 3 && !listed.includes(title); delivery++) {
+      for (let delivery = 1; ; delivery++) {
         deliveries++;
         await push(payload);
-        listed = await eventually(titles, (list) => list.includes(title), 10_000);
+        try {
+          return await waitForValue(titles, (list) => list.includes(title), `"${title}" is listed`, {
+            timeoutMs: 10_000,
+          });
+        } catch (error) {
+          if (delivery === 3) {
+            console.error(`not shown; worker console: ${JSON.stringify(logs)}`);
+            throw error;
+          }
+        }
       }
-      if (!listed.includes(title)) console.error(`not shown; worker console: ${JSON.stringify(logs)}`);
-      return listed;
     };
     return {
       site,
@@ -182,9 +170,10 @@ if (browser) {
       'shown',
     );
     t.strictSame(
-      await eventually(
+      await waitForValue(
         () => counts(id),
         (value) => value.shown === 1,
+        'the push is counted as shown',
       ),
       { shown: 1, clicked: 0 },
       'the API counted one shown',
@@ -192,14 +181,15 @@ if (browser) {
 
     await visitor.click('Counted');
     t.same(
-      await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+      await waitForValue(visitor.windowCalls, (calls) => calls.length > 0, 'the url opened'),
       [['open', `${visitor.site}/landing`]],
       'the url opened',
     );
     t.strictSame(
-      await eventually(
+      await waitForValue(
         () => counts(id),
         (value) => value.clicked === 1,
+        'the click is counted',
       ),
       { shown: 1, clicked: 1 },
       'the API counted one clicked',
@@ -209,10 +199,10 @@ if (browser) {
     // Another title, so the wait cannot mistake the first one, still closing, for it.
     await visitor.pushUntilShown({ title: 'Counted again', body: 'x', url: `${visitor.site}/landing`, id });
     await visitor.click('Counted again');
-    const reports = await eventually(
-      async () => eventsFrom(visitor.site),
-      // One `shown` per delivery (normally 2) and the two clicks.
+    const reports = await waitForValue(
+      async () => eventsFrom(visitor.site), // One `shown` per delivery (normally 2) and the two clicks.
       (list) => list.length === visitor.deliveries() + 2,
+      'every shown and click is reported',
     );
     t.same(
       reports.map((report) => report.status),
@@ -238,7 +228,7 @@ if (browser) {
     await visitor.pushUntilShown({ title: 'Private', body: 'x', url: `${visitor.site}/quiet`, id });
     await visitor.click('Private');
     t.same(
-      await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+      await waitForValue(visitor.windowCalls, (calls) => calls.length > 0, 'the url opened'),
       [['open', `${visitor.site}/quiet`]],
       'the url opened',
     );
@@ -249,9 +239,10 @@ if (browser) {
     );
     t.ok(
       (
-        await eventually(
+        await waitForValue(
           async () => markers,
           (list) => list.includes(id),
+          'the marker arrived',
         )
       ).includes(id),
       'the marker arrived',
@@ -313,14 +304,15 @@ if (browser) {
       );
       await visitor.click('Rich', 'buy');
       t.same(
-        await eventually(visitor.windowCalls, (calls) => calls.length > 0),
+        await waitForValue(visitor.windowCalls, (calls) => calls.length > 0, "the button's url opened"),
         [['open', `${visitor.site}/buy`]],
         "the button's url opened",
       );
       t.strictSame(
-        await eventually(
+        await waitForValue(
           () => actionClicks(id),
           (value) => value.clicked === 1,
+          'the button click is counted',
         ),
         { clicked: 1, actionClicks: { buy: 1 } },
         'clicked with its action',
@@ -328,7 +320,7 @@ if (browser) {
       await visitor.pushUntilShown({ ...payload, title: 'Rich again' });
       await visitor.click('Rich again', 'later');
       t.same(
-        await eventually(visitor.windowCalls, (calls) => calls.length > 1),
+        await waitForValue(visitor.windowCalls, (calls) => calls.length > 1, 'the second url opened'),
         [
           ['open', `${visitor.site}/buy`],
           ['open', `${visitor.site}/sale`],
@@ -336,9 +328,10 @@ if (browser) {
         "a button without url opens the notification's",
       );
       t.strictSame(
-        await eventually(
+        await waitForValue(
           () => actionClicks(id),
           (value) => value.actionClicks.later === 1,
+          'the later action is counted',
         ),
         { clicked: 1, actionClicks: { buy: 1, later: 1 } },
         'still one click for the subscriber; each action once',
@@ -369,22 +362,25 @@ if (browser) {
     );
     t.match(await visitor.shownAs('Declared'), { body: 'Shown by the SDK', tag: 'd', actions: [{ action: 'buy' }] });
     t.strictSame(
-      await eventually(
+      await waitForValue(
         () => counts(id),
         (value) => value.shown === 1,
+        'the push is counted as shown',
       ),
       { shown: 1, clicked: 0 },
       'shown reported by the worker',
     );
     await visitor.click('Declared', 'buy');
-    t.same(await eventually(visitor.windowCalls, (calls) => calls.length > 0), [['open', link(1)]]);
+    t.same(await waitForValue(visitor.windowCalls, (calls) => calls.length > 0, 'the first declared link opened'), [
+      ['open', link(1)],
+    ]);
     await visitor.pushUntilShown(
       { web_push: 8030, notification: { title: 'Declared 2', navigate: link(2), data: { id } }, mutable: true },
       'Declared 2',
     );
     await visitor.click('Declared 2');
     t.same(
-      await eventually(visitor.windowCalls, (calls) => calls.length > 1),
+      await waitForValue(visitor.windowCalls, (calls) => calls.length > 1, 'the second declared link opened'),
       [
         ['open', link(1)],
         ['open', link(2)],

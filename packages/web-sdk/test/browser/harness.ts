@@ -18,7 +18,6 @@ import { bundleText } from '../../build.mjs';
 export {
   type BrowserKeys,
   CHROMIUM,
-  eventually,
   fakePushScript,
   launchChromium,
 } from '@webpush/testing/browser';

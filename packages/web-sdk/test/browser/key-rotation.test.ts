@@ -1,8 +1,8 @@
+import { waitForValue } from '@webpush/testing';
 import type { Worker } from 'playwright-core';
 import t from 'tap';
 import {
   bytesOf,
-  eventually,
   type FakePushState,
   fakePushScript,
   launchChromium,
@@ -80,9 +80,10 @@ if (browser) {
   });
 
   await t.test('pushsubscriptionchange with the earlier key moves the browser to the current key', async (t) => {
-    const worker = (await eventually(
+    const worker = (await waitForValue(
       async () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
       (found) => found !== undefined,
+      'the service worker runs',
     )) as Worker;
     const previous = (await keysByEndpoint(api))[second.endpoint] ?? '';
     const current = await rotate(api);
@@ -104,9 +105,10 @@ if (browser) {
       dispatchEvent(event);
     })()`);
 
-    const keys = await eventually(
+    const keys = await waitForValue(
       () => keysByEndpoint(api),
       (stored) => stored[third.endpoint] !== undefined && stored[second.endpoint] === undefined,
+      'the renewed subscription is stored with the current key',
     );
     t.same(keys, { [third.endpoint]: current }, 'stored with the current key, the dead endpoint removed');
     t.equal(await worker.evaluate('globalThis.renewedUnsubscribed === true'), true, 'the earlier-key one dropped');

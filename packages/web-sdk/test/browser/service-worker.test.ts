@@ -1,8 +1,8 @@
-import type { Worker } from 'playwright-core';
+import { waitForValue } from '@webpush/testing';
+import { watchServiceWorker } from '@webpush/testing/browser';
 import t from 'tap';
 import {
   bytesOf,
-  eventually,
   type FakePushState,
   fakePushScript,
   launchChromium,
@@ -41,32 +41,13 @@ if (browser) {
 
   const keys = newKeys();
   const page = await openPage(context, site, [keys]);
-  // Page-level CDP session, ServiceWorker domain on before the page loads (TOOLCHAIN.md).
-  const cdp = await context.newCDPSession(page);
-  const registrationIds = new Map<string, string>();
-  cdp.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
-    for (const registration of registrations) {
-      if (!registration.isDeleted) registrationIds.set(registration.scopeURL, registration.registrationId);
-    }
-  });
-  await cdp.send('ServiceWorker.enable');
+  const serviceWorker = await watchServiceWorker(context, page);
   await page.goto(`${site}/`);
   await page.evaluate(({ url, key }) => WebPush.subscribe({ baseUrl: url, apiKey: key }), {
     url: api.url,
     key: api.apiKey,
   });
-
-  const registrationId = await eventually(
-    async () => registrationIds.get(`${site}/`),
-    (id) => id !== undefined,
-  );
-  const worker = (await eventually(
-    async () => context.serviceWorkers().find((candidate) => candidate.url().startsWith(`${site}/sw.js`)),
-    (found) => found !== undefined,
-  )) as Worker;
-
-  const push = (data: string) =>
-    cdp.send('ServiceWorker.deliverPushMessage', { origin: site, registrationId: registrationId ?? '', data });
+  const { registrationId, worker, push } = await serviceWorker.ready(site);
 
   const shown = () =>
     page.evaluate(async () => {
@@ -89,9 +70,14 @@ if (browser) {
    */
   const pushUntilShown = async (payload: { title: string } & Record<string, unknown>) => {
     const listed = (list: ShownNotification[]) => list.some((notification) => notification.title === payload.title);
-    for (let delivery = 1; delivery <= 3; delivery++) {
+    for (let delivery = 1; ; delivery++) {
       await push(JSON.stringify(payload));
-      if (listed(await eventually(shown, listed, 10_000))) return;
+      try {
+        await waitForValue(shown, listed, `"${payload.title}" is listed`, { timeoutMs: 10_000 });
+        return;
+      } catch (error) {
+        if (delivery === 3) throw error;
+      }
     }
   };
 
@@ -111,7 +97,7 @@ if (browser) {
       badge: `${site}/icon.png`,
     };
     await push(JSON.stringify(payload));
-    const notifications = await eventually(shown, (list) => list.length > 0);
+    const notifications = await waitForValue(shown, (list) => list.length > 0, 'the push is shown');
     t.equal(notifications.length, 1);
     t.same(notifications[0], {
       title: payload.title,
@@ -143,9 +129,10 @@ if (browser) {
     ]) {
       await push(data);
     }
-    const warnings = await eventually(
+    const warnings = await waitForValue(
       async () => workerLogs.slice(before).filter((line) => line.includes('[webpush] ignored a push')),
       (lines) => lines.length >= 4,
+      'the worker warned of every malformed push',
     );
     t.equal(warnings.length, 4, 'one warning per malformed push');
     t.same(await shown(), [], 'nothing shown');
@@ -177,9 +164,9 @@ if (browser) {
     // Waits for this very notification: the previous test's one may still be closing.
     await pushUntilShown({ title: 'Open me', body: 'click', url: `${site}/promo?id=7` });
     await click('Open me');
-    const calls = await eventually(windowCalls, (list) => list.length > 0);
+    const calls = await waitForValue(windowCalls, (list) => list.length > 0, 'a window call is recorded');
     t.same(calls, [['open', `${site}/promo?id=7`]]);
-    t.same(await eventually(shown, (list) => list.length === 0), [], 'closed');
+    t.same(await waitForValue(shown, (list) => list.length === 0, 'the notification is closed'), [], 'closed');
   });
 
   await t.test('a click focuses a window already at the url instead of opening another', async (t) => {
@@ -189,7 +176,7 @@ if (browser) {
     // Waits for this very notification: the previous test's one may still be closing.
     await pushUntilShown({ title: 'Back to it', body: 'click', url: `${site}/article` });
     await click('Back to it');
-    const calls = await eventually(windowCalls, (list) => list.length > 0);
+    const calls = await waitForValue(windowCalls, (list) => list.length > 0, 'a window call is recorded');
     t.same(calls, [['focus', `${site}/article`]]);
     await article.close();
   });
@@ -199,12 +186,12 @@ if (browser) {
     // Waits for this very notification: the previous test's one may still be closing.
     await pushUntilShown({ title: 'No link', body: 'x' });
     await click('No link');
-    t.same(await eventually(shown, (list) => list.length === 0), []);
+    t.same(await waitForValue(shown, (list) => list.length === 0, 'the notification is closed'), []);
     // A later click that does open a page is the marker: by the time its call is recorded, any call
     // of the first click would have been too.
     await pushUntilShown({ title: 'Marker', body: 'x', url: `${site}/marker` });
     await click('Marker');
-    const calls = await eventually(windowCalls, (list) => list.length > 0);
+    const calls = await waitForValue(windowCalls, (list) => list.length > 0, 'a window call is recorded');
     t.same(calls, [['open', `${site}/marker`]], 'only the marker opened a page');
   });
 
@@ -221,9 +208,10 @@ if (browser) {
       dispatchEvent(event);
     })()`);
 
-    const stored = await eventually(
+    const stored = await waitForValue(
       () => storedSubscription(api, renewed.endpoint),
       (row) => row !== null,
+      'the renewed subscription is stored',
     );
     t.equal(stored?.app_id, api.appId, 'the worker POSTed the new subscription across origins');
     t.equal(stored?.p256dh, renewed.p256dh);
@@ -231,9 +219,10 @@ if (browser) {
     const state = (await worker.evaluate('globalThis.fakePush')) as FakePushState;
     t.same(state.calls, [bytesOf(api.vapidPublicKey)], "subscribed with the old subscription's key");
     t.equal(
-      await eventually(
+      await waitForValue(
         () => storedSubscription(api, keys.endpoint),
         (row) => row === null,
+        'the dead endpoint is removed',
       ),
       null,
       'the dead endpoint is removed',

@@ -52,8 +52,8 @@ function readToken(request: FastifyRequest, cookieAllowed: boolean): { token: st
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * A write carried by the cookie must come from the dashboard's own origin (CONTRACT 1.2 "Sessions
- * from browsers"): SameSite=Lax alone lets a sibling subdomain (same site, other origin) write. An
+ * A write carried by the cookie must come from the dashboard's own origin (docs/security.md,
+ * "Cookie writes come from the dashboard's origin only"): SameSite=Lax alone lets a sibling subdomain (same site, other origin) write. An
  * `Origin` other than PUBLIC_URL's, or `Sec-Fetch-Site: cross-site`, is refused; a request with
  * neither header is not a browser's cross-origin request and passes. Bearer tokens are not sent
  * by browsers on their own, so they need no such check.
@@ -87,7 +87,7 @@ function originAllowed(request: FastifyRequest, principal: ApiKeyPrincipal): boo
 }
 
 /**
- * One decision for every route (CONTRACT "Conventions"): UNAUTHORIZED for a missing or malformed
+ * One decision for every route: UNAUTHORIZED for a missing or malformed
  * header, INVALID_API_KEY / INVALID_SESSION for a token that does not authenticate, then
  * INSUFFICIENT_SCOPE, APP_MISMATCH and ORIGIN_NOT_ALLOWED. Tokens are told apart by prefix (`wpk_` / `wps_`).
  */

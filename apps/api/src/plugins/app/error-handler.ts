@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-/** Fastify's own client errors, by code, mapped onto the contract (CONTRACT "Conventions"). */
+/** Fastify's own client errors, by code, mapped onto the catalogue's codes. */
 const frameworkErrors: Record<string, { code: ErrorCode; status?: number }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'INVALID_INPUT', status: 415 },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_INPUT' },

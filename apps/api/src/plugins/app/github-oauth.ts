@@ -28,7 +28,7 @@ export function githubClient(app: FastifyInstance): OAuth2Namespace {
 }
 
 /**
- * GitHub sign-in (SPEC §5.6) with @fastify/oauth2, registered once for /auth/github and its callback.
+ * GitHub sign-in (docs/accounts.md) with @fastify/oauth2, registered once for /auth/github and its callback.
  * The state is bound to the browser by an HttpOnly cookie and compared in constant time.
  */
 export default fp(

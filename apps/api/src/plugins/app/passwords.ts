@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-// OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane): ~25 ms here, affordable on a 2-core box.
+// OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane): affordable on a 2-core box (docs/performance.md).
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export default fp(

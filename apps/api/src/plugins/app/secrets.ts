@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-/** Missing secrets do not stop the process (CONTRACT "Configuration"); the requests that need them get CONFIG_ERROR. */
+/** Missing secrets do not stop the process (docs/configuration.md); the requests that need them get CONFIG_ERROR. */
 export default fp(
   async (app: FastifyInstance) => {
     const { apiKeyPepper, encryptionKey, problems } = app.config;

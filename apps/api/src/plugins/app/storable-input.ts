@@ -33,7 +33,7 @@ export function findUnstorableString(root: unknown): boolean {
 }
 
 /**
- * The one input boundary for what PostgreSQL cannot store (issue 8): a hook on every route that
+ * The one input boundary for what PostgreSQL cannot store: a hook on every route that
  * answers 400 INVALID_INPUT when the parsed body, query string or path parameters hold NUL or a lone
  * surrogate. It runs as `preHandler`, after schema validation, so the contract's order of codes
  * (MISSING_FIELDS, INVALID_URL, …) holds first; invalid UTF-8 bytes never get this far (the JSON

@@ -8,7 +8,7 @@ import { PUSH_ENDPOINT_KEYWORD } from '../../schemas/common.js';
 
 const MAX_ENDPOINT_LENGTH = 2048;
 
-/** CONTRACT "Endpoints": absolute https URL with host and path, no credentials or fragment, allowlisted host. */
+/** docs/security.md, "No SSRF through push endpoints": absolute https URL with host and path, no credentials or fragment, allowlisted host. */
 export function isWellFormedPushEndpoint(value: string, allowlist: readonly PushHostRule[]): boolean {
   if (value.length > MAX_ENDPOINT_LENGTH || !value.startsWith('https://')) return false;
   let url: URL;
@@ -48,7 +48,7 @@ export function codeForValidation(errors: readonly FastifySchemaValidationError[
   if (!bodyPresent) return 'MISSING_FIELDS';
   const missing = (e: FastifySchemaValidationError) =>
     e.keyword === 'required' || (e.keyword === 'minLength' && e.params.limit === 1);
-  // A button without a title, or an empty tag, is a bad shape (CONTRACT 1.2: INVALID_INPUT), not a
+  // A button without a title, or an empty tag, is a bad shape (INVALID_INPUT), not a
   // missing field of the request.
   if (has((e) => missing(e) && !RICH_FIELD.test(e.instancePath))) {
     return 'MISSING_FIELDS';

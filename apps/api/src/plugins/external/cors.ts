@@ -28,8 +28,8 @@ const withoutTrailingSlash = (url: string) => (url.length > 1 && url.endsWith('/
 /**
  * CORS for the three browser routes only, written out rather than through @fastify/cors: the
  * plugin can only tell routes apart with a `delegator`, which runs for every request of the API
- * (/notify and the dashboard's included) and copies and normalises the options each time: about
- * 3 % of the API's CPU under `POST /events` load in a profile, for two constant headers. Here the
+ * (/notify and the dashboard's included) and copies and normalises the options each time, a visible
+ * share of the API's CPU under `POST /events` load for two constant headers (docs/performance.md). Here the
  * other routes run no CORS code at all, and the browser routes set one header.
  *
  * A preflight (OPTIONS) of a browser route answers 204 with the policy, with or without `Origin`

@@ -98,7 +98,7 @@ function batchedStore(batch: CounterBatch, nameSpace: string) {
 }
 
 /**
- * SPEC §8 rate limits on the Redis store, so every API instance counts together. Each limiter is
+ * The rate limits of docs/configuration.md on the Redis store, so every API instance counts together. Each limiter is
  * made once and attached to routes explicitly: the login limiter serves both POST /auth/login and
  * GET /auth/github, which is how they share one counter; it also guards the routes that redeem an
  * e-mailed token (verify-email, password-reset/confirm).

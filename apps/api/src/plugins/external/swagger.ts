@@ -44,7 +44,7 @@ function documentCommonResponses(schema: RouteSchema, methods: string[]): RouteS
   if (!listed400.includes('INVALID_INPUT')) {
     response['400'] = errorResponses(...listed400, 'INVALID_INPUT')[400] as Record<string, unknown>;
   }
-  // A write carried by the session cookie from another origin (CONTRACT 1.2 "Sessions from browsers").
+  // A write carried by the session cookie from another origin (docs/security.md).
   const security = (schema.security ?? []) as Record<string, unknown>[];
   const cookieWrite =
     security.some((requirement) => 'sessionCookie' in requirement) &&

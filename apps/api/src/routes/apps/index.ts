@@ -6,9 +6,9 @@ import { limitsFor } from '@webpush/plans';
 import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
-import { sessionUser } from '../../plugins/app/auth.js';
-import { AppListResponse, AppResponse, CreateAppBody } from '../../schemas/apps.js';
-import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppListResponse, AppResponse, CreateAppBody } from '#schemas/apps.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { publicApp } from './public-app.js';
 
 export default async function routes(fastify: FastifyInstance) {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Language } from '../../languages.js';
 import { passwordResetMail, verificationMail } from './mail-templates.js';
 
-/** A verification link may sit in an inbox for a while; a reset link must not (CONTRACT: within an hour). */
+/** A verification link may sit in an inbox for a while; a reset link must not (docs/accounts.md: one hour). */
 export const VERIFY_EMAIL_TTL_MS = 24 * 60 * 60 * 1000;
 export const RESET_PASSWORD_TTL_MS = 60 * 60 * 1000;
 

@@ -1,8 +1,8 @@
+import type { MailMessage } from '#plugins/app/mailer.js';
 import type { Language } from '../../languages.js';
-import type { MailMessage } from '../../plugins/app/mailer.js';
 
 /**
- * The account e-mails in each language, as plain text and HTML (CONTRACT 1.2 "Languages": they go
+ * The account e-mails in each language, as plain text and HTML (docs/accounts.md: they go
  * out in the account's language). Japanese first. Each template is the whole message, so a reader
  * of one language never gets the other.
  */

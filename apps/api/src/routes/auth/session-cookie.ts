@@ -2,7 +2,7 @@ import type { User } from '@webpush/db';
 import { createSession } from '@webpush/db';
 import { generateToken, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE } from '../../plugins/app/auth.js';
+import { SESSION_COOKIE } from '#plugins/app/auth.js';
 
 export const publicUser = (user: User) => ({
   id: user.id,

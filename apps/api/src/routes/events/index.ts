@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isUuid } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { apiKeyPrincipal } from '../../plugins/app/auth.js';
-import { errorResponses } from '../../schemas/common.js';
-import { EventAccepted, EventBody } from '../../schemas/events.js';
+import { apiKeyPrincipal } from '#plugins/app/auth.js';
+import { errorResponses } from '#schemas/common.js';
+import { EventAccepted, EventBody } from '#schemas/events.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 

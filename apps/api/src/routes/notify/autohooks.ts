@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { countRefusedSends } from '../../sending/accept.js';
+import { countRefusedSends } from '#sending/accept.js';
 
 /**
  * /notify and /notify/batch: a `notify` (or `full`) API key, rate limited per key, and every refused

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../schemas/common.js';
-import { IdempotencyHeaders, NotifyBody, NotifyResponse } from '../../schemas/notifications.js';
-import { keySender, notificationAcceptor, sendErrors } from '../../sending/accept.js';
+import { errorResponses } from '#schemas/common.js';
+import { IdempotencyHeaders, NotifyBody, NotifyResponse } from '#schemas/notifications.js';
+import { keySender, notificationAcceptor, sendErrors } from '#sending/accept.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const;

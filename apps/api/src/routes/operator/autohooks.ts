@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { requireOperator } from '../../plugins/app/operator.js';
+import { requireOperator } from '#plugins/app/operator.js';
 
 /**
  * /operator/**: the operator console's rule, declared once for the subtree: a live session (a

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listOwnPlanRequests, requestPlan } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../plugins/app/auth.js';
-import { errorResponses, sessionSecurity } from '../../schemas/common.js';
-import { CreatePlanRequestBody, PlanRequestListResponse, PlanRequestResponse } from '../../schemas/operator.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { errorResponses, sessionSecurity } from '#schemas/common.js';
+import { CreatePlanRequestBody, PlanRequestListResponse, PlanRequestResponse } from '#schemas/operator.js';
 import { publicPlanRequest } from '../operator/public-views.js';
 import { planRequestMail } from './plan-request-mail.js';
 

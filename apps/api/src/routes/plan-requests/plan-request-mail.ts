@@ -1,5 +1,5 @@
 import { isPlanName, planDisplayNames } from '@webpush/plans';
-import type { MailMessage } from '../../plugins/app/mailer.js';
+import type { MailMessage } from '#plugins/app/mailer.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { publicPlanList } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
-import { PlanListResponse } from '../../schemas/plans.js';
+import { PlanListResponse } from '#schemas/plans.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

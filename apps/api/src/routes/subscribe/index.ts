@@ -11,16 +11,16 @@ import { limitsFor } from '@webpush/plans';
 import { isValidSubscriptionKeys } from '@webpush/push';
 import { identitySecretContext } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isValidTagsSignature, isValidUidSignature } from '../../identity-secret.js';
-import { apiKeyPrincipal } from '../../plugins/app/auth.js';
-import { errorResponses } from '../../schemas/common.js';
+import { apiKeyPrincipal } from '#plugins/app/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import {
   flattenKeys,
   SubscribeBody,
   SubscribeResponse,
   UnsubscribeBody,
   UpdateSubscriptionBody,
-} from '../../schemas/subscriptions.js';
+} from '#schemas/subscriptions.js';
+import { isValidTagsSignature, isValidUidSignature } from '../../identity-secret.js';
 
 interface SignedAudience {
   uid?: string;

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { apiKeyPrincipal } from '../../plugins/app/auth.js';
-import { errorResponses } from '../../schemas/common.js';
-import { VapidKeyResponse } from '../../schemas/subscriptions.js';
+import { apiKeyPrincipal } from '#plugins/app/auth.js';
+import { errorResponses } from '#schemas/common.js';
+import { VapidKeyResponse } from '#schemas/subscriptions.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'ORIGIN_NOT_ALLOWED', 'RATE_LIMITED'] as const;

@@ -8,7 +8,7 @@ import { errorResponses } from '../../schemas/common.js';
 const ClickLinkParams = Type.Object({ token: Type.String({ description: 'The token of a click link' }) });
 
 /**
- * GET /c/<token>: the click links of declarative payloads (CONTRACT 1.2 "Declarative Web Push").
+ * GET /c/<token>: the click links of declarative payloads (docs/sending.md, "Declarative Web Push").
  * Safari opens the link itself, without any script of the site, so the click is counted here: the
  * token (signed by the worker for one notification, subscription and link) verifies, the
  * notification still exists, and the answer is a 302 to the URL stored on the notification (never

@@ -1,5 +1,5 @@
 /**
- * Which unknown paths the dashboard answers (CONTRACT 1.1 "The dashboard and the pricing page"): only a
+ * Which unknown paths the dashboard answers (docs/dashboard.md): only a
  * browser navigating (GET, Accept includes text/html), never under the API or the service's other
  * surfaces, so API clients and scripts keep the JSON 404 NOT_FOUND.
  */

@@ -3,7 +3,7 @@ import { waitFor } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import t from 'tap';
-import { buildApp } from '../../../src/app.js';
+import { buildApp } from '#src/app.js';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, createKey, ownerWithKey, revokeKey } from '../../helper.js';
 

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { bearer, buildTestApp, createApp, registerUser } from '../../helper.js';
 
-// CONTRACT 1.2 "Sessions from browsers" (pinned): a write carried by the wp_session cookie from an
+// docs/security.md, "Cookie writes come from the dashboard's origin only": a write carried by the wp_session cookie from an
 // origin other than PUBLIC_URL's is 403 ORIGIN_NOT_ALLOWED and changes nothing.
 const { app, config, database } = await buildTestApp(t);
 const dashboardOrigin = new URL(config.publicUrl).origin;

@@ -143,7 +143,7 @@ t.test('an unknown route or method is 404 NOT_FOUND with the contract body', asy
   for (const [method, url] of [
     ['GET', '/api/v1/nothing-here'],
     ['GET', '/api/v2/apps'],
-    ['GET', '/no-such-page'], // `/` is the dashboard now (CONTRACT 1.1); unknown paths without Accept: text/html stay 404
+    ['GET', '/no-such-page'], // `/` is the dashboard now (docs/dashboard.md); unknown paths without Accept: text/html stay 404
     ['POST', '/api/v1/apps/x/y/z'],
     ['PATCH', '/api/v1/apps'],
     ['PUT', '/api/v1/subscribe'],

@@ -2,12 +2,12 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { openSecret, vapidKeyContext } from '@webpush/secrets';
 import { startFakePushService } from '@webpush/testing';
 import t from 'tap';
-import { buildApp } from '../../../src/app.js';
-import { resealLegacyVapidKeys } from '../../../src/plugins/app/vapid-key-migration.js';
+import { resealLegacyVapidKeys } from '#plugins/app/vapid-key-migration.js';
+import { buildApp } from '#src/app.js';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, ownerWithKey } from '../../helper.js';
 
-/** The format before issue 8: AES-256-GCM without additional data, `v1.<iv>.<tag>.<ciphertext>`. */
+/** The earlier sealed format: AES-256-GCM without additional data, `v1.<iv>.<tag>.<ciphertext>`. */
 function sealV1(key: Buffer, plaintext: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, ownerWithKey, uniqueEmail } from '../../helper.js';
 
-// Default limits (SPEC §8): 20 / 60 s for API-key routes, 10 / 60 s for login + GitHub start (one
+// Default limits (docs/configuration.md): 20 / 60 s for API-key routes, 10 / 60 s for login + GitHub start (one
 // counter), 5 / 60 s for register, all per client IP. Each scenario uses its own client address so
 // the counters do not mix; the GitHub route needs a client id and secret to be live.
 const ctx = await buildTestApp(t, { GITHUB_CLIENT_ID: 'test-client-id', GITHUB_CLIENT_SECRET: 'test-client-secret' });

@@ -147,7 +147,7 @@ t.test('every control-plane route is documented with its success and error statu
   ] as const) {
     t.match(codesOf(method, path, '403'), /ORIGIN_NOT_ALLOWED/, `${method} ${path} names ORIGIN_NOT_ALLOWED`);
   }
-  // Audiences and scheduled sends (CONTRACT 1.1).
+  // Audiences and scheduled sends (docs/sending.md).
   t.match(codesOf('post', '/api/v1/subscribe', '403'), /INVALID_UID_SIGNATURE/);
   t.match(codesOf('patch', '/api/v1/subscribe', '404'), /NOT_FOUND/);
   t.match(codesOf('patch', '/api/v1/subscribe', '403'), /INSUFFICIENT_SCOPE/);

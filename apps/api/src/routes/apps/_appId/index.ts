@@ -2,14 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { appStats, deleteApp, updateApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../plugins/app/auth.js';
-import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '../../../schemas/apps.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '#schemas/apps.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { publicApp } from '../public-app.js';
 import { normaliseAllowedOrigins } from './allowed-origins.js';
 
@@ -64,7 +59,7 @@ export default async function routes(fastify: FastifyInstance) {
       };
       const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes);
       if (!updated) throw new AppError('NOT_FOUND');
-      // CONTRACT 1.2: a declarative app needs the page its clicks open when a send has no url.
+      // docs/sending.md: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
       await app.apiKeyPrincipals.changed({ appId: updated.id });
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { githubClient } from '../../../plugins/app/github-oauth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { githubClient } from '#plugins/app/github-oauth.js';
+import { errorResponses } from '#schemas/common.js';
 
 /** GET /auth/github: starts GitHub sign-in (the client is registered by plugins/app/github-oauth). */
 export default async function routes(app: FastifyInstance) {

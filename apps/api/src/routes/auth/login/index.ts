@@ -1,8 +1,8 @@
 import { findUserByEmail } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { CredentialsBody, SessionResponse } from '../../../schemas/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { CredentialsBody, SessionResponse } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import { normaliseEmail } from '../email.js';
 import { publicUser, startSession } from '../session-cookie.js';
 

@@ -1,6 +1,6 @@
 import { deleteSession } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses } from '../../../schemas/common.js';
+import { errorResponses } from '#schemas/common.js';
 import { clearSessionCookie } from '../session-cookie.js';
 
 export default async function routes(app: FastifyInstance) {

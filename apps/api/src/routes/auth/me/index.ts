@@ -1,10 +1,10 @@
 import { setUserLanguage } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import type { Language } from '../../../languages.js';
-import { sessionUser } from '../../../plugins/app/auth.js';
-import { MeResponse, UpdateMeBody } from '../../../schemas/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { MeResponse, UpdateMeBody } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
+import type { Language } from '#src/languages.js';
 import { publicUser } from '../session-cookie.js';
 
 export default async function routes(app: FastifyInstance) {

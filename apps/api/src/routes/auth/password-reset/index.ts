@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { PasswordResetBody } from '../../../schemas/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { PasswordResetBody } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import { sendPasswordResetEmail } from '../account-mail.js';
 import { normaliseEmail } from '../email.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ProvidersResponse } from '../../../schemas/auth.js';
+import { ProvidersResponse } from '#schemas/auth.js';
 
 export default async function routes(app: FastifyInstance) {
   app.get(

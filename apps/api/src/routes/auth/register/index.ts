@@ -1,9 +1,9 @@
 import { createUser } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { type Language, requestLanguage } from '../../../languages.js';
-import { RegisterBody, SessionResponse } from '../../../schemas/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { RegisterBody, SessionResponse } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
+import { type Language, requestLanguage } from '#src/languages.js';
 import { sendVerificationEmail } from '../account-mail.js';
 import { validEmail } from '../email.js';
 import { validPassword } from '../password-rules.js';

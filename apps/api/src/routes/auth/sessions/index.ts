@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deleteOtherSessions, listLiveSessions } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../plugins/app/auth.js';
-import { SessionListResponse } from '../../../schemas/auth.js';
-import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { SessionListResponse } from '#schemas/auth.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { currentSessionId } from '../session-cookie.js';
 
 export default async function routes(fastify: FastifyInstance) {

@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { verifyEmailWithToken } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { MeResponse, TokenBody } from '../../../schemas/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
+import { MeResponse, TokenBody } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import { publicUser } from '../session-cookie.js';
 
 export default async function routes(fastify: FastifyInstance) {

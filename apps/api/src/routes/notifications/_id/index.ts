@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { findNotification } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { apiKeyPrincipal } from '../../../plugins/app/auth.js';
-import { errorResponses } from '../../../schemas/common.js';
-import { NotificationIdParams, NotificationResponse } from '../../../schemas/notifications.js';
-import { cancelNotification, publicNotification } from '../../../sending/public-notification.js';
+import { apiKeyPrincipal } from '#plugins/app/auth.js';
+import { errorResponses } from '#schemas/common.js';
+import { NotificationIdParams, NotificationResponse } from '#schemas/notifications.js';
+import { cancelNotification, publicNotification } from '#sending/public-notification.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const;

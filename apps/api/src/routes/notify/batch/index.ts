@@ -2,14 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { findSubscriptionsByEndpoints } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errorResponses } from '../../../schemas/common.js';
+import { errorResponses } from '#schemas/common.js';
 import {
   IdempotencyHeaders,
   MAX_BATCH_ENDPOINTS,
   NotifyBatchBody,
   NotifyBatchResponse,
-} from '../../../schemas/notifications.js';
-import { assertPayload, keySender, notificationAcceptor, payloadOf, sendErrors } from '../../../sending/accept.js';
+} from '#schemas/notifications.js';
+import { assertPayload, keySender, notificationAcceptor, payloadOf, sendErrors } from '#sending/accept.js';
 
 const keySecurity: Record<string, string[]>[] = [{ apiKey: [] }];
 const authErrors = ['UNAUTHORIZED', 'INVALID_API_KEY', 'INSUFFICIENT_SCOPE', 'RATE_LIMITED'] as const;

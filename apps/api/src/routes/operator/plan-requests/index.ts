@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listOpenPlanRequests } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { errorResponses, MAX_PAGE_SIZE, sessionSecurity } from '../../../schemas/common.js';
-import { OperatorPlanRequestListResponse } from '../../../schemas/operator.js';
+import { errorResponses, MAX_PAGE_SIZE, sessionSecurity } from '#schemas/common.js';
+import { OperatorPlanRequestListResponse } from '#schemas/operator.js';
 import { operatorPlanRequest } from '../public-views.js';
 
 /** GET /operator/plan-requests: the open plan requests of every account, oldest first (operators only). */

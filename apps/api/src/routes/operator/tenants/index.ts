@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listTenants } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { integerQuery } from '../../../plugins/app/validation.js';
-import { DEFAULT_PAGE_SIZE, errorResponses, sessionSecurity } from '../../../schemas/common.js';
-import { TenantListQuery, TenantListResponse } from '../../../schemas/operator.js';
+import { integerQuery } from '#plugins/app/validation.js';
+import { DEFAULT_PAGE_SIZE, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { TenantListQuery, TenantListResponse } from '#schemas/operator.js';
 import { decodeTenantCursor, encodeTenantCursor, publicTenant } from '../public-views.js';
 
 /** GET /operator/tenants: every account, in e-mail order, a page at a time (operators only). */

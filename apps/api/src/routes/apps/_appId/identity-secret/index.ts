@@ -3,15 +3,10 @@ import { storeIdentitySecret } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { identitySecretContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
-import { generateIdentitySecret } from '../../../../identity-secret.js';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import { IdentitySecretResponse } from '../../../../schemas/apps.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { IdentitySecretResponse } from '#schemas/apps.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { generateIdentitySecret } from '#src/identity-secret.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,14 +3,9 @@ import { type ApiKey, type ApiKeyScope, apiKeyScopes, createApiKey, listApiKeys 
 import { AppError } from '@webpush/errors';
 import { API_KEY_PREFIX, generateToken } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../schemas/common.js';
-import { CreateKeyBody, CreateKeyResponse, KeyListResponse } from '../../../../schemas/keys.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { CreateKeyBody, CreateKeyResponse, KeyListResponse } from '#schemas/keys.js';
 
 const publicKey = (key: ApiKey) => ({
   id: key.id,

@@ -1,24 +1,24 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listNotifications } from '@webpush/db';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import { cursorPosition, integerQuery } from '../../../../plugins/app/validation.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { cursorPosition, integerQuery } from '#plugins/app/validation.js';
 import {
   AppIdParams,
   sessionAuthErrors as authErrors,
   DEFAULT_PAGE_SIZE,
   errorResponses,
   sessionSecurity,
-} from '../../../../schemas/common.js';
+} from '#schemas/common.js';
 import {
   IdempotencyHeaders,
   NotificationListQuery,
   NotificationListResponse,
   NotifyBody,
   NotifyResponse,
-} from '../../../../schemas/notifications.js';
-import { countRefusedSends, notificationAcceptor, type Sender, sendErrors } from '../../../../sending/accept.js';
-import { publicNotification } from '../../../../sending/public-notification.js';
+} from '#schemas/notifications.js';
+import { countRefusedSends, notificationAcceptor, type Sender, sendErrors } from '#sending/accept.js';
+import { publicNotification } from '#sending/public-notification.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,15 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listSubscriptions, type SubscriptionSummary } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { cursorPosition, integerQuery } from '../../../../plugins/app/validation.js';
+import { cursorPosition, integerQuery } from '#plugins/app/validation.js';
 import {
   AppIdParams,
   sessionAuthErrors as authErrors,
   DEFAULT_PAGE_SIZE,
   errorResponses,
   sessionSecurity,
-} from '../../../../schemas/common.js';
-import { SubscriberListQuery, SubscriberListResponse } from '../../../../schemas/subscribers.js';
+} from '#schemas/common.js';
+import { SubscriberListQuery, SubscriberListResponse } from '#schemas/subscribers.js';
 
 const publicSubscriber = (subscription: SubscriptionSummary) => ({
   id: subscription.id,

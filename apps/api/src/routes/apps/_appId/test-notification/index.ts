@@ -3,11 +3,11 @@ import { AppError } from '@webpush/errors';
 import type { PushOptions } from '@webpush/push';
 import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
-import { AppIdParams, errorResponses } from '../../../../schemas/common.js';
-import { flattenKeys } from '../../../../schemas/subscriptions.js';
-import { TestNotificationBody, TestNotificationResponse } from '../../../../schemas/test-notification.js';
+import { AppIdParams, errorResponses } from '#schemas/common.js';
+import { flattenKeys } from '#schemas/subscriptions.js';
+import { TestNotificationBody, TestNotificationResponse } from '#schemas/test-notification.js';
 
-/** The fixed message of every test notification (SPEC §4.3). */
+/** The fixed message of every test notification. */
 export const TEST_NOTIFICATION = { title: 'テスト通知', body: 'プッシュ通知は正しく設定されています。' } as const;
 
 /** Someone is watching for it now: deliver at once, and not at all if the browser is away for long. */

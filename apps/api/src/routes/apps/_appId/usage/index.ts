@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { dailyAppSends, monthlySends } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import { integerQuery } from '../../../../plugins/app/validation.js';
-import { AppIdParams, errorResponses, sessionSecurity } from '../../../../schemas/common.js';
-import { DEFAULT_USAGE_DAYS, UsageQuery, UsageResponse } from '../../../../schemas/usage.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { integerQuery } from '#plugins/app/validation.js';
+import { AppIdParams, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { DEFAULT_USAGE_DAYS, UsageQuery, UsageResponse } from '#schemas/usage.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

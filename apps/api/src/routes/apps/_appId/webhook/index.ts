@@ -4,14 +4,9 @@ import { AppError } from '@webpush/errors';
 import { webhookSecretContext } from '@webpush/secrets';
 import { checkWebhookUrl, createNameResolver, generateWebhookSecret } from '@webpush/webhooks';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../schemas/common.js';
-import { PutWebhookBody, WebhookResponse, WebhookWithSecretResponse } from '../../../../schemas/webhooks.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { PutWebhookBody, WebhookResponse, WebhookWithSecretResponse } from '#schemas/webhooks.js';
 import { publicWebhook } from './public-webhook.js';
 
 export default async function routes(fastify: FastifyInstance) {

@@ -3,14 +3,9 @@ import { signInGithubUser } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { requestLanguage } from '../../../../languages.js';
-import {
-  githubClient,
-  STATE_COOKIE,
-  STATE_COOKIE_PATH,
-  stateMatchesCookie,
-} from '../../../../plugins/app/github-oauth.js';
-import { errorResponses } from '../../../../schemas/common.js';
+import { githubClient, STATE_COOKIE, STATE_COOKIE_PATH, stateMatchesCookie } from '#plugins/app/github-oauth.js';
+import { errorResponses } from '#schemas/common.js';
+import { requestLanguage } from '#src/languages.js';
 import { normaliseEmail } from '../../email.js';
 import { startSession } from '../../session-cookie.js';
 

@@ -2,8 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { resetPasswordWithToken } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { MeResponse, PasswordResetConfirmBody } from '../../../../schemas/auth.js';
-import { errorResponses } from '../../../../schemas/common.js';
+import { MeResponse, PasswordResetConfirmBody } from '#schemas/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import { validPassword } from '../../password-rules.js';
 import { publicUser } from '../../session-cookie.js';
 

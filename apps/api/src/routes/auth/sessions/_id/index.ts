@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deleteUserSession, isUuid } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import { SessionIdParams } from '../../../../schemas/auth.js';
-import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '../../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { SessionIdParams } from '#schemas/auth.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { clearSessionCookie, currentSessionId } from '../../session-cookie.js';
 
 export default async function routes(fastify: FastifyInstance) {

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sessionUser } from '../../../../plugins/app/auth.js';
-import { errorResponses } from '../../../../schemas/common.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { errorResponses } from '#schemas/common.js';
 import { sendVerificationEmail } from '../../account-mail.js';
 
 export default async function routes(fastify: FastifyInstance) {

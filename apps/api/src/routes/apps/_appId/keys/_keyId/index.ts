@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deleteApiKey } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
-import { KeyParams } from '../../../../../schemas/keys.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { KeyParams } from '#schemas/keys.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,14 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../../schemas/common.js';
-import { NotificationIdParams, NotificationResponse } from '../../../../../schemas/notifications.js';
-import { cancelNotification } from '../../../../../sending/public-notification.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { NotificationIdParams, NotificationResponse } from '#schemas/notifications.js';
+import { cancelNotification } from '#sending/public-notification.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deleteSubscriptionById, isUuid } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
-import { SubscriberParams } from '../../../../../schemas/subscribers.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { SubscriberParams } from '#schemas/subscribers.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -4,15 +4,10 @@ import { AppError } from '@webpush/errors';
 import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { AppResponse } from '../../../../../schemas/apps.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../../schemas/common.js';
-import { publicApp } from '../../../public-app.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { publicApp } from '#routes/apps/public-app.js';
+import { AppResponse } from '#schemas/apps.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

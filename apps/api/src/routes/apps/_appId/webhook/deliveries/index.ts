@@ -1,14 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listWebhookAttempts } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
-import { integerQuery } from '../../../../../plugins/app/validation.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../../schemas/common.js';
-import { WebhookDeliveriesQuery, WebhookDeliveriesResponse } from '../../../../../schemas/webhooks.js';
+import { integerQuery } from '#plugins/app/validation.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { WebhookDeliveriesQuery, WebhookDeliveriesResponse } from '#schemas/webhooks.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,14 +3,9 @@ import { pendingWebhookMessageIds, resumeWebhook } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { queueWebhookMessage } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import {
-  AppIdParams,
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../../schemas/common.js';
-import { WebhookResponse } from '../../../../../schemas/webhooks.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { WebhookResponse } from '#schemas/webhooks.js';
 import { publicWebhook } from '../public-webhook.js';
 
 /** Held events put back on the queue by the resume itself, so they go out now; the relay takes the rest. */

@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { findTenant, grantPlanRequest } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
-import { GrantedPlanRequestResponse, PlanRequestParams } from '../../../../../schemas/operator.js';
-import { operatorPlanRequest, publicTenant } from '../../../public-views.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { operatorPlanRequest, publicTenant } from '#routes/operator/public-views.js';
+import { errorResponses, sessionSecurity } from '#schemas/common.js';
+import { GrantedPlanRequestResponse, PlanRequestParams } from '#schemas/operator.js';
 
 /** POST /operator/plan-requests/:requestId/grant: one click moves the account and closes the request. */
 export default async function grantPlanRequestRoutes(fastify: FastifyInstance) {

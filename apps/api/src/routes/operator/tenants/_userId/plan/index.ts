@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { setTenantPlan } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
-import { TenantParams, TenantPlanBody, TenantResponse } from '../../../../../schemas/operator.js';
-import { publicTenant } from '../../../public-views.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { publicTenant } from '#routes/operator/public-views.js';
+import { errorResponses, sessionSecurity } from '#schemas/common.js';
+import { TenantParams, TenantPlanBody, TenantResponse } from '#schemas/operator.js';
 
 /** PATCH /operator/tenants/:userId/plan: moves an account to another plan (operators only). */
 export default async function tenantPlanRoutes(fastify: FastifyInstance) {

@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { setTenantSuspended } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sessionUser } from '../../../../../plugins/app/auth.js';
-import { errorResponses, sessionSecurity } from '../../../../../schemas/common.js';
-import { TenantParams, TenantResponse } from '../../../../../schemas/operator.js';
-import { publicTenant } from '../../../public-views.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { publicTenant } from '#routes/operator/public-views.js';
+import { errorResponses, sessionSecurity } from '#schemas/common.js';
+import { TenantParams, TenantResponse } from '#schemas/operator.js';
 
 const errors = errorResponses('INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION', 'FORBIDDEN', 'NOT_FOUND');
 

@@ -3,13 +3,9 @@ import { isUuid, resendWebhookAttempt } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { queueWebhookMessage } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '../../../../../../../plugins/app/auth.js';
-import {
-  sessionAuthErrors as authErrors,
-  errorResponses,
-  sessionSecurity,
-} from '../../../../../../../schemas/common.js';
-import { ResendResponse, WebhookDeliveryParams } from '../../../../../../../schemas/webhooks.js';
+import { sessionUser } from '#plugins/app/auth.js';
+import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { ResendResponse, WebhookDeliveryParams } from '#schemas/webhooks.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,4 +1,4 @@
-/** Types of scripts/dev-log.mjs (`pnpm dev`'s readable logs), for the tests that import it. */
+/** Types of dev-log.mjs (`pnpm dev`'s readable logs), for scripts/processes.mjs and the tests. */
 export declare function isViteAsset(url: unknown): boolean;
 export declare function linksIn(text: string): string[];
 export declare function createDevLogFormatter(options?: {
