@@ -9,7 +9,7 @@ import { assertError } from './assertions.js';
 import { bearer, buildTestApp, ownerWithKey, uniqueEmail } from './helper.js';
 
 /**
- * Issue 8: input PostgreSQL cannot store is 400 INVALID_INPUT on every route, decided at one
+ * Input PostgreSQL cannot store is 400 INVALID_INPUT on every route, decided at one
  * boundary (the storable-input hook, the JSON parser for invalid UTF-8) with the PostgreSQL error
  * classes mapped behind it; malformed ids find nothing in the repositories.
  */

@@ -62,7 +62,7 @@ const machine: Machine = {
   memoryGb: Math.round(totalmem() / 2 ** 30),
   loadAverageAtStart: loadAverage(),
 };
-/** A 200-byte notification, the size TOOLCHAIN.md's per-message costs were measured with. */
+/** A 200-byte notification, the size the per-message costs in docs/performance.md were measured with. */
 const notification = { title: 'Bench', body: 'x'.repeat(143), url: 'https://example.com/a' };
 const TTL_SECONDS = 86_400; // POST /notify's default, which the worker then uses
 // A subject Apple would accept, so the service does not log a configuration problem at every start.
@@ -368,7 +368,7 @@ type SideWorkerOpener = (
 ) => Promise<MeasuredWorker>;
 
 /**
- * (a) and (c) interleaved, as issue 9's harness measured them: round i is the worker's run i, then
+ * (a) and (c) interleaved, as an outside harness measures them: round i is the worker's run i, then
  * the same worker without progress writes, then the no-op worker (`noop-worker.ts`: the same worker
  * with a sender that sends nothing, so what it spends a push is the worker's own cost beyond the
  * push), then the bare sender's run i. The two side workers have their own process, API and Redis
@@ -583,7 +583,7 @@ async function run(): Promise<BenchFigures> {
     ? await measureEvents(api, apiUrl, database, tenant.app, standIn.origin, options, say)
     : null;
 
-  // --- recovery phases (issue 9): SIGKILL of one of two workers, FLUSHDB of a private Redis ---
+  // --- recovery phases: SIGKILL of one of two workers, FLUSHDB of a private Redis ---
   // Before the audiences phase, which leaves unsent notifications behind for these workers to find.
   let crash: RecoveryFigures | null = null;
   let flush: RecoveryFigures | null = null;

@@ -3,7 +3,7 @@ import { loadAverage, waitForQuietMachine } from './cpu-meter.js';
 import { measureSequentialLatency, startPlainFastify } from './measure-http.js';
 import { median, round } from './stats.js';
 
-/** POST /notify accept latency (issue 9, "Accept path"): sequential requests to a 1-subscriber app. */
+/** POST /notify accept latency: sequential requests to a 1-subscriber app. */
 export interface AcceptLatency {
   requests: number;
   p50Ms: number;

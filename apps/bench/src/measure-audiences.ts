@@ -1,7 +1,7 @@
 import type { BenchApp, BenchDatabase } from './bench-database.js';
 import { median } from './stats.js';
 
-/** The figures of the audiences phase (issue 10): the tag segment's plan and the uids accept latency. */
+/** The figures of the audiences phase : the tag segment's plan and the uids accept latency. */
 export interface AudienceFigures {
   /** Subscriptions in the segment (1% of the app's). */
   segment: number;

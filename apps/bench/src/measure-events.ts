@@ -4,7 +4,7 @@ import { measureRequestRate, type RequestRate, startPlainFastify, startPlainServ
 import type { BenchOptions } from './options.js';
 import { median } from './stats.js';
 
-/** The figures of the events phase (issue 11): POST /events against a plain route, and its database writes. */
+/** The figures of the events phase: POST /events against a plain route, and its database writes. */
 export interface EventFigures {
   /** POST /events, `rounds` rounds of `seconds` on `concurrency` keep-alive connections; the median round. */
   eventsPerSec: number;

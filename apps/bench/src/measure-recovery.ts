@@ -1,4 +1,4 @@
-// Issue 9's recovery rows: a worker SIGKILLed mid-fan-out (two workers), and Redis losing its data
+// The recovery rows: a worker SIGKILLed mid-fan-out (two workers), and Redis losing its data
 // (FLUSHDB) mid-fan-out. Each round sends one notification to the recovery app's subscriptions,
 // breaks something once ~30 % of them reached the stand-in, and measures from that instant to the
 // notification's `completedAt`, plus the pushes that arrived twice (counted per endpoint by the

@@ -57,7 +57,7 @@ export interface BenchOptions {
    */
   workerEntry: WorkerEntry;
   // --- recovery phases (crash, flush) ---
-  /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000 as in issue 9). */
+  /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000). */
   recoveryTargets: number;
   /** Rounds of each recovery phase (BENCH_RECOVERY_ROUNDS, default 3); the median is reported. */
   recoveryRounds: number;

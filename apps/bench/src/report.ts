@@ -104,13 +104,13 @@ export interface BenchFigures {
   machine: Machine;
 }
 
-/** Targets of the issue (issue 9). */
+/** The performance targets (docs/performance.md). */
 const TARGET_VS_NAIVE = 2.5;
 const TARGET_VS_BARE = 0.95;
 const TARGET_FIRST_PUSH_MS = 50;
 const TARGET_RSS_MB = 250;
 const RSS_TARGET_AT = 1_000_000;
-/** Recovery targets (issue 9): completion after a SIGKILL / a FLUSHDB, seconds. */
+/** Recovery targets: completion after a SIGKILL / a FLUSHDB, seconds. */
 const TARGET_AFTER_KILL_S = 10;
 const TARGET_AFTER_FLUSH_S = 15;
 
@@ -232,7 +232,7 @@ export function printReport(figures: BenchFigures): void {
   const own = ownCost(noopWorker, peers?.bare);
   const ratioVsNaive = ratio(worker?.sendsPerSec, peers?.naive.sendsPerSec);
   // Interleaved rounds are compared pairwise (round i of the worker with round i of the bare sender,
-  // minutes apart at most), as issue 9's harness did; otherwise the medians of each.
+  // minutes apart at most), as an outside harness would; otherwise the medians of each.
   const { interleaved } = figures;
   const bare = peers?.bare;
   const ratiosPerRound =

@@ -7,7 +7,7 @@ import {
   refusedBySubscription,
 } from '../src/outcome.js';
 
-t.test('maps push-service statuses onto outcomes (CONTRACT "Delivery")', async (t) => {
+t.test('maps push-service statuses onto outcomes (docs/sending.md)', async (t) => {
   t.same(outcomeForStatus(201, undefined, ''), { kind: 'sent', status: 201 });
   t.same(outcomeForStatus(202, undefined, ''), { kind: 'sent', status: 202 });
   t.same(outcomeForStatus(200, undefined, ''), { kind: 'sent', status: 200 });

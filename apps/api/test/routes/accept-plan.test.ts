@@ -2,7 +2,7 @@ import { acceptNotification, createDatabase, type NewNotification } from '@webpu
 import t from 'tap';
 import { buildTestApp, ownerWithKey } from '../helper.js';
 
-// Issue 9, "Accept path": the accept statement is a prepared statement, and PostgreSQL's plan cache
+// The accept statement is a prepared statement, and PostgreSQL's plan cache
 // switches a prepared statement to its generic plan after five executions when that plan looks no
 // dearer than the custom ones. With the audience count inline, five sends of a large app made that
 // switch on a connection, and the generic plan of `count(*) … where app_id = $1` is a sequential

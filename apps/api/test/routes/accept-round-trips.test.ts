@@ -1,7 +1,7 @@
 import t from 'tap';
 import { bearer, buildTestApp, fakeSubscription, notTheRequestsOwn, ownerWithKey } from '../helper.js';
 
-// Issue 9, "Accept path": POST /notify costs at most two PostgreSQL statements in all: the API-key
+// POST /notify costs at most two PostgreSQL statements in all: the API-key
 // lookup and the accept statement (idempotency replay, count, monthly reservation and insert in
 // one). Counted with the postgres.js `debug` hook, which sees every statement the API sends.
 const statements: string[] = [];

@@ -14,7 +14,7 @@ import {
 } from './harness.js';
 
 /*
- * CONTRACT 1.2 "Languages" in real Chromium: a Japanese browser gets Japanese pages (and /pricing
+ * The languages of docs/dashboard.md in real Chromium: a Japanese browser gets Japanese pages (and /pricing
  * without JavaScript), the pick in the header wins and is remembered, axe passes in both languages;
  * and the journeys a newcomer could not finish: no subscribers, the dashboard's own origin, the
  * "Try it" timeout. Screenshots of the changed pages at 375 and 1440 px in both languages, with
@@ -127,7 +127,7 @@ if (browser) {
       const tryIt = await openDashboard(t, browser, { locale: 'ja-JP', grantOrigin: url });
       await tryIt.context.addCookies(await context.cookies());
       await tryIt.context.clock.install();
-      // The real subscribe() never settles when no push service is reachable (TOOLCHAIN.md).
+      // The real subscribe() never settles when no push service is reachable.
       await tryIt.page.addInitScript(() => {
         PushManager.prototype.subscribe = () => new Promise(() => {});
       });

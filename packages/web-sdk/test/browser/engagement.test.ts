@@ -6,7 +6,7 @@ import t from 'tap';
 import { fakePushScript, launchChromium, newKeys, openPage, startApi, startSite } from './harness.js';
 
 /*
- * Engagement events end to end (issue 11): real Chromium, the real API and its database. A push
+ * Engagement events end to end: real Chromium, the real API and its database. A push
  * delivered through CDP is shown and clicked in the service worker, which reports `shown` and
  * `clicked` to POST /events; the API counts each (notification, subscription, type) once, and a
  * site that passed `tracking: false` makes its worker send nothing.

@@ -15,7 +15,7 @@ import {
 } from './harness.js';
 
 /*
- * After the app's VAPID key is rotated, the SDK moves the browser to the new key (CONTRACT 1.2
+ * After the app's VAPID key is rotated, the SDK moves the browser to the new key (docs/security.md
  * "VAPID key rotation"): at subscribe(), and from the service worker on pushsubscriptionchange when
  * the browser renewed the subscription with the earlier key. Real Chromium, real API.
  */
