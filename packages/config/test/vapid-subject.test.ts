@@ -32,7 +32,11 @@ t.test(
         loadConfig({ NODE_ENV: 'production', PUBLIC_URL: 'https://push.company.jp', VAPID_SUBJECT: subject });
       t.throws(production, { name: 'ConfigValidationError', message: /VAPID_SUBJECT=mailto:/ }, `${subject}: refused`);
       const development = loadConfig({ PUBLIC_URL: 'https://push.company.jp', VAPID_SUBJECT: subject });
-      t.same(development.problems, [], `${subject}: no problem in development`);
+      t.same(
+        development.problems.filter((problem) => problem.includes('VAPID_SUBJECT')),
+        [],
+        `${subject}: no problem in development`,
+      );
       t.equal(development.notes.length, 1, `${subject}: one note in development`);
       t.match(development.notes[0], `VAPID_SUBJECT ${subject}`);
       t.match(development.notes[0], /set VAPID_SUBJECT before going live/);

@@ -306,7 +306,7 @@ t.test('without OPERATOR_EMAIL, a plan request says it waits in the console, and
       done();
     },
   });
-  const unmailed = await buildTestApp(t, mail.env, { logStream });
+  const unmailed = await buildTestApp(t, { ...mail.env, LOG_LEVEL: 'warn' }, { logStream });
   t.ok(
     lines.some((line) =>
       line.includes('OPERATOR_EMAIL is not set: plan requests from /pricing only appear in the operator console'),
