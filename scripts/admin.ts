@@ -1,8 +1,11 @@
 // `pnpm admin <command>`: operations that need a shell. `set-plan` (docs/operations.md; the
 // operator console does the same from the dashboard) and `grant-operator`, which makes the first
-// operator. Configured like the services, by environment (DATABASE_URL); exits 0 on success, 1 when
-// the request cannot be done, 2 on bad usage.
+// operator. Configured like `pnpm dev`: the environment over `.env`, and PUBLIC_URL following PORT
+// when neither sets it; exits 0 on success, 1 when the request cannot be done, 2 on bad usage.
 import { isPlanName, planNames } from '@webpush/plans';
+import { launcherEnv } from './env-file.mjs';
+
+const { env } = launcherEnv(new URL('../.env', import.meta.url).pathname);
 
 const USAGE = `usage: pnpm admin set-plan <email> <plan>
        pnpm admin grant-operator <email>
@@ -36,7 +39,7 @@ async function setPlan(args: string[]): Promise<string> {
   // Loaded only here, so a usage mistake is answered at once, without loading the database layer.
   const { loadConfig } = await import('@webpush/config');
   const { createDatabase, setUserPlan } = await import('@webpush/db');
-  const config = loadConfig();
+  const config = loadConfig(env);
   const database = createDatabase(config.databaseUrl, { max: 1 });
   try {
     const user = await setUserPlan(database.db, email, plan);
@@ -87,7 +90,7 @@ async function grantOperator(args: string[]): Promise<string> {
 
   const { loadConfig } = await import('@webpush/config');
   const { createDatabase, grantOperatorRole } = await import('@webpush/db');
-  const config = loadConfig();
+  const config = loadConfig(env);
   const database = createDatabase(config.databaseUrl, { max: 1 });
   try {
     const granted = await grantOperatorRole(database.db, email);

@@ -3,19 +3,20 @@
 // API and the worker in watch mode from source (no build needed), the dashboard through Vite inside
 // the API (hot reload, same origin), and the web SDK rebuilt on change so /sdk/* works at once.
 import { execFileSync } from 'node:child_process';
-import { ensureDevSecrets, readEnvFile } from './env-file.mjs';
+import { ensureDevSecrets, launcherEnv } from './env-file.mjs';
 import { runTogether } from './processes.mjs';
 
 const envPath = new URL('../.env', import.meta.url).pathname;
 if (ensureDevSecrets(envPath)) console.log('generated ENCRYPTION_KEY and API_KEY_PEPPER into .env');
-const env = { ...readEnvFile(envPath), ...process.env };
+const { env, apiPort } = launcherEnv(envPath);
 const tsx = ['--conditions=webpush-source', '--import', 'tsx'];
 
 execFileSync(process.execPath, [...tsx, 'packages/db/src/migrate-cli.ts'], { env, stdio: 'inherit' });
 
-const apiPort = Number(env.PORT ?? 3000);
 const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
-console.log(`dashboard and API on http://localhost:${apiPort} (docs at /docs), worker health on :${workerPort}`);
+const local = `http://localhost:${apiPort}`;
+const publicNote = env.PUBLIC_URL === local ? '' : ` (PUBLIC_URL ${env.PUBLIC_URL})`;
+console.log(`dashboard and API on ${local}${publicNote}, docs at /docs; worker health on :${workerPort}`);
 runTogether(
   [
     { name: 'api', args: [...tsx, '--watch', 'apps/api/src/server.ts'], port: apiPort },

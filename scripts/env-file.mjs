@@ -27,3 +27,15 @@ export function ensureDevSecrets(path) {
   writeFileSync(path, `${header}${existing}${additions.join('\n')}\n`, { mode: 0o600 });
   return true;
 }
+
+/**
+ * The environment the launchers (`pnpm dev`, `pnpm start`, `pnpm admin`) give the service: `.env`
+ * under the process's own environment, and PUBLIC_URL following the API's PORT when neither sets
+ * it, so links, the dashboard's origin and the reference's server all name the port that answers.
+ */
+export function launcherEnv(path, processEnv = process.env) {
+  const env = { ...readEnvFile(path), ...processEnv };
+  const apiPort = Number(env.PORT || 3000);
+  if (!env.PUBLIC_URL) env.PUBLIC_URL = `http://localhost:${apiPort}`;
+  return { env, apiPort };
+}

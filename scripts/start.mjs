@@ -3,7 +3,7 @@
 // first). Reads .env when present; the environment wins over it.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readEnvFile } from './env-file.mjs';
+import { launcherEnv } from './env-file.mjs';
 import { runTogether } from './processes.mjs';
 
 for (const file of ['apps/api/dist/server.js', 'apps/worker/dist/main.js', 'packages/db/dist/migrate-cli.js']) {
@@ -12,9 +12,8 @@ for (const file of ['apps/api/dist/server.js', 'apps/worker/dist/main.js', 'pack
     process.exit(1);
   }
 }
-const env = { ...readEnvFile(new URL('../.env', import.meta.url).pathname), ...process.env };
+const { env, apiPort } = launcherEnv(new URL('../.env', import.meta.url).pathname);
 execFileSync(process.execPath, ['packages/db/dist/migrate-cli.js'], { env, stdio: 'inherit' });
-const apiPort = Number(env.PORT ?? 3000);
 const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
 runTogether(
   [

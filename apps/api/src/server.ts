@@ -27,6 +27,10 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 try {
   await app.listen({ port: config.port, host: config.host });
   if (app.opsServer && config.opsListener) await app.opsServer.listen(config.opsListener);
+  app.log.info(
+    { publicUrl: config.publicUrl },
+    `PUBLIC_URL is ${config.publicUrl}: the dashboard's origin, and the base of e-mail links, click links and /docs`,
+  );
 } catch (error) {
   app.log.fatal({ err: error }, 'could not start the API');
   process.exit(1);

@@ -98,3 +98,32 @@ t.test('the examples a customer needs first are there', async (t) => {
       `${key} exists`,
     );
 });
+
+t.test('every error answer has an example, and it is its code’s real body', async (t) => {
+  const planLimitCodes = ['PLAN_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED', 'SUBSCRIBER_LIMIT_EXCEEDED'];
+  for (const { name, operation } of each) {
+    for (const [status, answer] of Object.entries(operation.responses ?? {})) {
+      const media = answer.content?.['application/json'];
+      if (!media || status.startsWith('2')) continue;
+      t.not(media.example, undefined, `${name} ${status}: the answer has an example`);
+      if (media.example === undefined) continue;
+      const example = media.example as { error?: string; code?: string; upgrade_url?: string };
+      t.match(example.error, /[\u3040-\u30ff\u4e00-\u9fff]/, `${name} ${status}: the catalogue's Japanese message`);
+      t.equal(
+        'upgrade_url' in example,
+        planLimitCodes.includes(example.code ?? ''),
+        `${name} ${status}: upgrade_url only on a plan-limit code`,
+      );
+    }
+  }
+});
+
+t.test('the English reference shows English examples and links back to the dashboard', async (t) => {
+  const japanese = /[\u3040-\u30ff\u4e00-\u9fff]/;
+  for (const { name, operation } of each) {
+    const example = operation.requestBody?.content?.['application/json']?.example;
+    if (example !== undefined) t.notMatch(JSON.stringify(example), japanese, `${name}: an English request example`);
+  }
+  const info = (document as unknown as { info: { description: string } }).info;
+  t.match(info.description, /\[← Back to the dashboard\]\(http:\/\/localhost:3000\/\)/);
+});

@@ -13,6 +13,7 @@ import { type RunningWorker, startWorker } from './worker.js';
 const config = await loadConfigOffThread();
 const log = pino({ level: config.logLevel, base: { service: 'worker' } });
 for (const problem of config.problems) log.error(`CONFIGURATION PROBLEM: ${problem}`);
+for (const note of config.notes) log.info(`note: ${note}`);
 // Before the worker is built, so its queues and BullMQ workers carry the trace context (docs/tracing.md).
 const tracing = await startTracing({ serviceName: 'webpush-worker', enabled: config.tracing.enabled });
 

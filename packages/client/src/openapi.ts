@@ -28,8 +28,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "title": "セール開始",
-                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "title": "The sale starts now",
+                     *       "body": "Today only: 20% off everything.",
                      *       "url": "https://www.example.com/sale",
                      *       "tags": {
                      *         "plan": "pro"
@@ -165,6 +165,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -178,6 +184,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -191,6 +203,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -204,6 +222,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -217,6 +241,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -230,6 +260,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -243,6 +279,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -256,6 +298,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -269,6 +318,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -282,6 +337,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -327,8 +388,8 @@ export interface paths {
                      *       "endpoints": [
                      *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
                      *       ],
-                     *       "title": "注文を発送しました",
-                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "title": "Your order has shipped",
+                     *       "body": "Order #1042 arrives tomorrow.",
                      *       "url": "https://www.example.com/orders/1042"
                      *     }
                      */
@@ -446,6 +507,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
@@ -459,6 +526,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -472,6 +545,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -485,6 +564,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -498,6 +583,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -511,6 +602,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -524,6 +622,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -537,6 +641,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -666,6 +776,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -679,6 +795,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -692,6 +814,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -705,6 +833,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -718,6 +852,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -731,6 +871,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -849,6 +995,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -862,6 +1014,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -875,6 +1033,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -888,6 +1052,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -901,6 +1071,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この通知は予約中ではないため取り消せません",
+                         *       "code": "NOT_CANCELABLE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -914,6 +1090,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -927,6 +1109,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1053,6 +1241,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1066,6 +1260,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -1079,6 +1279,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
@@ -1092,6 +1298,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1105,6 +1317,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1118,6 +1336,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
@@ -1131,6 +1355,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1144,6 +1374,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1194,6 +1430,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1207,6 +1449,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -1220,6 +1468,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1233,6 +1487,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1246,6 +1506,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1259,6 +1525,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1272,6 +1544,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -1285,6 +1563,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1359,6 +1643,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1372,6 +1662,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -1385,6 +1681,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -1398,6 +1700,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1411,6 +1719,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1424,6 +1738,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1437,6 +1757,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -1450,6 +1776,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1504,6 +1836,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1517,6 +1855,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -1530,6 +1874,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1543,6 +1893,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -1556,6 +1912,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1657,6 +2019,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1670,6 +2038,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
@@ -1683,6 +2057,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
@@ -1696,6 +2076,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1709,6 +2095,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -1722,6 +2114,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1735,6 +2133,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1748,6 +2152,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -1761,6 +2171,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1774,6 +2190,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "プッシュ通知の送信に失敗しました",
+                         *       "code": "PUSH_FAILED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PUSH_FAILED";
@@ -1787,6 +2209,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";

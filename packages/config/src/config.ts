@@ -79,6 +79,12 @@ export interface Config {
     /** OPERATOR_EMAIL: who is told of plan requests; null: nobody is e-mailed (the console still lists them). */
     readonly operator: string | null;
   };
+  /** PLAN_PRICE_<PLAN>: what the pricing page says each plan costs; null: not set ("contact us"). */
+  readonly planPrices: {
+    readonly free: string | null;
+    readonly pro: string | null;
+    readonly enterprise: string | null;
+  };
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
   /** What the clean-up pass deletes, by age (see docs/operations.md "Retention"). */
@@ -157,6 +163,8 @@ export interface Config {
   readonly tracing: { readonly enabled: boolean };
   /** Problems found at boot: logged loudly by each process, never fatal (docs/configuration.md). */
   readonly problems: readonly string[];
+  /** What is fine for development but must change before going live: one line each at boot. */
+  readonly notes: readonly string[];
 }
 
 /**
@@ -289,6 +297,7 @@ export function configFromEnv(env: Env): Config {
     );
   }
   const problems: string[] = [];
+  const notes: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
   if (env.API_KEY_PEPPER === undefined) {
     problems.push('API_KEY_PEPPER is not set: every request that needs a key or session answers 503 CONFIG_ERROR');
@@ -304,9 +313,15 @@ export function configFromEnv(env: Env): Config {
       `VAPID_SUBJECT ${vapidSubject} ${subjectProblem}: Apple's push service refuses every push signed with it ` +
       '(403 BadJwtToken), so Safari and iPhone subscribers get nothing. Set VAPID_SUBJECT to a mailto: address or ' +
       'https: URL on a domain you own, e.g. VAPID_SUBJECT=mailto:push@your-company.com';
-    // A production deployment refuses to start; a local trial (PUBLIC_URL on this machine) only warns.
+    // A production deployment refuses to start; a local trial (PUBLIC_URL on this machine) only warns;
+    // development, where Apple's push service is rarely the one tried, is told in one line.
     if (env.NODE_ENV === 'production' && !isLocalUrl(publicUrl)) throw new ConfigValidationError(message);
-    problems.push(message);
+    if (env.NODE_ENV === 'production') problems.push(message);
+    else {
+      notes.push(
+        `VAPID_SUBJECT ${vapidSubject} ${subjectProblem}: fine for development, but Safari's push service refuses it; set VAPID_SUBJECT before going live`,
+      );
+    }
   }
   const webhookRetrySpanMs = env.WEBHOOK_BACKOFF_MS * (2 ** (env.WEBHOOK_MAX_ATTEMPTS - 1) - 1);
   if (env.NODE_ENV === 'production' && webhookRetrySpanMs < 24 * 3_600_000) {
@@ -361,6 +376,11 @@ export function configFromEnv(env: Env): Config {
       smtpUrl: env.SMTP_URL ?? null,
       from: env.MAIL_FROM ?? defaultMailFrom(publicUrl),
       operator: env.OPERATOR_EMAIL?.trim() || null,
+    },
+    planPrices: {
+      free: env.PLAN_PRICE_FREE.trim() || null,
+      pro: env.PLAN_PRICE_PRO?.trim() || null,
+      enterprise: env.PLAN_PRICE_ENTERPRISE?.trim() || null,
     },
     cleanupIntervalMs: env.CLEANUP_INTERVAL_MS,
     retention: {
@@ -425,5 +445,6 @@ export function configFromEnv(env: Env): Config {
       relayStaleMs: env.WEBHOOK_RELAY_STALE_MS,
     },
     problems,
+    notes,
   };
 }

@@ -104,6 +104,10 @@ export const EnvSchema = Type.Object({
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3 })),
   /** Where plan requests from the pricing page are e-mailed (the operator's mailbox); unset: shown in the console only. */
+  /** What each plan costs, as the pricing page shows it (free text, e.g. `¥3,000 / month`); unset: "contact us". `0`: free of charge. */
+  PLAN_PRICE_FREE: Type.String({ default: '0', maxLength: 100 }),
+  PLAN_PRICE_PRO: Type.Optional(Type.String({ maxLength: 100 })),
+  PLAN_PRICE_ENTERPRISE: Type.Optional(Type.String({ maxLength: 100 })),
   OPERATOR_EMAIL: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' })),
   /** How often each worker deletes expired sessions and expired or used account tokens. */
   CLEANUP_INTERVAL_MS: Type.Integer({ minimum: 1_000, default: 600_000 }),

@@ -95,6 +95,15 @@ export const errorDetails = {
     code: 'INVALID_UID_SIGNATURE',
     message: '署名の有効期限 (signatureExpires) がないか、過ぎています',
   },
+  NOT_THE_DASHBOARD_ORIGIN: {
+    code: 'ORIGIN_NOT_ALLOWED',
+    message:
+      'このページのアドレスはダッシュボードのアドレス (PUBLIC_URL) と異なるため、変更できません。PUBLIC_URL のアドレスで開き直してください',
+  },
+  PLAN_NOT_AN_UPGRADE: {
+    code: 'INVALID_INPUT',
+    message: '現在のプランより上のプランだけを依頼できます。下のプランへの変更は運営者にご連絡ください',
+  },
   TOO_MANY_API_KEYS: {
     code: 'INVALID_INPUT',
     message: 'このアプリの API キーは上限の数に達しています。使っていないキーを削除してください',

@@ -31,6 +31,10 @@ export interface PublicPlan {
   limits: { apps: number | null; subscribers: number | null; sendsPerMonth: number | null };
 }
 
+/** Whether `to` is a higher plan than `from`: a customer asks only for those; the operator moves plans either way. */
+export const isUpgrade = (from: string, to: PlanName): boolean =>
+  planNames.indexOf(to) > (isPlanName(from) ? planNames.indexOf(from) : 0);
+
 /** Every plan, in order, with its name and limits: the public plan list, built once for everyone who shows it. */
 export function publicPlanList(): PublicPlan[] {
   return planNames.map((id) => ({

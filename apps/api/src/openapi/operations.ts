@@ -48,8 +48,8 @@ export const operations: Record<string, OperationDoc> = {
     description:
       'Sends one notification to every active subscriber of the API key’s app, or only to one `endpoint`, to the subscribers carrying one of `uids`, or to those whose tags contain all of `tags`. Answers 202 as soon as the send is stored and queued; delivery happens in the background (follow it with GET /notifications/{id} or a webhook). With `sendAt`, the send is scheduled instead. An `Idempotency-Key` header makes a retried request answer the first send instead of sending twice.',
     request: {
-      title: 'セール開始',
-      body: '本日限定で全品 20% オフです。',
+      title: 'The sale starts now',
+      body: 'Today only: 20% off everything.',
       url: 'https://www.example.com/sale',
       tags: { plan: 'pro' },
     },
@@ -60,8 +60,8 @@ export const operations: Record<string, OperationDoc> = {
       'Sends one notification to a list of up to 100 subscriptions of the app, named by endpoint. Endpoints that are not subscriptions of the app, or whose subscription has expired, are listed in the answer and not sent to.',
     request: {
       endpoints: [ENDPOINT],
-      title: '注文を発送しました',
-      body: 'ご注文 #1042 は明日届きます。',
+      title: 'Your order has shipped',
+      body: 'Order #1042 arrives tomorrow.',
       url: 'https://www.example.com/orders/1042',
     },
     response: {
@@ -215,6 +215,10 @@ export const operations: Record<string, OperationDoc> = {
     description: 'Replaces the webhook’s signing secret; the new one is shown only in this answer.',
   },
   'GET /api/v1/plans': { description: 'The plans and their limits: apps, subscribers per app and sends a month.' },
+  'GET /api/v1/plans/prices': {
+    description: '',
+    response: { prices: { free: '0', pro: '¥3,000 / month', enterprise: null }, operatorEmailed: true },
+  },
   // Accounts
   'POST /api/v1/auth/login': {
     description: 'Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.',
@@ -223,6 +227,17 @@ export const operations: Record<string, OperationDoc> = {
   },
   'POST /api/v1/auth/logout': { description: 'Ends the current session and clears its cookie.' },
   'GET /api/v1/auth/me': { description: 'The signed-in account.', response: { user } },
+  'GET /api/v1/auth/status': {
+    description:
+      'Whether the caller is signed in: the account, or `{user: null}` (200, not 401) without a valid session. For pages that only need to know; GET /auth/me keeps its 401.',
+    response: { user },
+  },
+  'POST /api/v1/auth/password': {
+    description:
+      'Changes the password of the signed-in account. Needs the current password (401 INVALID_CREDENTIALS when wrong); the session that asks stays signed in, every other session of the account is ended. Rate limited like sign-in.',
+    request: { currentPassword: 'correct horse battery staple', newPassword: 'a new and longer passphrase' },
+    response: { user, endedSessions: 2 },
+  },
   'PATCH /api/v1/auth/me': {
     description: 'Sets the account’s language (`ja` or `en`): the dashboard’s and the e-mails’.',
     request: { language: 'en' },
@@ -260,7 +275,7 @@ export const operations: Record<string, OperationDoc> = {
   },
   'POST /api/v1/plan-requests': {
     description: '',
-    request: { plan: 'pro', message: '来月からの本番利用に向けて Pro をお願いします。' },
+    request: { plan: 'pro', message: 'We go live next month and need Pro.' },
   },
   'GET /api/v1/plan-requests': { description: 'Your plan requests and what became of them, newest first.' },
   // The operator console (users with the operator role).

@@ -44,6 +44,20 @@ export const SessionResponse = Type.Object({
 
 export const MeResponse = Type.Object({ user: UserSchema });
 
+export const SignInStatusResponse = Type.Object({
+  user: Type.Union([UserSchema, Type.Null()], { description: 'The signed-in user; null when not signed in' }),
+});
+
+export const ChangePasswordBody = Type.Object({
+  currentPassword: RequiredString('The account’s password now', { examples: ['correct horse battery staple'] }),
+  newPassword: RequiredString('The new password: 8 to 128 characters', { examples: ['a new and longer passphrase'] }),
+});
+
+export const ChangePasswordResponse = Type.Object({
+  user: UserSchema,
+  endedSessions: Type.Integer({ description: 'How many other sessions of the account were ended' }),
+});
+
 export const ProvidersResponse = Type.Object({
   github: Type.Boolean({
     description: 'Whether "Sign in with GitHub" is configured (GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET)',

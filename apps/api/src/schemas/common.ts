@@ -35,6 +35,17 @@ export const ErrorBodySchema = Type.Object(
 );
 
 /**
+ * The reference's example of an error answer: the body this code really has (the catalogue's
+ * Japanese message; `upgrade_url` only on the plan-limit codes), not one made up from the schema.
+ */
+function errorExample(code: ErrorCode): Record<string, string> {
+  const { message, upgradeUrl } = errorCatalogue[code];
+  return upgradeUrl
+    ? { error: message, code, upgrade_url: 'https://push.example.com/pricing' }
+    : { error: message, code };
+}
+
+/**
  * Response schemas for a route's documented errors, grouped by status, so the OpenAPI document
  * lists the codes each route can answer with.
  */
@@ -52,7 +63,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
         code: Type.Union(list.map((code) => Type.Literal(code))),
         upgrade_url: Type.Optional(Type.String()),
       },
-      { description: list.join(', ') },
+      { description: list.join(', '), examples: [errorExample(list[0] as ErrorCode)] },
     );
   }
   return responses;

@@ -59,7 +59,13 @@ export const CreatePlanRequestBody = Type.Object({
   message: Type.Optional(Type.String({ maxLength: 1000, description: 'A note to the operator' })),
 });
 
-export const PlanRequestResponse = Type.Object({ planRequest: PlanRequestSchema });
+export const CreatedPlanRequestResponse = Type.Object({
+  planRequest: PlanRequestSchema,
+  operatorEmailed: Type.Boolean({
+    description:
+      'Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks',
+  }),
+});
 export const PlanRequestListResponse = Type.Object({ planRequests: Type.Array(PlanRequestSchema) });
 export const OperatorPlanRequestListResponse = Type.Object({ planRequests: Type.Array(OperatorPlanRequestSchema) });
 export const GrantedPlanRequestResponse = Type.Object({

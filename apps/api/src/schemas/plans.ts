@@ -14,3 +14,17 @@ export const PlanSchema = Type.Object({
 });
 
 export const PlanListResponse = Type.Object({ plans: Type.Array(PlanSchema) });
+
+const Price = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")',
+  examples: ['¥3,000 / month'],
+});
+
+export const PlanPricesResponse = Type.Object({
+  prices: Type.Object({ free: Price, pro: Price, enterprise: Price }),
+  operatorEmailed: Type.Boolean({
+    description:
+      'Whether a plan request is e-mailed to the operator (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks',
+  }),
+});

@@ -61,6 +61,9 @@ export const WebhookWithSecretResponse = Type.Object({
 });
 
 export const WebhookResponse = Type.Object({ webhook: Type.Object(WebhookFields) });
+export const WebhookOrNoneResponse = Type.Object({
+  webhook: Type.Union([Type.Object(WebhookFields), Type.Null()], { description: 'null: the app has no webhook' }),
+});
 
 export const RotatedSecretResponse = Type.Object({
   webhook: Type.Object({

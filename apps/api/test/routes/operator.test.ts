@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { errorDetails } from '@webpush/errors';
 import { type MailServer, startMailServer } from '@webpush/testing';
 import type { LightMyRequestResponse } from 'fastify';
 import t from 'tap';
@@ -241,6 +243,7 @@ t.test('a plan request: e-mailed to OPERATOR_EMAIL, listed in the console, grant
     planRequest: { id: string; plan: string; status: string; message: string };
   };
   t.match(planRequest, { plan: 'enterprise', status: 'open', message: 'Launch in May' });
+  t.equal(first.json().operatorEmailed, true, 'the answer says the operator is e-mailed');
 
   const message = await mail.waitFor(OPERATOR_EMAIL, { matching: (m) => m.text.includes(asker.email) });
   t.match(message.parsed.subject, asker.email);
@@ -280,6 +283,45 @@ t.test('a plan request: e-mailed to OPERATOR_EMAIL, listed in the console, grant
   assertError(t, await as(operator.token, 'POST', `/operator/plan-requests/${planRequest.id}/grant`), 'NOT_FOUND');
   assertError(t, await as(operator.token, 'POST', '/operator/plan-requests/not-a-uuid/grant'), 'NOT_FOUND');
 
+  for (const plan of ['pro', 'free']) {
+    assertError(t, await as(asker.token, 'POST', '/plan-requests', { plan }), 'INVALID_INPUT', {
+      message: errorDetails.PLAN_NOT_AN_UPGRADE.message,
+    });
+  }
+  t.same(
+    (await as(operator.token, 'GET', '/operator/plan-requests')).json(),
+    { planRequests: [] },
+    'a request for the same or a lower plan is not stored',
+  );
+
   const next = await as(asker.token, 'POST', '/plan-requests', { plan: 'enterprise' });
   t.equal(next.statusCode, 201, 'after a grant, a new request is a new one');
+});
+
+t.test('without OPERATOR_EMAIL, a plan request says it waits in the console, and the API warns at boot', async (t) => {
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const unmailed = await buildTestApp(t, { ...mail.env, LOG_LEVEL: 'warn' }, { logStream });
+  t.ok(
+    lines.some((line) =>
+      line.includes('OPERATOR_EMAIL is not set: plan requests from /pricing only appear in the operator console'),
+    ),
+    'a warning at boot',
+  );
+  const asker = await registerUser(unmailed.app, uniqueEmail('unmailed'));
+  const asked = await unmailed.app.inject({
+    method: 'POST',
+    url: '/api/v1/plan-requests',
+    headers: bearer(asker.token),
+    payload: { plan: 'pro' },
+  });
+  t.equal(asked.statusCode, 201);
+  t.equal(asked.json().operatorEmailed, false);
+  const prices = await unmailed.app.inject({ method: 'GET', url: '/api/v1/plans/prices' });
+  t.equal(prices.json().operatorEmailed, false, 'the pricing page can say so before the request');
 });

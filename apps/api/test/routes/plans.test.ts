@@ -28,3 +28,22 @@ t.test('GET /plans needs no session, and ignores a bad one', async (t) => {
   });
   t.equal(response.statusCode, 200);
 });
+
+t.test('GET /plans/prices: each plan’s price as configured, null where none is set', async (t) => {
+  const fallback = await app.inject({ method: 'GET', url: '/api/v1/plans/prices' });
+  t.equal(fallback.statusCode, 200);
+  t.strictSame(fallback.json(), { prices: { free: '0', pro: null, enterprise: null }, operatorEmailed: false });
+
+  const priced = await buildTestApp(t, {
+    PLAN_PRICE_PRO: ' ¥3,000 / month ',
+    PLAN_PRICE_ENTERPRISE: '',
+    OPERATOR_EMAIL: 'ops@example.com',
+  });
+  const response = await priced.app.inject({ method: 'GET', url: '/api/v1/plans/prices' });
+  t.strictSame(response.json(), {
+    prices: { free: '0', pro: '¥3,000 / month', enterprise: null },
+    operatorEmailed: true,
+  });
+  const list = await priced.app.inject({ method: 'GET', url: '/api/v1/plans' });
+  t.strictSame(Object.keys(list.json().plans[0]), ['id', 'name', 'limits'], 'GET /plans keeps its shape');
+});

@@ -92,7 +92,9 @@ t.test('PUT creates the webhook with a whsec_ secret sealed at rest; GET hides i
   assertError(t, await app.inject({ method: 'GET', url: `${url}/deliveries`, headers: stranger }), 'NOT_FOUND');
 
   t.equal((await app.inject({ method: 'DELETE', url, headers: session })).statusCode, 204);
-  assertError(t, await app.inject({ method: 'GET', url, headers: session }), 'NOT_FOUND');
+  const none = await app.inject({ method: 'GET', url, headers: session });
+  t.equal(none.statusCode, 200, 'an app without a webhook is not an error');
+  t.strictSame(none.json(), { webhook: null });
   assertError(t, await app.inject({ method: 'DELETE', url, headers: session }), 'NOT_FOUND');
   assertError(t, await app.inject({ method: 'POST', url: `${url}/rotate-secret`, headers: session }), 'NOT_FOUND');
 });

@@ -30,6 +30,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -43,6 +49,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -56,6 +68,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -157,6 +175,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -170,6 +194,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -183,6 +213,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -272,6 +308,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -285,6 +327,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -298,6 +346,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ご利用のプランで作成できるアプリの上限に達しました",
+                         *       "code": "PLAN_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PLAN_LIMIT_EXCEEDED" | "ORIGIN_NOT_ALLOWED";
@@ -311,6 +366,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -324,6 +385,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -337,6 +404,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -350,6 +423,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -429,6 +508,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -442,6 +527,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -455,6 +546,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -468,6 +565,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -508,6 +611,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -521,6 +630,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -534,6 +649,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -547,6 +668,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -560,6 +687,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -650,6 +783,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -663,6 +802,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -676,6 +821,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -689,6 +840,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -702,6 +859,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -715,6 +878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -728,6 +897,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -782,6 +957,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -795,6 +976,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -808,6 +995,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -821,6 +1014,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -834,6 +1033,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -847,6 +1052,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -919,6 +1130,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -932,6 +1149,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -945,6 +1168,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -958,6 +1187,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1051,6 +1286,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_SCOPE" | "INVALID_INPUT";
@@ -1064,6 +1305,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1077,6 +1324,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1090,6 +1343,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1103,6 +1362,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1116,6 +1381,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1129,6 +1400,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1142,6 +1419,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1196,6 +1479,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1209,6 +1498,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1222,6 +1517,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1235,6 +1536,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1248,6 +1555,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1383,6 +1696,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1396,6 +1715,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1409,6 +1734,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1422,6 +1753,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1586,6 +1923,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1599,6 +1942,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1612,6 +1961,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1625,6 +1980,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1638,6 +1999,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -1651,6 +2018,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1664,6 +2037,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1677,6 +2056,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -1690,6 +2076,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1703,6 +2095,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1837,6 +2235,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1850,6 +2254,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1863,6 +2273,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1876,6 +2292,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1889,6 +2311,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この通知は予約中ではないため取り消せません",
+                         *       "code": "NOT_CANCELABLE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -1902,6 +2330,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1989,6 +2423,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2002,6 +2442,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2015,6 +2461,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2028,6 +2480,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2086,6 +2544,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2099,6 +2563,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2112,6 +2582,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2125,6 +2601,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2138,6 +2620,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2236,6 +2724,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -2249,6 +2743,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
@@ -2262,6 +2762,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
@@ -2275,6 +2781,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2288,6 +2800,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -2301,6 +2819,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -2314,6 +2838,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2327,6 +2857,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -2340,6 +2876,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2353,6 +2895,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "プッシュ通知の送信に失敗しました",
+                         *       "code": "PUSH_FAILED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PUSH_FAILED";
@@ -2366,6 +2914,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2440,6 +2994,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2453,6 +3013,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2466,6 +3032,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2479,6 +3051,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2555,6 +3133,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2568,6 +3152,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2581,6 +3171,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2594,6 +3190,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2607,6 +3209,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2620,6 +3228,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2643,7 +3257,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's webhook, without its secret
+         * The app's webhook, without its secret; `{webhook: null}` when it has none
          * @description The app’s webhook: its URL, the events it receives (not its secret), and whether deliveries go out. After WEBHOOK_BREAKER_FAILURES failed attempts in a row they pause (`paused`, until `pausedUntil`); after WEBHOOK_DISABLE_AFTER_MS (default 3 days) of nothing but failures they stop (`disabled`) and the owner is e-mailed. Events are kept pending meanwhile; resume with POST …/webhook/resume or a new URL.
          */
         get: {
@@ -2686,6 +3300,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
+                            /** @description null: the app has no webhook */
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
@@ -2717,7 +3332,7 @@ export interface paths {
                                  * @description When deliveries were disabled; null unless `status` is `disabled`
                                  */
                                 disabledAt: string | null;
-                            };
+                            } | null;
                         };
                     };
                 };
@@ -2727,6 +3342,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2740,6 +3361,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2753,6 +3380,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2766,6 +3399,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2862,6 +3501,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
@@ -2875,6 +3520,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2888,6 +3539,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2901,6 +3558,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2914,6 +3577,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -2927,6 +3596,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2940,6 +3615,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2953,6 +3634,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2992,6 +3679,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3005,6 +3698,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3018,6 +3717,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3031,6 +3736,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3044,6 +3755,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3125,6 +3842,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3138,6 +3861,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3151,6 +3880,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3164,6 +3899,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3230,6 +3971,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3243,6 +3990,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3256,6 +4009,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3269,6 +4028,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3282,6 +4047,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3295,6 +4066,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3404,6 +4181,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3417,6 +4200,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3430,6 +4219,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3443,6 +4238,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3456,6 +4257,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3546,6 +4353,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3559,6 +4372,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3572,6 +4391,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3585,6 +4410,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3598,6 +4429,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3611,6 +4448,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -3659,6 +4502,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3672,6 +4521,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3685,6 +4540,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3698,6 +4559,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub OAuth が設定されていません",
+                         *       "code": "OAUTH_NOT_CONFIGURED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -3751,6 +4618,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認可コードがありません",
+                         *       "code": "MISSING_CODE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_CODE" | "INVALID_INPUT";
@@ -3764,6 +4637,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "OAuth の state が一致しません",
+                         *       "code": "INVALID_STATE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_STATE";
@@ -3777,6 +4656,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このメールアドレスは既に登録されています",
+                         *       "code": "EMAIL_IN_USE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -3790,6 +4675,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3803,6 +4694,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3816,6 +4713,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub との認証に失敗しました",
+                         *       "code": "GITHUB_AUTH_FAILED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "GITHUB_AUTH_FAILED";
@@ -3829,6 +4732,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub OAuth が設定されていません",
+                         *       "code": "OAUTH_NOT_CONFIGURED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -3921,6 +4830,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -3934,6 +4849,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "メールアドレスまたはパスワードが正しくありません",
+                         *       "code": "INVALID_CREDENTIALS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_CREDENTIALS";
@@ -3947,6 +4868,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -3960,6 +4887,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3973,6 +4906,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3986,6 +4925,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3999,6 +4944,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4049,6 +5000,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4062,6 +5019,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4075,6 +5038,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4088,6 +5057,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4152,6 +5127,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4165,6 +5146,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4178,6 +5165,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4246,6 +5239,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4259,6 +5258,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4272,6 +5277,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4285,6 +5296,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4298,6 +5315,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4311,6 +5334,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4320,6 +5349,216 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password: needs the current one; keeps this session and ends the others
+         * @description Changes the password of the signed-in account. Needs the current password (401 INVALID_CREDENTIALS when wrong); the session that asks stays signed in, every other session of the account is ended. Rate limited like sign-in.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "currentPassword": "correct horse battery staple",
+                     *       "newPassword": "a new and longer passphrase"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The account’s password now
+                         * @example correct horse battery staple
+                         */
+                        currentPassword: string;
+                        /**
+                         * @description The new password: 8 to 128 characters
+                         * @example a new and longer passphrase
+                         */
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       },
+                         *       "endedSessions": 2
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description How many other sessions of the account were ended */
+                            endedSessions: number;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION, INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION" | "INVALID_CREDENTIALS";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/auth/password-reset": {
@@ -4374,6 +5613,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4387,6 +5632,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4400,6 +5651,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4413,6 +5670,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4426,6 +5689,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4439,6 +5708,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4508,6 +5783,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -4521,6 +5802,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4534,6 +5821,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4547,6 +5840,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4560,6 +5859,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4573,6 +5878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4631,6 +5942,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4644,6 +5961,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4739,6 +6062,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
@@ -4752,6 +6081,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このメールアドレスは既に登録されています",
+                         *       "code": "EMAIL_IN_USE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -4765,6 +6100,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4778,6 +6119,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4791,6 +6138,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4804,6 +6157,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4817,6 +6176,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4882,6 +6247,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4895,6 +6266,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4908,6 +6285,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4945,6 +6328,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4958,6 +6347,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4971,6 +6366,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4984,6 +6385,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5037,6 +6444,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5050,6 +6463,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5063,6 +6482,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5076,6 +6501,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -5089,6 +6520,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5098,6 +6535,117 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user, or `{user: null}` when not signed in (never 401)
+         * @description Whether the caller is signed in: the account, or `{user: null}` (200, not 401) without a valid session. For pages that only need to know; GET /auth/me keeps its 401.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The signed-in user; null when not signed in */
+                            user: components["schemas"]["def-0"] | (never | null);
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5154,6 +6702,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -5167,6 +6721,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5180,6 +6740,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5193,6 +6759,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5206,6 +6778,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5219,6 +6797,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5271,6 +6855,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5284,6 +6874,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5297,6 +6893,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5310,6 +6912,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5323,6 +6931,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5403,6 +7017,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -5416,6 +7036,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -5429,6 +7055,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5442,6 +7074,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5455,6 +7093,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5468,6 +7112,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5481,6 +7131,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5610,6 +7266,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5623,6 +7285,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -5636,6 +7304,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -5649,6 +7323,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -5662,6 +7342,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5675,6 +7361,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5793,6 +7485,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5806,6 +7504,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -5819,6 +7523,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -5832,6 +7542,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -5845,6 +7561,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この通知は予約中ではないため取り消せません",
+                         *       "code": "NOT_CANCELABLE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -5858,6 +7580,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5871,6 +7599,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5912,8 +7646,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "title": "セール開始",
-                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "title": "The sale starts now",
+                     *       "body": "Today only: 20% off everything.",
                      *       "url": "https://www.example.com/sale",
                      *       "tags": {
                      *         "plan": "pro"
@@ -6049,6 +7783,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -6062,6 +7802,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6075,6 +7821,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -6088,6 +7840,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6101,6 +7859,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -6114,6 +7878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6127,6 +7897,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6140,6 +7916,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -6153,6 +7936,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6166,6 +7955,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6211,8 +8006,8 @@ export interface paths {
                      *       "endpoints": [
                      *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
                      *       ],
-                     *       "title": "注文を発送しました",
-                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "title": "Your order has shipped",
+                     *       "body": "Order #1042 arrives tomorrow.",
                      *       "url": "https://www.example.com/orders/1042"
                      *     }
                      */
@@ -6330,6 +8125,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
@@ -6343,6 +8144,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6356,6 +8163,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -6369,6 +8182,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6382,6 +8201,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6395,6 +8220,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -6408,6 +8240,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6421,6 +8259,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6488,6 +8332,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6501,6 +8351,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6514,6 +8370,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -6527,6 +8389,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6620,6 +8488,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6633,6 +8507,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6646,6 +8526,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -6659,6 +8545,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6672,6 +8564,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6751,6 +8649,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6764,6 +8668,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6777,6 +8687,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -6790,6 +8706,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6886,6 +8808,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -6899,6 +8827,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6912,6 +8846,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -6925,6 +8865,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6938,6 +8884,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6951,6 +8903,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6964,6 +8922,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7034,6 +8998,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7047,6 +9017,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7060,6 +9036,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7073,6 +9055,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7086,6 +9074,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7147,6 +9141,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7160,6 +9160,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7173,6 +9179,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7186,6 +9198,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7199,6 +9217,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7260,6 +9284,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7273,6 +9303,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7286,6 +9322,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7298,7 +9340,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the operator for another plan
-         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
+         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). Only a higher plan than the account’s can be asked for (else 400 INVALID_INPUT); the operator moves plans down in the console. The operator is e-mailed when OPERATOR_EMAIL is set (`operatorEmailed`), and grants it in the console.
          */
         post: {
             parameters: {
@@ -7312,7 +9354,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "plan": "pro",
-                     *       "message": "来月からの本番利用に向けて Pro をお願いします。"
+                     *       "message": "We go live next month and need Pro."
                      *     }
                      */
                     "application/json": {
@@ -7345,6 +9387,8 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
+                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -7366,6 +9410,8 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
+                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -7375,6 +9421,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -7388,6 +9440,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7401,6 +9459,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -7414,6 +9478,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7427,6 +9497,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7440,6 +9516,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7511,6 +9593,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7524,6 +9612,119 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each plan costs, and how a plan request reaches the operator; no sign-in needed
+         * @description Beside GET /plans, whose list is the same on every deployment: prices are this deployment’s configuration (PLAN_PRICE_FREE, PLAN_PRICE_PRO, PLAN_PRICE_ENTERPRISE).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "prices": {
+                         *         "free": "0",
+                         *         "pro": "¥3,000 / month",
+                         *         "enterprise": null
+                         *       },
+                         *       "operatorEmailed": true
+                         *     }
+                         */
+                        "application/json": {
+                            prices: {
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                free: string | null;
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                pro: string | null;
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                enterprise: string | null;
+                            };
+                            /** @description Whether a plan request is e-mailed to the operator (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7653,6 +9854,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -7666,6 +9873,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7679,6 +9892,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
@@ -7692,6 +9911,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7705,6 +9930,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7718,6 +9949,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
@@ -7731,6 +9968,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7744,6 +9987,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -7794,6 +10043,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -7807,6 +10062,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7820,6 +10081,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -7833,6 +10100,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7846,6 +10119,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7859,6 +10138,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7872,6 +10157,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -7885,6 +10176,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7959,6 +10256,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -7972,6 +10275,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7985,6 +10294,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -7998,6 +10313,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -8011,6 +10332,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8024,6 +10351,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8037,6 +10370,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -8050,6 +10389,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8104,6 +10449,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8117,6 +10468,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8130,6 +10487,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -8143,6 +10506,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -8156,6 +10525,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";

@@ -115,3 +115,25 @@ export async function deleteExpiredAuthRows(
   }
   return removed;
 }
+
+/**
+ * A new password for a signed-in user: stored, and every other session of the user ended in the
+ * same transaction, so a session someone else holds does not outlive the password it was made with.
+ * The session that asked stays. Null when the user is gone.
+ */
+export async function changePasswordKeepingSession(
+  db: Database,
+  userId: string,
+  passwordHash: string,
+  keepSessionId: string,
+): Promise<{ user: User; endedSessions: number } | null> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+    if (!user) return null;
+    const ended = await tx
+      .delete(sessions)
+      .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+      .returning({ id: sessions.id });
+    return { user, endedSessions: ended.length };
+  });
+}

@@ -58,11 +58,26 @@ const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * neither header is not a browser's cross-origin request and passes. Bearer tokens are not sent
  * by browsers on their own, so they need no such check.
  */
-export function cookieWriteAllowed(request: FastifyRequest, dashboardOrigin: string): boolean {
+export function cookieWriteAllowed(request: FastifyRequest, dashboardOrigins: readonly string[]): boolean {
   if (!UNSAFE_METHODS.has(request.method)) return true;
   const origin = request.headers.origin;
-  if (origin !== undefined && origin.toLowerCase() !== dashboardOrigin) return false;
+  if (origin !== undefined && !dashboardOrigins.includes(origin.toLowerCase())) return false;
   return request.headers['sec-fetch-site'] !== 'cross-site';
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The origins the dashboard is served from: PUBLIC_URL's, and outside production, when PUBLIC_URL
+ * is on this machine, the same port under the other loopback names, since the API's log and a
+ * person's habit may name either (docs/security.md).
+ */
+export function dashboardOriginsOf(publicUrl: string, environment: string): string[] {
+  const url = new URL(publicUrl);
+  const own = url.origin.toLowerCase();
+  if (environment === 'production' || !LOOPBACK_HOSTS.includes(url.hostname)) return [own];
+  const port = url.port === '' ? '' : `:${url.port}`;
+  return [own, ...LOOPBACK_HOSTS.map((host) => `${url.protocol}//${host}${port}`).filter((origin) => origin !== own)];
 }
 
 /** `request.principal` for `user`-scoped handlers; throws if the route was declared without a session. */
@@ -94,7 +109,8 @@ function originAllowed(request: FastifyRequest, principal: ApiKeyPrincipal): boo
 export default fp(
   async (app: FastifyInstance) => {
     app.decorateRequest('principal', null);
-    const dashboardOrigin = new URL(app.config.publicUrl).origin.toLowerCase();
+    const dashboardOrigins = dashboardOriginsOf(app.config.publicUrl, app.config.env);
+    const publicOrigin = new URL(app.config.publicUrl).origin.toLowerCase();
 
     app.decorate('authenticate', (rule: AuthRule): onRequestAsyncHookHandler => {
       const acceptsKey = rule.apiKey !== undefined;
@@ -104,7 +120,14 @@ export default fp(
       return async (request) => {
         const { token, fromCookie } = readToken(request, acceptsSession);
         // Before the session is looked up (and touched): a refused write changes nothing.
-        if (fromCookie && !cookieWriteAllowed(request, dashboardOrigin)) throw new AppError('ORIGIN_NOT_ALLOWED');
+        if (fromCookie && !cookieWriteAllowed(request, dashboardOrigins)) {
+          const origin = request.headers.origin ?? '(none)';
+          request.log.warn(
+            { origin, publicUrlOrigin: publicOrigin },
+            `refused a signed-in write from ${origin}: the dashboard's origin is PUBLIC_URL's, ${publicOrigin}; open the dashboard there or set PUBLIC_URL`,
+          );
+          throw new AppError('ORIGIN_NOT_ALLOWED', { detail: 'NOT_THE_DASHBOARD_ORIGIN' });
+        }
 
         if (token.startsWith(API_KEY_PREFIX) && acceptsKey) {
           const principal = await app.apiKeyPrincipals.find(app.secrets.hash(token));

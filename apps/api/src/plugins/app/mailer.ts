@@ -44,6 +44,9 @@ export default fp(
     const { smtpUrl, from } = app.config.mail;
     const transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : null;
     if (!transport) app.log.warn('SMTP_URL is not set: e-mails are written to the log instead of being sent');
+    if (app.config.mail.operator === null) {
+      app.log.warn('OPERATOR_EMAIL is not set: plan requests from /pricing only appear in the operator console');
+    }
 
     const deliver = async (message: MailMessage): Promise<void> => {
       if (!transport) {

@@ -23,6 +23,7 @@ export default fp(
   async (app: FastifyInstance) => {
     const { apiKeyPepper, encryptionKey, problems } = app.config;
     for (const problem of problems) app.log.error(`CONFIGURATION PROBLEM: ${problem}`);
+    for (const note of app.config.notes) app.log.info(`note: ${note}`);
 
     const needPepper = (): Buffer => {
       if (!apiKeyPepper) throw new AppError('CONFIG_ERROR');

@@ -105,8 +105,7 @@ export default fp(
         info: {
           title: `${PRODUCT_NAME} API`,
           version: '1.0.0',
-          description:
-            'Send web push notifications to the browser subscriptions of your apps. Every error has the body `{error, code}` (plus `upgrade_url` on plan-limit codes).',
+          description: `[← Back to the dashboard](${app.config.publicUrl}/)\n\nSend web push notifications to the browser subscriptions of your apps. Every error has the body \`{error, code}\` (plus \`upgrade_url\` on plan-limit codes). Error messages are Japanese, by contract: clients branch on \`code\`, whose English meaning the repository's docs/error-codes.md lists.`,
         },
         servers: [{ url: app.config.publicUrl }],
         // Grouped in the order a customer meets them: sending first, accounts last.

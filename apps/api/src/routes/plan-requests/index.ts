@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listOwnPlanRequests, requestPlan } from '@webpush/db';
+import { AppError } from '@webpush/errors';
+import { isUpgrade } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '#plugins/app/auth.js';
 import { errorResponses, sessionSecurity } from '#schemas/common.js';
-import { CreatePlanRequestBody, PlanRequestListResponse, PlanRequestResponse } from '#schemas/operator.js';
+import { CreatedPlanRequestResponse, CreatePlanRequestBody, PlanRequestListResponse } from '#schemas/operator.js';
 import { publicPlanRequest } from '../operator/public-views.js';
 import { planRequestMail } from './plan-request-mail.js';
 
@@ -22,18 +24,20 @@ export default async function planRequestRoutes(fastify: FastifyInstance) {
         tags: ['accounts'],
         summary: 'Ask the operator for another plan',
         description:
-          'One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.',
+          'One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). Only a higher plan than the account’s can be asked for (else 400 INVALID_INPUT); the operator moves plans down in the console. The operator is e-mailed when OPERATOR_EMAIL is set (`operatorEmailed`), and grants it in the console.',
         security: sessionSecurity,
         body: CreatePlanRequestBody,
         response: {
-          200: PlanRequestResponse,
-          201: PlanRequestResponse,
+          200: CreatedPlanRequestResponse,
+          201: CreatedPlanRequestResponse,
           ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', 'UNAUTHORIZED', 'INVALID_SESSION'),
         },
       },
     },
     async (request, reply) => {
       const user = sessionUser(request);
+      if (!isUpgrade(user.plan, request.body.plan))
+        throw new AppError('INVALID_INPUT', { detail: 'PLAN_NOT_AN_UPGRADE' });
       const message = request.body.message?.trim() || null;
       const { request: stored, created } = await requestPlan(app.db, user.id, { plan: request.body.plan, message });
       request.log.info({ userId: user.id, plan: stored.plan, requestId: stored.id }, 'plan requested');
@@ -52,7 +56,9 @@ export default async function planRequestRoutes(fastify: FastifyInstance) {
           });
         });
       }
-      return reply.code(created ? 201 : 200).send({ planRequest: publicPlanRequest(stored) });
+      return reply
+        .code(created ? 201 : 200)
+        .send({ planRequest: publicPlanRequest(stored), operatorEmailed: operator !== null });
     },
   );
 

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { schema } from '@webpush/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
@@ -120,4 +121,57 @@ t.test("the dashboard's own requests and bearer tokens still work", async (t) =>
     payload: { name: 'Bearer' },
   });
   t.equal(withBearer.statusCode, 200, 'a bearer token is not affected by Origin');
+});
+
+t.test('outside production, the dashboard answers on every loopback name of its port', async (t) => {
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const local = await buildTestApp(
+    t,
+    { NODE_ENV: 'development', PUBLIC_URL: 'http://localhost:3917', LOG_LEVEL: 'warn' },
+    { logStream },
+  );
+  const localUser = await registerUser(local.app);
+  const localApp = await createApp(local.app, localUser.token);
+  const rename = (origin: string) =>
+    local.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/apps/${localApp.id}`,
+      cookies: { wp_session: localUser.token },
+      headers: { origin, 'sec-fetch-site': 'same-origin' },
+      payload: { name: `From ${origin}` },
+    });
+  for (const origin of ['http://localhost:3917', 'http://127.0.0.1:3917', 'http://[::1]:3917']) {
+    t.equal((await rename(origin)).statusCode, 200, `${origin} may write`);
+  }
+
+  const otherPort = await rename('http://127.0.0.1:3000');
+  t.equal(otherPort.statusCode, 403, 'another port is another origin');
+  t.equal(otherPort.json().code, 'ORIGIN_NOT_ALLOWED');
+  t.notMatch(otherPort.json().error, /アプリ/, "the message does not talk about an app's allowed origins");
+  t.match(otherPort.json().error, /PUBLIC_URL/);
+  const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.publicUrlOrigin);
+  t.match(
+    logged,
+    { level: 40, origin: 'http://127.0.0.1:3000', publicUrlOrigin: 'http://localhost:3917' },
+    'the log names the refused origin and PUBLIC_URL’s',
+  );
+  t.match(String(logged?.msg), /http:\/\/127\.0\.0\.1:3000.*PUBLIC_URL.*http:\/\/localhost:3917/);
+
+  const production = await buildTestApp(t, { NODE_ENV: 'production', PUBLIC_URL: 'http://localhost:3917' });
+  const productionUser = await registerUser(production.app);
+  const fromLoopback = await production.app.inject({
+    method: 'POST',
+    url: '/api/v1/apps',
+    cookies: { wp_session: productionUser.token },
+    headers: { origin: 'http://127.0.0.1:3917' },
+    payload: { name: 'Loopback' },
+  });
+  t.equal(fromLoopback.json().code, 'ORIGIN_NOT_ALLOWED');
+  t.equal(fromLoopback.statusCode, 403, "in production only PUBLIC_URL's own origin");
 });

@@ -6,7 +6,7 @@ import { checkWebhookUrl, createNameResolver, generateWebhookSecret } from '@web
 import type { FastifyInstance } from 'fastify';
 import { sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
-import { PutWebhookBody, WebhookResponse, WebhookWithSecretResponse } from '#schemas/webhooks.js';
+import { PutWebhookBody, WebhookOrNoneResponse, WebhookWithSecretResponse } from '#schemas/webhooks.js';
 import { publicWebhook } from './public-webhook.js';
 
 export default async function routes(fastify: FastifyInstance) {
@@ -65,17 +65,17 @@ export default async function routes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['webhooks'],
-        summary: "The app's webhook, without its secret",
+        summary: "The app's webhook, without its secret; `{webhook: null}` when it has none",
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 200: WebhookResponse, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: { 200: WebhookOrNoneResponse, ...errorResponses(...authErrors, 'NOT_FOUND') },
       },
     },
     async (request) => {
       const owned = request.ownedApp;
+      // An app without a webhook is the usual case, not an error: the dashboard asks on every app page.
       const webhook = await findWebhook(app.db, owned.id);
-      if (!webhook) throw new AppError('NOT_FOUND');
-      return { webhook: publicWebhook(webhook) };
+      return { webhook: webhook ? publicWebhook(webhook) : null };
     },
   );
 
