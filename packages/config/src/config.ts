@@ -34,8 +34,6 @@ export interface Config {
   readonly redisKeyPrefix: string;
   /** Where the queues live (QUEUE_BACKEND): Redis, or the PostgreSQL of `databaseUrl`. */
   readonly queueBackend: 'redis' | 'postgres';
-  /** Where the API keeps counters and caches (COORDINATION): Redis, or its own memory (one API process). */
-  readonly coordination: 'redis' | 'process';
   /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
   readonly encryptionKey: Buffer | null;
   /** HMAC pepper for API keys and session tokens, or null when missing (→ CONFIG_ERROR). */
@@ -339,7 +337,6 @@ export function configFromEnv(env: Env): Config {
     redisClusterNodes,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     queueBackend: env.QUEUE_BACKEND,
-    coordination: env.COORDINATION,
     encryptionKey,
     apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),
     github: {

@@ -31,7 +31,11 @@ function postgresConnection(transport: Extract<QueueTransport, { backend: 'postg
   return { connectionString: transport.databaseUrl, schema: transport.schema, max: POOL_SIZE, migrate: true };
 }
 
-export function newQueue<T>(name: string, transport: QueueTransport, options: WithoutConnection<QueueOptions>): Queue<T> {
+export function newQueue<T>(
+  name: string,
+  transport: QueueTransport,
+  options: WithoutConnection<QueueOptions>,
+): Queue<T> {
   if (transport.backend === 'redis') {
     return new Queue<T>(name, { ...options, connection: transport.connection, prefix: transport.prefix });
   }
