@@ -8,17 +8,18 @@ import {
   type PushSender,
 } from '@webpush/push';
 import {
-  bullPrefix,
   closeRedisConnection,
   createQueues,
   createRedisConnection,
   type DeliveryChunkJob,
   type FanOutJob,
+  newWorker,
   queueNames,
+  queueTransport,
   type RedisConnection,
 } from '@webpush/queue';
 import { bullmqTelemetry } from '@webpush/tracing';
-import { type Job, type Queue, Worker, type WorkerOptions } from 'bullmq';
+import type { Job, Queue, Worker, WorkerOptions } from 'bullmq';
 import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import type { WorkerContext } from './context.js';
@@ -58,7 +59,7 @@ export interface RunningWorker {
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
   /** Webhook deliveries and the outbox relay. */
   readonly webhooks: WebhookDelivery;
-  /** Resolves while PostgreSQL and Redis answer. */
+  /** Resolves while PostgreSQL and Redis (when the queues live there) answer. */
   ready(): Promise<void>;
   /** Stops taking jobs, lets the active ones finish, and closes every connection. */
   close(): Promise<void>;
@@ -78,12 +79,13 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   void Promise.all(Array.from({ length: connections }, () => database.sql`select 1`)).catch((error: unknown) =>
     log.warn({ err: error }, 'could not open the PostgreSQL pool at start-up'),
   );
+  // Redis carries nothing but the queues here: with QUEUE_BACKEND=postgres the worker never connects to it.
   // Workers block on Redis and must never give up on a command (`maxRetriesPerRequest: null`).
-  const redis = createRedisConnection(config, 'worker');
-  redis.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
-  const prefix = bullPrefix(config.redisKeyPrefix);
+  const redis = config.queueBackend === 'redis' ? createRedisConnection(config, 'worker') : null;
+  redis?.on('error', (error) => log.warn({ err: error }, 'redis connection error'));
+  const transport = queueTransport(config, () => redis as RedisConnection);
   const telemetry = bullmqTelemetry();
-  const queues = createQueues(redis, prefix, { telemetry });
+  const queues = createQueues(transport, { telemetry });
   const sender =
     deps.sender ??
     createPushSender({
@@ -120,9 +122,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     log,
   };
 
-  const common: WorkerOptions = {
-    connection: redis,
-    prefix,
+  const common: Omit<WorkerOptions, 'connection'> = {
     // A lock renewed every quarter of its life survives a stall of three quarters of it, and a dead
     // worker's jobs are taken over within one lock (docs/configuration.md, WORKER_LOCK_DURATION_MS).
     // A lost lock only costs the pushes in flight: both runs skip what the other recorded.
@@ -147,7 +147,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const workers = [
     guardWorker(
       () =>
-        new Worker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), {
+        newWorker<FanOutJob>(queueNames.fanOut, (job: Job<FanOutJob>) => fanOut(context, job.data), transport, {
           ...common,
           concurrency: config.delivery.fanOutConcurrency,
         }) as Worker,
@@ -156,9 +156,10 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     ),
     guardWorker(
       () =>
-        new Worker<DeliveryChunkJob>(
+        newWorker<DeliveryChunkJob>(
           queueNames.deliveries,
           (job: Job<DeliveryChunkJob>) => deliverChunk(context, job.data),
+          transport,
           { ...common, concurrency: config.delivery.chunkConcurrency },
         ) as Worker,
       queues.deliveries as Queue,
@@ -172,7 +173,12 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
   const subscriberCountCheck = startSubscriberCountCheck(context);
-  const webhooks = startWebhookDelivery(context, common, deps.webhookCa === undefined ? {} : { ca: deps.webhookCa });
+  const webhooks = startWebhookDelivery(
+    context,
+    transport,
+    common,
+    deps.webhookCa === undefined ? {} : { ca: deps.webhookCa },
+  );
   let closing: Promise<void> | null = null;
   async function closeOnce(): Promise<void> {
     await reconciler.stop();
@@ -182,7 +188,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await retiredVapidKeyCleanup.stop();
     await subscriberCountCheck.stop();
     // With Redis gone no job can be acknowledged anyway: don't wait for the active ones.
-    const force = redis.status !== 'ready';
+    const force = redis !== null && redis.status !== 'ready';
     // Each queue worker's close is bounded (stuck-worker-guard.ts); so are the rest, since a close
     // that waits on a Redis command that never settles (seen after a cluster failover) never ends.
     const bounded = (what: string, closing: Promise<unknown>) =>
@@ -197,7 +203,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     if (!deps.sender) await sender.close();
     if (deps.encryption === undefined) await encryption?.close();
     // QUIT waits for a connection that may never come back; only a live one is closed politely.
-    await closeRedisConnection(redis);
+    if (redis) await closeRedisConnection(redis);
     await database.close();
   }
 
@@ -226,13 +232,18 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
       const down = (
         await Promise.all([
           check('postgres', () => database.sql`select 1`),
-          check('redis', async () => {
-            // Right after start (or a first connect on a loaded machine) the connection is still
-            // being set up: give it a moment instead of answering 503 for a Redis about to be ready.
-            if (CONNECTING.has(redis.status)) await waitForReady(redis, 1_000);
-            if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
-            await redis.ping();
-          }),
+          ...(redis === null
+            ? []
+            : [
+                check('redis', async () => {
+                  const connection = redis;
+                  // Right after start (or a first connect on a loaded machine) the connection is still
+                  // being set up: give it a moment instead of answering 503 for a Redis about to be ready.
+                  if (CONNECTING.has(connection.status)) await waitForReady(connection, 1_000);
+                  if (connection.status !== 'ready') throw new Error(`redis is ${connection.status}`);
+                  await connection.ping();
+                }),
+              ]),
         ])
       ).filter((dependency): dependency is Dependency => dependency !== null);
       if (down.length > 0) throw new DependenciesDownError(down);

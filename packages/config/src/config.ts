@@ -32,6 +32,8 @@ export interface Config {
   readonly redisClusterNodes: readonly RedisNode[] | null;
   /** Prefix of every Redis key the service writes; wrapped in `{}` where Redis Cluster needs a hash tag. */
   readonly redisKeyPrefix: string;
+  /** Where the queues live (QUEUE_BACKEND): Redis, or the PostgreSQL of `databaseUrl`. */
+  readonly queueBackend: 'redis' | 'postgres';
   /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
   readonly encryptionKey: Buffer | null;
   /** HMAC pepper for API keys and session tokens, or null when missing (→ CONFIG_ERROR). */
@@ -296,6 +298,12 @@ export function configFromEnv(env: Env): Config {
       'invalid configuration: DASHBOARD_DEV_SERVER cannot be on when NODE_ENV=production',
     );
   }
+  const redisClusterNodes = parseRedisClusterNodes(env.REDIS_CLUSTER_NODES);
+  if (redisClusterNodes !== null && env.QUEUE_BACKEND === 'postgres') {
+    throw new ConfigValidationError(
+      'invalid configuration: REDIS_CLUSTER_NODES cannot be used with QUEUE_BACKEND=postgres: unset one of them (a cluster carries the queues itself)',
+    );
+  }
   const problems: string[] = [];
   const notes: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
@@ -341,8 +349,9 @@ export function configFromEnv(env: Env): Config {
     secureCookies: publicUrl.startsWith('https://'),
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
-    redisClusterNodes: parseRedisClusterNodes(env.REDIS_CLUSTER_NODES),
+    redisClusterNodes,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
+    queueBackend: env.QUEUE_BACKEND,
     encryptionKey,
     apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),
     github: {

@@ -17,6 +17,8 @@ export const EnvSchema = Type.Object({
   /** Seed nodes of a Redis Cluster (`host:port,host:port`); when set, REDIS_URL is not used. */
   REDIS_CLUSTER_NODES: Type.Optional(Type.String()),
   REDIS_KEY_PREFIX: Type.String({ default: 'wp', pattern: '^[A-Za-z0-9_.:-]+$' }),
+  /** Where the BullMQ queues live: Redis, or the PostgreSQL of DATABASE_URL (BullMQ's PostgreSQL backend). */
+  QUEUE_BACKEND: Type.Union([Type.Literal('redis'), Type.Literal('postgres')], { default: 'redis' }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   API_KEY_PEPPER: Type.Optional(Type.String()),
   GITHUB_CLIENT_ID: Type.Optional(Type.String()),

@@ -24,3 +24,16 @@ t.test('REDIS_CLUSTER_NODES: an entry without a valid port is refused at boot', 
     t.throws(() => loadConfig({ REDIS_CLUSTER_NODES: bad }), ConfigValidationError, bad);
   }
 });
+
+t.test(
+  'QUEUE_BACKEND: redis by default; postgres keeps the queues in DATABASE_URL, never with a cluster',
+  async (t) => {
+    t.equal(loadConfig({}).queueBackend, 'redis');
+    t.equal(loadConfig({ QUEUE_BACKEND: 'postgres' }).queueBackend, 'postgres');
+    t.throws(() => loadConfig({ QUEUE_BACKEND: 'postgres', REDIS_CLUSTER_NODES: 'redis-a:7000' }), {
+      name: 'ConfigValidationError',
+      message: /REDIS_CLUSTER_NODES cannot be used with QUEUE_BACKEND=postgres/,
+    });
+    t.throws(() => loadConfig({ QUEUE_BACKEND: 'kafka' }));
+  },
+);

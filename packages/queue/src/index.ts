@@ -1,4 +1,12 @@
 export {
+  bullSchema,
+  newQueue,
+  newWorker,
+  type QueueSettings,
+  type QueueTransport,
+  queueTransport,
+} from './backend.js';
+export {
   bullPrefix,
   closeRedisConnection,
   createRedisConnection,

@@ -1,5 +1,5 @@
-import { type DefaultJobOptions, Queue, type Telemetry } from 'bullmq';
-import type { RedisConnection } from './connection.js';
+import type { DefaultJobOptions, Queue, Telemetry } from 'bullmq';
+import { newQueue, type QueueTransport } from './backend.js';
 
 export const queueNames = {
   fanOut: 'fan-out',
@@ -24,6 +24,11 @@ export interface DeliveryChunkJob {
 
 export interface WebhookJob {
   messageId: string;
+  /**
+   * Attempts already made by the jobs this one continues: on the PostgreSQL backend a deferred
+   * delivery goes back on the queue as a new job (see apps/worker/src/webhooks/delivery.ts).
+   */
+  attemptsBefore?: number;
 }
 
 export const jobNames = {
@@ -54,10 +59,14 @@ export const defaultJobOptions: DefaultJobOptions = {
  * defaults (12 attempts, 60 s) wait 60 s × (2^11 − 1) ≈ 34 h in all before giving up, more than
  * the 24 hours receivers are promised. Failed jobs are kept a week for Bull Board.
  */
-export function webhookJobOptions(settings: { maxAttempts: number; backoffMs: number }): DefaultJobOptions {
+export function webhookJobOptions(
+  settings: { maxAttempts: number; backoffMs: number },
+  attemptsBefore = 0,
+): DefaultJobOptions {
   return {
-    attempts: settings.maxAttempts,
-    backoff: { type: 'exponential', delay: settings.backoffMs },
+    // A job continuing earlier attempts has the rest of them, and its backoff goes on doubling.
+    attempts: Math.max(1, settings.maxAttempts - attemptsBefore),
+    backoff: { type: 'exponential', delay: settings.backoffMs * 2 ** attemptsBefore },
     removeOnComplete: true,
     removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
   };
@@ -97,12 +106,19 @@ export function queueWebhookMessage(
   queue: Queue<WebhookJob>,
   messageId: string,
   settings: { maxAttempts: number; backoffMs: number },
-  options: { replaceWaiting?: boolean } = {},
+  options: { replaceWaiting?: boolean; attemptsBefore?: number; delayMs?: number } = {},
 ): Promise<boolean> {
+  const attemptsBefore = options.attemptsBefore ?? 0;
+  const data: WebhookJob = attemptsBefore > 0 ? { messageId, attemptsBefore } : { messageId };
   return requeueUnlessInFlight(
     queue as Queue,
     messageId,
-    () => queue.add(jobNames.deliverWebhook, { messageId }, { ...webhookJobOptions(settings), jobId: messageId }),
+    () =>
+      queue.add(jobNames.deliverWebhook, data, {
+        ...webhookJobOptions(settings, attemptsBefore),
+        jobId: messageId,
+        ...(options.delayMs ? { delay: options.delayMs } : {}),
+      }),
     options,
   );
 }
@@ -115,22 +131,16 @@ export interface Queues {
   close(): Promise<void>;
 }
 
-/** `prefix` must be `bullPrefix(config.redisKeyPrefix)` on both sides; the connection is shared, not closed here. */
-export function createQueues(
-  connection: RedisConnection,
-  prefix: string,
-  options: { telemetry?: Telemetry } = {},
-): Queues {
+/**
+ * The API and the worker must use the same transport (`queueTransport`); a Redis connection is
+ * shared, not closed here.
+ */
+export function createQueues(transport: QueueTransport, options: { telemetry?: Telemetry } = {}): Queues {
   // `telemetry` (bullmq-otel, when tracing is on) carries the trace context of each add into the job.
-  const common = {
-    connection,
-    prefix,
-    defaultJobOptions,
-    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
-  };
-  const fanOut = new Queue<FanOutJob>(queueNames.fanOut, common);
-  const deliveries = new Queue<DeliveryChunkJob>(queueNames.deliveries, common);
-  const webhooks = new Queue<WebhookJob>(queueNames.webhooks, common);
+  const common = { defaultJobOptions, ...(options.telemetry ? { telemetry: options.telemetry } : {}) };
+  const fanOut = newQueue<FanOutJob>(queueNames.fanOut, transport, common);
+  const deliveries = newQueue<DeliveryChunkJob>(queueNames.deliveries, transport, common);
+  const webhooks = newQueue<WebhookJob>(queueNames.webhooks, transport, common);
   return {
     fanOut,
     deliveries,

@@ -94,3 +94,15 @@ t.test('with them, Bull Board and /metrics answer only to those credentials', as
   t.equal(metrics.statusCode, 200);
   t.match(metrics.body, /webpush_queue_jobs\{queue="fan-out",state="waiting"\} 1/);
 });
+
+t.test('QUEUE_BACKEND=postgres: Bull Board and the queue gauges show the queues kept in PostgreSQL', async (t) => {
+  const { app } = await buildTestApp(t, { QUEUE_BACKEND: 'postgres', OPS_USERNAME: 'ops', OPS_PASSWORD: 'right' });
+  await app.queues.fanOut.add('fan-out', { notificationId: '00000000-0000-4000-8000-000000000002' });
+  const api = await app.inject({ method: 'GET', url: '/admin/queues/api/queues', headers: basic('ops', 'right') });
+  t.equal(api.statusCode, 200);
+  const { queues } = api.json() as { queues: { name: string; counts: Record<string, number> }[] };
+  t.strictSame(queues.map((queue) => queue.name).sort(), ['deliveries', 'fan-out', 'webhooks']);
+  t.equal(queues.find((queue) => queue.name === 'fan-out')?.counts.waiting, 1);
+  const metrics = await app.inject({ method: 'GET', url: '/metrics', headers: basic('ops', 'right') });
+  t.match(metrics.body, /webpush_queue_jobs\{queue="fan-out",state="waiting"\} 1/);
+});

@@ -1,7 +1,7 @@
 import { claimWebhookMessagesToQueue } from '@webpush/db';
-import { queueWebhookMessage, type WebhookJob } from '@webpush/queue';
+import { newWorker, type QueueTransport, queueWebhookMessage, type WebhookJob } from '@webpush/queue';
 import { createNameResolver, createWebhookClient } from '@webpush/webhooks';
-import { DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
+import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import type { WorkerContext } from '../context.js';
 import { startPeriodicTask } from '../periodic/periodic-task.js';
 import { deliverWebhook, WebhookDeferred } from './deliver-webhook.js';
@@ -33,7 +33,8 @@ export interface WebhookDeliveryOptions {
  */
 export function startWebhookDelivery(
   context: WorkerContext,
-  common: WorkerOptions,
+  transport: QueueTransport,
+  common: Omit<WorkerOptions, 'connection'>,
   options: WebhookDeliveryOptions = {},
 ): WebhookDelivery {
   const { db, queues, config, log } = context;
@@ -57,22 +58,42 @@ export function startWebhookDelivery(
 
   const notice = createWebhookDisabledNotice(context);
 
-  const worker = new Worker<WebhookJob>(
+  const worker = newWorker<WebhookJob>(
     queues.webhooks.name,
-    async (job: Job<WebhookJob>, token?: string) => {
+    async (job: Job<WebhookJob>, token?: string): Promise<unknown> => {
       const attempts = job.opts.attempts ?? settings.maxAttempts;
-      const number = job.attemptsMade + 1;
+      const number = (job.data.attemptsBefore ?? 0) + job.attemptsMade + 1;
       try {
-        return await deliverWebhook(context, client, fairness, notice, job.data, { number, last: number >= attempts });
+        return await deliverWebhook(context, client, fairness, notice, job.data, {
+          number,
+          last: job.attemptsMade + 1 >= attempts,
+        });
       } catch (error) {
         if (!(error instanceof WebhookDeferred)) throw error;
+        // BullMQ's PostgreSQL backend may finish a job as completed instead of delayed when two
+        // worker processes share the queue and it is moved with moveToDelayed + DelayedError
+        // (https://github.com/taskforcesh/bullmq/issues/4814): there the job ends, and a new one
+        // with its attempts carried over is queued once it is gone (`completed` below).
+        if (transport.backend === 'postgres') return { deferredUntil: error.retryAt, attemptsMade: job.attemptsMade };
         // Back on the queue behind other apps' events; BullMQ counts no attempt for it.
         await job.moveToDelayed(error.retryAt, token);
         throw new DelayedError();
       }
     },
+    transport,
     { ...common, concurrency: settings.concurrency },
   );
+  worker.on('completed', (job: Job<WebhookJob>, result: unknown) => {
+    if (!isDeferral(result)) return;
+    const attemptsBefore = (job.data.attemptsBefore ?? 0) + result.attemptsMade;
+    queueWebhookMessage(queues.webhooks, job.data.messageId, settings, {
+      attemptsBefore,
+      delayMs: Math.max(0, result.deferredUntil - Date.now()),
+    }).catch((error: unknown) =>
+      // The relay queues it again once WEBHOOK_RELAY_STALE_MS has passed without an attempt.
+      log.warn({ err: error, messageId: job.data.messageId }, 'a deferred webhook delivery could not be queued again'),
+    );
+  });
   worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
 
   async function relayOnce(): Promise<number> {
@@ -99,4 +120,13 @@ export function startWebhookDelivery(
       await notice.close();
     },
   };
+}
+
+interface Deferral {
+  deferredUntil: number;
+  attemptsMade: number;
+}
+
+function isDeferral(result: unknown): result is Deferral {
+  return typeof result === 'object' && result !== null && 'deferredUntil' in result;
 }
