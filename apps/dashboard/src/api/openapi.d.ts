@@ -739,6 +739,176 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v1/apps/{appId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's audit log: who changed what, newest first, a page at a time (keyset pagination)
+         * @description Entries are written with the change they record and kept at least 365 days; nothing in the API changes or deletes them.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "entries": [
+                         *         {
+                         *           "id": "0193f1c2-7a4e-7b8c-9d0e-1f2a3b4c5d6e",
+                         *           "at": "2026-11-25T09:00:00.000Z",
+                         *           "actor": {
+                         *             "type": "user",
+                         *             "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                         *             "email": "dev@example.com"
+                         *           },
+                         *           "action": "key.revoked",
+                         *           "target": {
+                         *             "type": "key",
+                         *             "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a"
+                         *           },
+                         *           "details": {
+                         *             "name": "Production server",
+                         *             "scope": "notify"
+                         *           },
+                         *           "ip": "203.0.113.7"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Newest first */
+                            entries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change: a signed-in user (by session or personal access token), an API key, or an operator of the service */
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "user";
+                                    /** @description The user id */
+                                    id: string;
+                                    /** @description Their e-mail when they made the change */
+                                    email: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "key";
+                                    /** @description The API key id */
+                                    id: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "operator";
+                                    /** @description The operator’s user id, or `admin-cli` for `pnpm admin` */
+                                    id: string;
+                                };
+                                /**
+                                 * @description What was done, e.g. `key.created`, `key.revoked`, `app.updated`, `webhook.secret_rotated`, `session.created`, `token.revoked`, `account.plan_changed` (docs/security.md lists them all)
+                                 * @example key.revoked
+                                 */
+                                action: string;
+                                /** @description What it was done to (`{type: "key", id}`, `{type: "app", id}`, …) */
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                /** @description Facts about the change that are not secret (a key’s name and scope, the fields an update set) */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The client address the API saw; null for changes made outside a request (`pnpm admin`) */
+                                ip: string | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/identity-secret": {
         parameters: {
             query?: never;
@@ -3626,6 +3796,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's own audit log (sign-ins, password and two-factor changes, access tokens, an operator's changes), newest first
+         * @description Your account’s own audit log: sign-ins, password resets and changes, two-factor changes, access tokens made and revoked, and an operator’s changes to your account.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            entries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change: a signed-in user (by session or personal access token), an API key, or an operator of the service */
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "user";
+                                    /** @description The user id */
+                                    id: string;
+                                    /** @description Their e-mail when they made the change */
+                                    email: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "key";
+                                    /** @description The API key id */
+                                    id: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "operator";
+                                    /** @description The operator’s user id, or `admin-cli` for `pnpm admin` */
+                                    id: string;
+                                };
+                                /**
+                                 * @description What was done, e.g. `key.created`, `key.revoked`, `app.updated`, `webhook.secret_rotated`, `session.created`, `token.revoked`, `account.plan_changed` (docs/security.md lists them all)
+                                 * @example key.revoked
+                                 */
+                                action: string;
+                                /** @description What it was done to (`{type: "key", id}`, `{type: "app", id}`, …) */
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                /** @description Facts about the change that are not secret (a key’s name and scope, the fields an update set) */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The client address the API saw; null for changes made outside a request (`pnpm admin`) */
+                                ip: string | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/github": {
         parameters: {
             query?: never;
@@ -5025,6 +5323,354 @@ export interface paths {
             requestBody?: never;
             responses: {
                 /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your personal access tokens (never their secrets), oldest first
+         * @description Your personal access tokens with when each was last used, never the tokens themselves.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tokens: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the token last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a personal access token (`wpt_…`), which acts as you on /apps/**; its secret is shown only in this response. At most 50 per account: one more is 400 INVALID_INPUT
+         * @description Creates a personal access token for scripts and CI: `Authorization: Bearer wpt_…` acts as you on every /apps/** route (never on /auth/**). The token itself is shown only in this answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "CI pipeline"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What the token is for (a CI pipeline, a script) */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "token": {
+                         *         "id": "a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d",
+                         *         "name": "CI pipeline",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "lastUsedAt": null
+                         *       },
+                         *       "secret": "wpt_8Hq2Lm5Xv0Nc3Bz7Kd1Rs9Tf4Wy6Pj2Ue5Gi8Oa0Mb"
+                         *     }
+                         */
+                        "application/json": {
+                            token: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the token last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
+                            };
+                            /** @description The token `wpt_…`, used as `Authorization: Bearer wpt_…` on /apps/**. Shown only in this response. */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token: every API instance refuses it from the next request on
+         * @description Revokes a personal access token: every API instance refuses it from the next request on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Token id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
                 204: {
                     headers: {
                         [name: string]: unknown;
