@@ -38,11 +38,14 @@ async function setPlan(args: string[]): Promise<string> {
 
   // Loaded only here, so a usage mistake is answered at once, without loading the database layer.
   const { loadConfig } = await import('@webpush/config');
-  const { createDatabase, setUserPlan } = await import('@webpush/db');
+  const { ADMIN_CLI_OPERATOR, createDatabase, setUserPlan } = await import('@webpush/db');
   const config = loadConfig(env);
   const database = createDatabase(config.databaseUrl, { max: 1 });
   try {
-    const user = await setUserPlan(database.db, email, plan);
+    const user = await setUserPlan(database.db, email, plan, {
+      actor: { type: 'operator', id: ADMIN_CLI_OPERATOR },
+      ip: null,
+    });
     if (!user) throw new CommandError(`no user with the e-mail ${email}`, 1);
     await tellApiInstances(config, user.id);
     return `${user.email} is now on the ${user.plan} plan`;
@@ -95,6 +98,13 @@ async function grantOperator(args: string[]): Promise<string> {
   try {
     const granted = await grantOperatorRole(database.db, email);
     if (!granted) throw new CommandError(`no user with the e-mail ${email}`, 1);
+    if (granted === 'unverified') {
+      throw new CommandError(
+        `${email} has not verified its e-mail address: nothing changed. The operator role goes only to an ` +
+          'account that proved it owns its address (the link of the verification e-mail, or a GitHub sign-in).',
+        1,
+      );
+    }
     if (granted.already) return `${granted.user.email} already has the operator role: nothing changed`;
     return `${granted.user.email} now has the operator role: the operator console is at ${config.publicUrl}/operator`;
   } finally {

@@ -45,6 +45,21 @@ t.test('pnpm admin set-plan', async (t) => {
     t.equal(await planOf('bystander@example.com'), 'free', 'nobody else moves');
   });
 
+  t.test("is recorded in the account's audit log as an operator's change", async (t) => {
+    await database.sql`insert into apps (user_id, name, vapid_public_key, vapid_private_key_sealed)
+      values (${owner.id}, 'Site', 'pub', 'sealed')`;
+    const result = await run('set-plan', 'owner@example.com', 'pro');
+    t.equal(result.code, 0, result.stderr);
+    const entries = await database.sql<
+      { app_id: string | null; user_id: string | null; actor_type: string; actor_id: string }[]
+    >`
+      select app_id, user_id, actor_type, actor_id from audit_log
+      where action = 'account.plan_changed' and (user_id = ${owner.id} or app_id in (select id from apps where user_id = ${owner.id}))
+      order by at desc, id desc limit 2`;
+    t.equal(entries.length, 2, "one entry in the app's log, one in the account's");
+    for (const entry of entries) t.strictSame([entry.actor_type, entry.actor_id], ['operator', 'admin-cli']);
+  });
+
   t.test('normalises the e-mail as the API stores it', async (t) => {
     const result = await run('set-plan', '  Owner@Example.COM ', 'enterprise');
     t.equal(result.code, 0, result.stderr);
@@ -96,6 +111,8 @@ t.test('pnpm admin grant-operator', async (t) => {
   });
   await createUser(database.db, { email: 'ops@example.com', passwordHash: 'x' });
   await createUser(database.db, { email: 'customer@example.com', passwordHash: 'x' });
+  await createUser(database.db, { email: 'squatter@example.com', passwordHash: 'x' });
+  await database.sql`update users set email_verified = true where email in ('ops@example.com', 'customer@example.com')`;
   const roleOf = async (email: string) =>
     (await database.sql<{ role: string }[]>`select role from users where email = ${email}`)[0]?.role;
   const run = (...args: string[]) => runAdmin(resources.databaseUrl, args);
@@ -113,6 +130,14 @@ t.test('pnpm admin grant-operator', async (t) => {
     const again = await run('grant-operator', 'ops@example.com');
     t.equal(again.code, 0, again.stderr);
     t.equal(again.stdout.trim(), 'ops@example.com already has the operator role: nothing changed');
+  });
+
+  t.test('an account that never verified its e-mail does not get the role', async (t) => {
+    const result = await run('grant-operator', 'squatter@example.com');
+    t.equal(result.code, 1);
+    t.match(result.stderr, /squatter@example\.com has not verified its e-mail address: nothing changed/);
+    t.equal(result.stdout, '');
+    t.equal(await roleOf('squatter@example.com'), 'customer');
   });
 
   t.test('an unknown e-mail or a bad call fails clearly and changes nothing', async (t) => {

@@ -84,11 +84,15 @@ async function quickUser() {
   const user = await createUser(app.db, { email: uniqueEmail('fuzz'), passwordHash: 'not-a-password-hash' });
   if (!user) throw new Error('could not create a fuzz user');
   const token = generateToken(SESSION_TOKEN_PREFIX);
-  await createSession(app.db, {
-    userId: user.id,
-    tokenHash: app.secrets.hash(token),
-    expiresAt: new Date(Date.now() + 3_600_000),
-  });
+  await createSession(
+    app.db,
+    {
+      userId: user.id,
+      tokenHash: app.secrets.hash(token),
+      expiresAt: new Date(Date.now() + 3_600_000),
+    },
+    null,
+  );
   return { user, token };
 }
 

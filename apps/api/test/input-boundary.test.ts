@@ -138,7 +138,7 @@ t.test('repositories find nothing for a malformed id instead of letting PostgreS
     t.equal(await findApp(db, bad, owner.app.id), null, 'a malformed owner id too');
     t.equal(await deleteApp(db, userId, bad), false);
     t.strictSame(await listApiKeys(db, userId, bad), []);
-    t.equal(await deleteApiKey(db, userId, owner.app.id, bad), false);
+    t.equal(await deleteApiKey(db, userId, owner.app.id, bad, null), false);
     t.equal(await findNotification(db, owner.app.id, bad), null);
     t.equal(await findUserById(db, bad), null);
   }

@@ -79,7 +79,7 @@ export async function seedTenant(
   const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
   const user = await createUser(db, { email, passwordHash: 'not-a-password-hash: this user never logs in' });
   if (!user) throw new Error('could not create the bench user');
-  await setUserPlan(db, email, plan);
+  await setUserPlan(db, email, plan, null);
 
   return {
     userId: user.id,
@@ -120,6 +120,7 @@ export async function createBenchApp(
     app.id,
     { name: 'bench', scope: 'notify', keyHash: keyedHash(secrets.apiKeyPepper, secret) },
     1,
+    null,
   );
   if (!key || key === 'limit') throw new Error('could not create the bench API key');
   return { id: app.id, secret, vapid };

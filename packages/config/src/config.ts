@@ -59,6 +59,9 @@ export interface Config {
     readonly apiKeyMax: number;
     readonly loginMax: number;
     readonly registerMax: number;
+    /** Failed sign-ins per account (e-mail) per `loginAccountWindowSeconds`, whatever the IPs. */
+    readonly loginAccountMax: number;
+    readonly loginAccountWindowSeconds: number;
     /** IPv6 clients share a counter per network of this prefix length. */
     readonly ipv6Prefix: number;
     readonly mailPerAddressMax: number;
@@ -90,7 +93,12 @@ export interface Config {
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
   /** What the clean-up pass deletes, by age (see docs/operations.md "Retention"). */
-  readonly retention: { readonly notificationDays: number; readonly webhookDays: number; readonly batchSize: number };
+  readonly retention: {
+    readonly notificationDays: number;
+    readonly webhookDays: number;
+    readonly auditDays: number;
+    readonly batchSize: number;
+  };
   /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
   readonly subscriberCountCheckIntervalMs: number;
   readonly sessionTtlDays: number;
@@ -373,6 +381,8 @@ export function configFromEnv(env: Env): Config {
       apiKeyMax: env.RATE_LIMIT_API_KEY_MAX,
       loginMax: env.RATE_LIMIT_LOGIN_MAX,
       registerMax: env.RATE_LIMIT_REGISTER_MAX,
+      loginAccountMax: env.RATE_LIMIT_LOGIN_ACCOUNT_MAX,
+      loginAccountWindowSeconds: env.RATE_LIMIT_LOGIN_ACCOUNT_WINDOW_SECONDS,
       ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
       mailPerAddressMax: env.RATE_LIMIT_MAIL_PER_ADDRESS_MAX,
       mailPerAddressWindowSeconds: env.RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS,
@@ -395,6 +405,7 @@ export function configFromEnv(env: Env): Config {
     retention: {
       notificationDays: env.RETENTION_DAYS,
       webhookDays: env.WEBHOOK_RETENTION_DAYS,
+      auditDays: env.AUDIT_RETENTION_DAYS,
       batchSize: env.RETENTION_BATCH,
     },
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,

@@ -50,6 +50,9 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_API_KEY_MAX: Type.Integer({ minimum: 1, default: 20 }),
   RATE_LIMIT_LOGIN_MAX: Type.Integer({ minimum: 1, default: 10 }),
   RATE_LIMIT_REGISTER_MAX: Type.Integer({ minimum: 1, default: 5 }),
+  /** Failed sign-ins one account (e-mail) takes per RATE_LIMIT_LOGIN_ACCOUNT_WINDOW_SECONDS, from every IP together. */
+  RATE_LIMIT_LOGIN_ACCOUNT_MAX: Type.Integer({ minimum: 1, default: 10 }),
+  RATE_LIMIT_LOGIN_ACCOUNT_WINDOW_SECONDS: Type.Integer({ minimum: 1, default: 900 }),
   /** IPv6 clients are counted per network of this prefix length (a /64 is one customer line). */
   RATE_LIMIT_IPV6_PREFIX: Type.Integer({ minimum: 1, maximum: 128, default: 64 }),
   /** Verification or reset e-mails one address receives per RATE_LIMIT_MAIL_PER_ADDRESS_WINDOW_SECONDS. */
@@ -117,6 +120,8 @@ export const EnvSchema = Type.Object({
   RETENTION_DAYS: Type.Integer({ minimum: 32, default: 90 }),
   /** Days webhook events and their delivery attempts are kept. */
   WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  /** Days audit-log entries are kept: at least 365, whatever the other retentions (docs/security.md). */
+  AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 365, default: 365 }),
   /** Rows one retention statement deletes at most. */
   RETENTION_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 5_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */

@@ -5,10 +5,12 @@ export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
 export * from './repositories/apps.js';
 export * from './repositories/audiences.js';
+export * from './repositories/audit-log.js';
 export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
 export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
+export * from './repositories/personal-access-tokens.js';
 export * from './repositories/plan-requests.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
@@ -26,6 +28,7 @@ export * as schema from './schema.js';
 export {
   type AccountTokenPurpose,
   type ApiKeyScope,
+  type AuditActorType,
   apiKeyScopes,
   type EngagementEventType,
   type EngagementType,

@@ -90,6 +90,59 @@ export const accountTokens = pgTable(
   ],
 );
 
+/** A personal access token (`wpt_…`): acts as its user on /apps/** (docs/accounts.md). */
+export const personalAccessTokens = pgTable(
+  'personal_access_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** HMAC-SHA-256 of the token under API_KEY_PEPPER; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('personal_access_tokens_token_hash_key').on(table.tokenHash),
+    index('personal_access_tokens_user_id_idx').on(table.userId, table.createdAt),
+  ],
+);
+
+export const auditActorTypes = ['user', 'key', 'operator'] as const;
+export type AuditActorType = (typeof auditActorTypes)[number];
+
+/**
+ * Who did what (migration 0029): append-only (a trigger refuses changes, and deletes of entries
+ * younger than 365 days). An entry is in an app's log (`appId`) or an account's own (`userId`);
+ * neither is a foreign key, so the record outlives what it names.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: uuid('id').primaryKey().default(sql`uuid_time_ordered()`),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+    appId: uuid('app_id'),
+    userId: uuid('user_id'),
+    actorType: text('actor_type').$type<AuditActorType>().notNull(),
+    actorId: text('actor_id').notNull(),
+    actorEmail: text('actor_email'),
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    ip: text('ip'),
+  },
+  (table) => [
+    index('audit_log_app_idx').on(table.appId, table.at.desc(), table.id.desc()).where(sql`${table.appId} is not null`),
+    index('audit_log_user_idx')
+      .on(table.userId, table.at.desc(), table.id.desc())
+      .where(sql`${table.userId} is not null`),
+    index('audit_log_at_idx').on(table.at),
+  ],
+);
+
 export const planRequestStatuses = ['open', 'granted'] as const;
 export type PlanRequestStatus = (typeof planRequestStatuses)[number];
 

@@ -108,6 +108,10 @@ export const errorDetails = {
     code: 'INVALID_INPUT',
     message: 'このアプリの API キーは上限の数に達しています。使っていないキーを削除してください',
   },
+  TOO_MANY_ACCESS_TOKENS: {
+    code: 'INVALID_INPUT',
+    message: 'アクセストークンは上限の数に達しています。使っていないトークンを削除してください',
+  },
 } as const satisfies Record<string, { code: ErrorCode; message: string }>;
 
 export type ErrorDetail = keyof typeof errorDetails;

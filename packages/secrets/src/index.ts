@@ -65,6 +65,8 @@ export function keyedHash(pepper: Buffer, secret: string): string {
 
 export const API_KEY_PREFIX = 'wpk_';
 export const SESSION_TOKEN_PREFIX = 'wps_';
+/** Personal access tokens: act as their user on /apps/** (never on /auth/**). */
+export const ACCESS_TOKEN_PREFIX = 'wpt_';
 
 /** A bearer secret with 256 bits of randomness, e.g. `wpk_…` or `wps_…`. */
 export function generateToken(prefix: string): string {

@@ -268,6 +268,48 @@ export const operations: Record<string, OperationDoc> = {
   },
   'DELETE /api/v1/auth/sessions': { description: 'Signs out every session but the current one.' },
   'DELETE /api/v1/auth/sessions/{id}': { description: 'Signs out one session.' },
+  'POST /api/v1/auth/tokens': {
+    description:
+      'Creates a personal access token for scripts and CI: `Authorization: Bearer wpt_…` acts as you on every /apps/** route (never on /auth/**). The token itself is shown only in this answer.',
+    request: { name: 'CI pipeline' },
+    response: {
+      token: {
+        id: 'a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d',
+        name: 'CI pipeline',
+        createdAt: CREATED_AT,
+        lastUsedAt: null,
+      },
+      secret: 'wpt_8Hq2Lm5Xv0Nc3Bz7Kd1Rs9Tf4Wy6Pj2Ue5Gi8Oa0Mb',
+    },
+  },
+  'GET /api/v1/auth/tokens': {
+    description: 'Your personal access tokens with when each was last used, never the tokens themselves.',
+  },
+  'DELETE /api/v1/auth/tokens/{id}': {
+    description: 'Revokes a personal access token: every API instance refuses it from the next request on.',
+  },
+  'GET /api/v1/auth/audit-log': {
+    description:
+      'Your account’s own audit log: sign-ins, password resets and changes, two-factor changes, access tokens made and revoked, and an operator’s changes to your account.',
+  },
+  'GET /api/v1/apps/{appId}/audit-log': {
+    description:
+      'Who changed what in the app, newest first: keys created and revoked, settings, VAPID key rotations, webhooks, and an operator’s changes to the account.',
+    response: {
+      entries: [
+        {
+          id: '0193f1c2-7a4e-7b8c-9d0e-1f2a3b4c5d6e',
+          at: CREATED_AT,
+          actor: { type: 'user', id: 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f', email: 'dev@example.com' },
+          action: 'key.revoked',
+          target: { type: 'key', id: 'd1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a' },
+          details: { name: 'Production server', scope: 'notify' },
+          ip: '203.0.113.7',
+        },
+      ],
+      nextCursor: null,
+    },
+  },
   'GET /api/v1/auth/github': { description: 'Starts "Sign in with GitHub": redirects to GitHub’s authorize page.' },
   'GET /api/v1/auth/github/callback': {
     description:
@@ -330,5 +372,6 @@ export const tags = [
   { name: 'plans', description: 'Plans and their limits.' },
   { name: 'accounts', description: 'Your account: plan requests to the operator.' },
   { name: 'auth', description: 'Accounts and sessions (the dashboard).' },
+  { name: 'audit log', description: 'Who changed what: an app’s log and your account’s own.' },
   { name: 'operator', description: 'The operator console: every account, plans, suspension, plan requests.' },
 ];

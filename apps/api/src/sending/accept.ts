@@ -278,7 +278,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     );
   }
 
-  const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'session' ? 'session' : 'notify');
+  const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'apiKey' ? 'notify' : 'session');
 
   return { checkedOrReplayed, requireEncryptionKey, accept, sendNotify, clickLinkBase };
 }

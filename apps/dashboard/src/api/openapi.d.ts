@@ -30,12 +30,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -49,12 +43,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -68,12 +56,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -175,12 +157,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -194,12 +170,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -213,12 +183,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -308,12 +272,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -327,12 +285,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -346,13 +298,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ご利用のプランで作成できるアプリの上限に達しました",
-                         *       "code": "PLAN_LIMIT_EXCEEDED",
-                         *       "upgrade_url": "https://push.example.com/pricing"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PLAN_LIMIT_EXCEEDED" | "ORIGIN_NOT_ALLOWED";
@@ -366,12 +311,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -385,12 +324,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -404,12 +337,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -423,12 +350,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -508,12 +429,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -527,12 +442,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -546,12 +455,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -565,12 +468,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -611,12 +508,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -630,12 +521,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -649,12 +534,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -668,12 +547,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -687,12 +560,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -783,12 +650,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -802,12 +663,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -821,12 +676,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -840,12 +689,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -859,12 +702,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -878,12 +715,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -897,12 +728,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -912,6 +737,176 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's audit log: who changed what, newest first, a page at a time (keyset pagination)
+         * @description Entries are written with the change they record and kept at least 365 days; nothing in the API changes or deletes them.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "entries": [
+                         *         {
+                         *           "id": "0193f1c2-7a4e-7b8c-9d0e-1f2a3b4c5d6e",
+                         *           "at": "2026-11-25T09:00:00.000Z",
+                         *           "actor": {
+                         *             "type": "user",
+                         *             "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                         *             "email": "dev@example.com"
+                         *           },
+                         *           "action": "key.revoked",
+                         *           "target": {
+                         *             "type": "key",
+                         *             "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a"
+                         *           },
+                         *           "details": {
+                         *             "name": "Production server",
+                         *             "scope": "notify"
+                         *           },
+                         *           "ip": "203.0.113.7"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Newest first */
+                            entries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change: a signed-in user (by session or personal access token), an API key, or an operator of the service */
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "user";
+                                    /** @description The user id */
+                                    id: string;
+                                    /** @description Their e-mail when they made the change */
+                                    email: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "key";
+                                    /** @description The API key id */
+                                    id: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "operator";
+                                    /** @description The operator’s user id, or `admin-cli` for `pnpm admin` */
+                                    id: string;
+                                };
+                                /**
+                                 * @description What was done, e.g. `key.created`, `key.revoked`, `app.updated`, `webhook.secret_rotated`, `session.created`, `token.revoked`, `account.plan_changed` (docs/security.md lists them all)
+                                 * @example key.revoked
+                                 */
+                                action: string;
+                                /** @description What it was done to (`{type: "key", id}`, `{type: "app", id}`, …) */
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                /** @description Facts about the change that are not secret (a key’s name and scope, the fields an update set) */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The client address the API saw; null for changes made outside a request (`pnpm admin`) */
+                                ip: string | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/apps/{appId}/identity-secret": {
@@ -957,12 +952,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -976,12 +965,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -995,12 +978,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1014,12 +991,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1033,12 +1004,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1052,12 +1017,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1130,12 +1089,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1149,12 +1102,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1168,12 +1115,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1187,12 +1128,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1286,12 +1221,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_SCOPE" | "INVALID_INPUT";
@@ -1305,12 +1234,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1324,12 +1247,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1343,12 +1260,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1362,12 +1273,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1381,12 +1286,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1400,12 +1299,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1419,12 +1312,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1479,12 +1366,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1498,12 +1379,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1517,12 +1392,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1536,12 +1405,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1555,12 +1418,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1696,12 +1553,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1715,12 +1566,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1734,12 +1579,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1753,12 +1592,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1923,12 +1756,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1942,12 +1769,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1961,12 +1782,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1980,12 +1795,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1999,12 +1808,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "購読の有効期限が切れています",
-                         *       "code": "SUBSCRIPTION_EXPIRED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -2018,12 +1821,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -2037,12 +1834,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2056,13 +1847,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "今月の送信数がプランの上限に達しました",
-                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
-                         *       "upgrade_url": "https://push.example.com/pricing"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -2076,12 +1860,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2095,12 +1873,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2235,12 +2007,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2254,12 +2020,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2273,12 +2033,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2292,12 +2046,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2311,12 +2059,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この通知は予約中ではないため取り消せません",
-                         *       "code": "NOT_CANCELABLE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -2330,12 +2072,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2423,12 +2159,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2442,12 +2172,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2461,12 +2185,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2480,12 +2198,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2544,12 +2256,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2563,12 +2269,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2582,12 +2282,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2601,12 +2295,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2620,12 +2308,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2724,12 +2406,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -2743,12 +2419,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
@@ -2762,12 +2432,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
@@ -2781,12 +2445,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2800,12 +2458,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "購読の有効期限が切れています",
-                         *       "code": "SUBSCRIPTION_EXPIRED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -2819,12 +2471,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -2838,12 +2484,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2857,12 +2497,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -2876,12 +2510,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2895,12 +2523,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "プッシュ通知の送信に失敗しました",
-                         *       "code": "PUSH_FAILED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PUSH_FAILED";
@@ -2914,12 +2536,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2994,12 +2610,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3013,12 +2623,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3032,12 +2636,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3051,12 +2649,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3133,12 +2725,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3152,12 +2738,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3171,12 +2751,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3190,12 +2764,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3209,12 +2777,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3228,12 +2790,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -3257,7 +2813,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's webhook, without its secret; `{webhook: null}` when it has none
+         * The app's webhook, without its secret
          * @description The app’s webhook: its URL, the events it receives (not its secret), and whether deliveries go out. After WEBHOOK_BREAKER_FAILURES failed attempts in a row they pause (`paused`, until `pausedUntil`); after WEBHOOK_DISABLE_AFTER_MS (default 3 days) of nothing but failures they stop (`disabled`) and the owner is e-mailed. Events are kept pending meanwhile; resume with POST …/webhook/resume or a new URL.
          */
         get: {
@@ -3300,7 +2856,6 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description null: the app has no webhook */
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
@@ -3332,7 +2887,7 @@ export interface paths {
                                  * @description When deliveries were disabled; null unless `status` is `disabled`
                                  */
                                 disabledAt: string | null;
-                            } | null;
+                            };
                         };
                     };
                 };
@@ -3342,12 +2897,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3361,12 +2910,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3380,12 +2923,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3399,12 +2936,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3501,12 +3032,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
@@ -3520,12 +3045,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3539,12 +3058,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3558,12 +3071,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3577,12 +3084,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -3596,12 +3097,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3615,12 +3110,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3634,12 +3123,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -3679,12 +3162,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3698,12 +3175,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3717,12 +3188,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3736,12 +3201,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3755,12 +3214,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3842,12 +3295,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3861,12 +3308,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3880,12 +3321,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3899,12 +3334,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3971,12 +3400,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3990,12 +3413,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4009,12 +3426,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4028,12 +3439,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -4047,12 +3452,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4066,12 +3465,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4181,12 +3574,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4200,12 +3587,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4219,12 +3600,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4238,12 +3613,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -4257,12 +3626,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4353,12 +3716,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4372,12 +3729,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4391,12 +3742,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4410,12 +3755,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -4429,12 +3768,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4448,12 +3781,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4463,6 +3790,134 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's own audit log (sign-ins, password and two-factor changes, access tokens, an operator's changes), newest first
+         * @description Your account’s own audit log: sign-ins, password resets and changes, two-factor changes, access tokens made and revoked, and an operator’s changes to your account.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            entries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description Who made the change: a signed-in user (by session or personal access token), an API key, or an operator of the service */
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "user";
+                                    /** @description The user id */
+                                    id: string;
+                                    /** @description Their e-mail when they made the change */
+                                    email: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "key";
+                                    /** @description The API key id */
+                                    id: string;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "operator";
+                                    /** @description The operator’s user id, or `admin-cli` for `pnpm admin` */
+                                    id: string;
+                                };
+                                /**
+                                 * @description What was done, e.g. `key.created`, `key.revoked`, `app.updated`, `webhook.secret_rotated`, `session.created`, `token.revoked`, `account.plan_changed` (docs/security.md lists them all)
+                                 * @example key.revoked
+                                 */
+                                action: string;
+                                /** @description What it was done to (`{type: "key", id}`, `{type: "app", id}`, …) */
+                                target: {
+                                    type: string;
+                                    id: string | null;
+                                } | null;
+                                /** @description Facts about the change that are not secret (a key’s name and scope, the fields an update set) */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The client address the API saw; null for changes made outside a request (`pnpm admin`) */
+                                ip: string | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null on the last page */
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4502,12 +3957,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4521,12 +3970,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4540,12 +3983,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4559,12 +3996,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "GitHub OAuth が設定されていません",
-                         *       "code": "OAUTH_NOT_CONFIGURED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -4618,12 +4049,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認可コードがありません",
-                         *       "code": "MISSING_CODE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_CODE" | "INVALID_INPUT";
@@ -4637,12 +4062,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "OAuth の state が一致しません",
-                         *       "code": "INVALID_STATE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_STATE";
@@ -4656,12 +4075,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このメールアドレスは既に登録されています",
-                         *       "code": "EMAIL_IN_USE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -4675,12 +4088,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4694,12 +4101,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4713,12 +4114,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "GitHub との認証に失敗しました",
-                         *       "code": "GITHUB_AUTH_FAILED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "GITHUB_AUTH_FAILED";
@@ -4732,12 +4127,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "GitHub OAuth が設定されていません",
-                         *       "code": "OAUTH_NOT_CONFIGURED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -4830,12 +4219,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4849,12 +4232,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "メールアドレスまたはパスワードが正しくありません",
-                         *       "code": "INVALID_CREDENTIALS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_CREDENTIALS";
@@ -4868,12 +4245,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4887,12 +4258,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4906,12 +4271,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4925,12 +4284,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4944,12 +4297,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5000,12 +4347,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5019,12 +4360,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5038,12 +4373,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5057,12 +4386,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5127,12 +4450,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5146,12 +4463,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5165,12 +4476,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5239,12 +4544,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -5258,12 +4557,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5277,12 +4570,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5296,12 +4583,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5315,12 +4596,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5334,12 +4609,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5349,216 +4618,6 @@ export interface paths {
                 };
             };
         };
-        trace?: never;
-    };
-    "/api/v1/auth/password": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Change the password: needs the current one; keeps this session and ends the others
-         * @description Changes the password of the signed-in account. Needs the current password (401 INVALID_CREDENTIALS when wrong); the session that asks stays signed in, every other session of the account is ended. Rate limited like sign-in.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "currentPassword": "correct horse battery staple",
-                     *       "newPassword": "a new and longer passphrase"
-                     *     }
-                     */
-                    "application/json": {
-                        /**
-                         * @description The account’s password now
-                         * @example correct horse battery staple
-                         */
-                        currentPassword: string;
-                        /**
-                         * @description The new password: 8 to 128 characters
-                         * @example a new and longer passphrase
-                         */
-                        newPassword: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "user": {
-                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-                         *         "email": "owner@example.com",
-                         *         "plan": "free",
-                         *         "emailVerified": true,
-                         *         "language": "ja",
-                         *         "role": "customer"
-                         *       },
-                         *       "endedSessions": 2
-                         *     }
-                         */
-                        "application/json": {
-                            user: components["schemas"]["def-0"];
-                            /** @description How many other sessions of the account were ended */
-                            endedSessions: number;
-                        };
-                    };
-                };
-                /** @description MISSING_FIELDS, INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "MISSING_FIELDS" | "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED, INVALID_SESSION, INVALID_CREDENTIALS */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "UNAUTHORIZED" | "INVALID_SESSION" | "INVALID_CREDENTIALS";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description ORIGIN_NOT_ALLOWED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "PAYLOAD_TOO_LARGE";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT: the body is not application/json */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "RATE_LIMITED";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/api/v1/auth/password-reset": {
@@ -5613,12 +4672,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -5632,12 +4685,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5651,12 +4698,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5670,12 +4711,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5689,12 +4724,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5708,12 +4737,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5783,12 +4806,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -5802,12 +4819,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5821,12 +4832,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5840,12 +4845,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5859,12 +4858,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5878,12 +4871,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5942,12 +4929,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5961,12 +4942,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6062,12 +5037,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
@@ -6081,12 +5050,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このメールアドレスは既に登録されています",
-                         *       "code": "EMAIL_IN_USE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -6100,12 +5063,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6119,12 +5076,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6138,12 +5089,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6157,12 +5102,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6176,12 +5115,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6247,12 +5180,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6266,12 +5193,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6285,12 +5206,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6328,12 +5243,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6347,12 +5256,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6366,12 +5269,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -6385,12 +5282,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6444,12 +5335,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6463,12 +5348,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6482,12 +5361,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -6501,12 +5374,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6520,12 +5387,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6540,7 +5401,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/auth/status": {
+    "/api/v1/auth/tokens": {
         parameters: {
             query?: never;
             header?: never;
@@ -6548,8 +5409,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The signed-in user, or `{user: null}` when not signed in (never 401)
-         * @description Whether the caller is signed in: the account, or `{user: null}` (200, not 401) without a valid session. For pages that only need to know; GET /auth/me keeps its 401.
+         * Your personal access tokens (never their secrets), oldest first
+         * @description Your personal access tokens with when each was last used, never the tokens themselves.
          */
         get: {
             parameters: {
@@ -6566,21 +5427,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "user": {
-                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
-                         *         "email": "owner@example.com",
-                         *         "plan": "free",
-                         *         "emailVerified": true,
-                         *         "language": "ja",
-                         *         "role": "customer"
-                         *       }
-                         *     }
-                         */
                         "application/json": {
-                            /** @description The signed-in user; null when not signed in */
-                            user: components["schemas"]["def-0"] | (never | null);
+                            tokens: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the token last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
+                            }[];
                         };
                     };
                 };
@@ -6590,12 +5449,160 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a personal access token (`wpt_…`), which acts as you on /apps/**; its secret is shown only in this response. At most 50 per account: one more is 400 INVALID_INPUT
+         * @description Creates a personal access token for scripts and CI: `Authorization: Bearer wpt_…` acts as you on every /apps/** route (never on /auth/**). The token itself is shown only in this answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "CI pipeline"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What the token is for (a CI pipeline, a script) */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
                         /**
                          * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
+                         *       "token": {
+                         *         "id": "a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d",
+                         *         "name": "CI pipeline",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "lastUsedAt": null
+                         *       },
+                         *       "secret": "wpt_8Hq2Lm5Xv0Nc3Bz7Kd1Rs9Tf4Wy6Pj2Ue5Gi8Oa0Mb"
                          *     }
                          */
+                        "application/json": {
+                            token: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the token last authenticated a request, to the minute (written at most once a minute); null: never
+                                 */
+                                lastUsedAt: string | null;
+                            };
+                            /** @description The token `wpt_…`, used as `Authorization: Bearer wpt_…` on /apps/**. Shown only in this response. */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6609,12 +5616,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6628,12 +5629,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6643,9 +5638,112 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Revoke a personal access token: every API instance refuses it from the next request on
+         * @description Revokes a personal access token: every API instance refuses it from the next request on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Token id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -6702,12 +5800,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -6721,12 +5813,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6740,12 +5826,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6759,12 +5839,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6778,12 +5852,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6797,12 +5865,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6855,12 +5917,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6874,12 +5930,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -6893,12 +5943,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -6912,12 +5956,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6931,12 +5969,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7017,12 +6049,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -7036,12 +6062,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7055,12 +6075,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -7074,12 +6088,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7093,12 +6101,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7112,12 +6114,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -7131,12 +6127,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7266,12 +6256,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7285,12 +6269,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7304,12 +6282,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -7323,12 +6295,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7342,12 +6308,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -7361,12 +6321,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7485,12 +6439,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7504,12 +6452,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7523,12 +6465,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -7542,12 +6478,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7561,12 +6491,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この通知は予約中ではないため取り消せません",
-                         *       "code": "NOT_CANCELABLE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -7580,12 +6504,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -7599,12 +6517,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7646,8 +6558,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "title": "The sale starts now",
-                     *       "body": "Today only: 20% off everything.",
+                     *       "title": "セール開始",
+                     *       "body": "本日限定で全品 20% オフです。",
                      *       "url": "https://www.example.com/sale",
                      *       "tags": {
                      *         "plan": "pro"
@@ -7783,12 +6695,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -7802,12 +6708,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7821,12 +6721,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -7840,12 +6734,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7859,12 +6747,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "購読の有効期限が切れています",
-                         *       "code": "SUBSCRIPTION_EXPIRED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -7878,12 +6760,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7897,12 +6773,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7916,13 +6786,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "今月の送信数がプランの上限に達しました",
-                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
-                         *       "upgrade_url": "https://push.example.com/pricing"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -7936,12 +6799,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7955,12 +6812,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -8006,8 +6857,8 @@ export interface paths {
                      *       "endpoints": [
                      *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
                      *       ],
-                     *       "title": "Your order has shipped",
-                     *       "body": "Order #1042 arrives tomorrow.",
+                     *       "title": "注文を発送しました",
+                     *       "body": "ご注文 #1042 は明日届きます。",
                      *       "url": "https://www.example.com/orders/1042"
                      *     }
                      */
@@ -8125,12 +6976,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
@@ -8144,12 +6989,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8163,12 +7002,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -8182,12 +7015,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8201,12 +7028,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8220,13 +7041,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "今月の送信数がプランの上限に達しました",
-                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
-                         *       "upgrade_url": "https://push.example.com/pricing"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -8240,12 +7054,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8259,12 +7067,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -8332,12 +7134,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8351,12 +7147,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -8370,12 +7160,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -8389,12 +7173,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8488,12 +7266,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8507,12 +7279,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -8526,12 +7292,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -8545,12 +7305,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -8564,12 +7318,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8649,12 +7397,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8668,12 +7410,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -8687,12 +7423,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -8706,12 +7436,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8808,12 +7532,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -8827,12 +7545,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -8846,12 +7558,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -8865,12 +7571,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -8884,12 +7584,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8903,12 +7597,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8922,12 +7610,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8998,12 +7680,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9017,12 +7693,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -9036,12 +7706,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -9055,12 +7719,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -9074,12 +7732,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9141,12 +7793,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9160,12 +7806,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -9179,12 +7819,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "この操作を行う権限がありません",
-                         *       "code": "FORBIDDEN"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -9198,12 +7832,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -9217,12 +7845,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9284,12 +7906,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9303,12 +7919,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -9322,12 +7932,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9340,7 +7944,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the operator for another plan
-         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). Only a higher plan than the account’s can be asked for (else 400 INVALID_INPUT); the operator moves plans down in the console. The operator is e-mailed when OPERATOR_EMAIL is set (`operatorEmailed`), and grants it in the console.
+         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
          */
         post: {
             parameters: {
@@ -9354,7 +7958,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "plan": "pro",
-                     *       "message": "We go live next month and need Pro."
+                     *       "message": "来月からの本番利用に向けて Pro をお願いします。"
                      *     }
                      */
                     "application/json": {
@@ -9387,8 +7991,6 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
-                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
-                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -9410,8 +8012,6 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
-                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
-                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -9421,12 +8021,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -9440,12 +8034,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -9459,12 +8047,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -9478,12 +8060,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -9497,12 +8073,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9516,12 +8086,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9593,12 +8157,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9612,119 +8170,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "INTERNAL_ERROR";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/plans/prices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What each plan costs, and how a plan request reaches the operator; no sign-in needed
-         * @description Beside GET /plans, whose list is the same on every deployment: prices are this deployment’s configuration (PLAN_PRICE_FREE, PLAN_PRICE_PRO, PLAN_PRICE_ENTERPRISE).
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "prices": {
-                         *         "free": "0",
-                         *         "pro": "¥3,000 / month",
-                         *         "enterprise": null
-                         *       },
-                         *       "operatorEmailed": true
-                         *     }
-                         */
-                        "application/json": {
-                            prices: {
-                                /**
-                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
-                                 * @example ¥3,000 / month
-                                 */
-                                free: string | null;
-                                /**
-                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
-                                 * @example ¥3,000 / month
-                                 */
-                                pro: string | null;
-                                /**
-                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
-                                 * @example ¥3,000 / month
-                                 */
-                                enterprise: string | null;
-                            };
-                            /** @description Whether a plan request is e-mailed to the operator (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
-                            operatorEmailed: boolean;
-                        };
-                    };
-                };
-                /** @description INVALID_INPUT */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
-                        "application/json": {
-                            error: string;
-                            code: "INVALID_INPUT";
-                            upgrade_url?: string;
-                        };
-                    };
-                };
-                /** @description INTERNAL_ERROR */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9854,12 +8299,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -9873,12 +8312,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -9892,12 +8325,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
@@ -9911,12 +8338,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -9930,12 +8351,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -9949,12 +8364,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
@@ -9968,12 +8377,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -9987,12 +8390,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "サーバーの設定に誤りがあります",
-                         *       "code": "CONFIG_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -10043,12 +8440,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -10062,12 +8453,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -10081,12 +8466,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -10100,12 +8479,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -10119,12 +8492,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -10138,12 +8505,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -10157,12 +8518,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -10176,12 +8531,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -10256,12 +8605,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "必須フィールドが不足しています",
-                         *       "code": "MISSING_FIELDS"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -10275,12 +8618,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -10294,12 +8631,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "API キーのスコープが不足しています",
-                         *       "code": "INSUFFICIENT_SCOPE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -10313,12 +8644,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リソースが見つかりません",
-                         *       "code": "NOT_FOUND"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -10332,12 +8657,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "ペイロードが 3,072 バイトを超えています",
-                         *       "code": "PAYLOAD_TOO_LARGE"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -10351,12 +8670,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -10370,12 +8683,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -10389,12 +8696,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -10449,12 +8750,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "入力内容が正しくありません",
-                         *       "code": "INVALID_INPUT"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -10468,12 +8763,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
-                         *       "code": "UNAUTHORIZED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -10487,12 +8776,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -10506,12 +8789,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
-                         *       "code": "RATE_LIMITED"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -10525,12 +8802,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "error": "内部エラーが発生しました",
-                         *       "code": "INTERNAL_ERROR"
-                         *     }
-                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";

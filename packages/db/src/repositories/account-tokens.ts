@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { type AccountTokenPurpose, accountTokens, sessions, users } from '../schema.js';
+import { recordAudit } from './audit-log.js';
 import type { User } from './users.js';
 
 export async function createAccountToken(
@@ -49,6 +50,7 @@ export async function resetPasswordWithToken(
   db: Database,
   tokenHash: string,
   passwordHash: string,
+  ip: string | null,
 ): Promise<User | null> {
   return db.transaction(async (tx) => {
     const userId = await redeem(tx, 'reset_password', tokenHash);
@@ -58,6 +60,17 @@ export async function resetPasswordWithToken(
       .set({ passwordHash, emailVerified: true })
       .where(eq(users.id, userId))
       .returning();
+    if (!user) return null;
+    await recordAudit(
+      tx,
+      { userId },
+      {
+        actor: { type: 'user', id: userId, email: user.email },
+        ip,
+        action: 'password.reset',
+        target: { type: 'account', id: userId },
+      },
+    );
     await tx.delete(sessions).where(eq(sessions.userId, userId));
     await tx
       .update(accountTokens)
@@ -69,6 +82,6 @@ export async function resetPasswordWithToken(
           isNull(accountTokens.usedAt),
         ),
       );
-    return user ?? null;
+    return user;
   });
 }

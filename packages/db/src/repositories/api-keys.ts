@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { type ApiKeyScope, apiKeys, apps, type PushFormat } from '../schema.js';
+import { type AuditContext, recordAudit } from './audit-log.js';
 
 export type ApiKey = typeof apiKeys.$inferSelect;
 
@@ -38,6 +39,7 @@ export async function createApiKey(
   appId: string,
   input: { name: string; scope: ApiKeyScope; keyHash: string; displayPrefix?: string },
   maxKeys: number,
+  audit: AuditContext | null,
 ): Promise<ApiKey | 'limit' | null> {
   if (!isUuid(userId, appId)) return null;
   return db.transaction(async (tx) => {
@@ -57,6 +59,18 @@ export async function createApiKey(
       .insert(apiKeys)
       .values({ appId, ...input })
       .returning();
+    if (key && audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        {
+          ...audit,
+          action: 'key.created',
+          target: { type: 'key', id: key.id },
+          details: { name: key.name, scope: key.scope },
+        },
+      );
+    }
     return key ?? null;
   });
 }
@@ -70,13 +84,35 @@ export async function listApiKeys(db: Database, userId: string, appId: string): 
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
 }
 
-export async function deleteApiKey(db: Database, userId: string, appId: string, keyId: string): Promise<boolean> {
+/** Revokes a key of `userId`'s app, recorded as `key.revoked` in the same transaction; false when not theirs. */
+export async function deleteApiKey(
+  db: Database,
+  userId: string,
+  appId: string,
+  keyId: string,
+  audit: AuditContext | null,
+): Promise<boolean> {
   if (!isUuid(userId, appId, keyId)) return false;
-  const deleted = await db
-    .delete(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.appId, appId), inArray(apiKeys.appId, ownedApp(db, userId, appId))))
-    .returning({ id: apiKeys.id });
-  return deleted.length > 0;
+  return db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.appId, appId), inArray(apiKeys.appId, ownedApp(db, userId, appId))))
+      .returning({ id: apiKeys.id, name: apiKeys.name, scope: apiKeys.scope });
+    if (!deleted) return false;
+    if (audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        {
+          ...audit,
+          action: 'key.revoked',
+          target: { type: 'key', id: deleted.id },
+          details: { name: deleted.name, scope: deleted.scope },
+        },
+      );
+    }
+    return true;
+  });
 }
 
 export const API_KEY_TOUCH_SECONDS = 60;

@@ -2,6 +2,7 @@ import { and, asc, count, eq, getTableColumns, gt, like, sql } from 'drizzle-orm
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, notifications, type PushFormat, subscriptions, users } from '../schema.js';
+import { type AuditContext, recordAudit } from './audit-log.js';
 import { appSendsThisMonth } from './notifications/index.js';
 import { releaseSlots } from './subscriber-counters.js';
 
@@ -99,24 +100,41 @@ export interface AppChanges {
 /**
  * Changes an app of `userId`: null when it is not theirs, `'needs_default_url'` (nothing changed)
  * when the app would be `declarative` without a `defaultUrl`. One statement, so the rule holds
- * against a concurrent change of the other field.
+ * against a concurrent change of the other field. A change is recorded as `app.updated` (the
+ * fields it set, not their values) in the same transaction.
  */
 export async function updateApp(
   db: Database,
   userId: string,
   appId: string,
   changes: AppChanges,
+  audit: AuditContext | null,
 ): Promise<App | 'needs_default_url' | null> {
-  if (Object.values(changes).every((value) => value === undefined)) return findApp(db, userId, appId);
+  const fields = Object.keys(changes).filter((field) => changes[field as keyof AppChanges] !== undefined);
+  if (fields.length === 0) return findApp(db, userId, appId);
   const format = changes.pushFormat === undefined ? apps.pushFormat : sql`${changes.pushFormat}::text`;
   const defaultUrl = changes.defaultUrl === undefined ? apps.defaultUrl : sql`${changes.defaultUrl}::text`;
-  const [app] = await db
-    .update(apps)
-    .set(changes)
-    .where(
-      and(eq(apps.userId, userId), eq(apps.id, appId), sql`(${format} <> 'declarative' or ${defaultUrl} is not null)`),
-    )
-    .returning();
+  const app = await db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(apps)
+      .set(changes)
+      .where(
+        and(
+          eq(apps.userId, userId),
+          eq(apps.id, appId),
+          sql`(${format} <> 'declarative' or ${defaultUrl} is not null)`,
+        ),
+      )
+      .returning();
+    if (updated && audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        { ...audit, action: 'app.updated', target: { type: 'app', id: appId }, details: { fields } },
+      );
+    }
+    return updated;
+  });
   if (app) return app;
   return (await findApp(db, userId, appId)) ? 'needs_default_url' : null;
 }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { apps, type NotificationTargetKind, type SubscriptionTags, subscriptions } from '../schema.js';
+import { type AuditContext, recordAudit } from './audit-log.js';
 
 /** A send's audience as stored on the notification row (`target_kind`, `target_uids`, `target_tags`). */
 export interface StoredAudience {
@@ -86,17 +87,31 @@ export async function findIdentitySecretSealed(db: Database, appId: string): Pro
   return row?.sealed ?? null;
 }
 
-/** Stores (creating or replacing) the sealed identity secret of an app of `userId`; false when not theirs. */
+/**
+ * Stores (creating or replacing) the sealed identity secret of an app of `userId`, recorded as
+ * `identity_secret.created` in the same transaction; false when not theirs.
+ */
 export async function storeIdentitySecret(
   db: Database,
   userId: string,
   appId: string,
   sealed: string,
+  audit: AuditContext | null,
 ): Promise<boolean> {
-  const updated = await db
-    .update(apps)
-    .set({ identitySecretSealed: sealed })
-    .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
-    .returning({ id: apps.id });
-  return updated.length > 0;
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(apps)
+      .set({ identitySecretSealed: sealed })
+      .where(and(eq(apps.userId, userId), eq(apps.id, appId)))
+      .returning({ id: apps.id });
+    if (updated.length === 0) return false;
+    if (audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        { ...audit, action: 'identity_secret.created', target: { type: 'app', id: appId } },
+      );
+    }
+    return true;
+  });
 }

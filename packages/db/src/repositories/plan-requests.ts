@@ -2,6 +2,7 @@ import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { type PlanRequestStatus, planRequests, users } from '../schema.js';
+import { type AuditContext, recordAccountAudit } from './audit-log.js';
 
 export type PlanRequest = typeof planRequests.$inferSelect;
 
@@ -82,6 +83,7 @@ export async function grantPlanRequest(
   db: Database,
   requestId: string,
   operatorId: string,
+  audit: AuditContext | null,
 ): Promise<PlanRequestWithAccount | 'not_open' | null> {
   if (!isUuid(requestId)) return null;
   return db.transaction(async (tx) => {
@@ -89,6 +91,14 @@ export async function grantPlanRequest(
     if (!request) return null;
     if (request.status !== 'open') return 'not_open';
     await tx.update(users).set({ plan: request.plan }).where(eq(users.id, request.userId));
+    if (audit) {
+      await recordAccountAudit(tx, request.userId, {
+        ...audit,
+        action: 'account.plan_changed',
+        target: { type: 'account', id: request.userId },
+        details: { plan: request.plan, planRequestId: request.id },
+      });
+    }
     await tx
       .update(planRequests)
       .set({ status: 'granted', resolvedAt: sql`now()`, resolvedBy: operatorId })

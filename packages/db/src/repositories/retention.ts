@@ -1,4 +1,5 @@
 import type { Database } from '../client.js';
+import { deleteExpiredAuditEntries } from './audit-log.js';
 
 /**
  * Retention: finished notifications older than `notificationDays` go, with everything hanging off
@@ -11,6 +12,8 @@ import type { Database } from '../client.js';
 export interface RetentionPolicy {
   notificationDays: number;
   webhookDays: number;
+  /** Audit-log entries: never fewer than 365 days, whatever is asked (`deleteExpiredAuditEntries`). */
+  auditDays?: number;
   batchSize: number;
   /** Statements one pass may run at most; the rest waits for the next pass. */
   maxStatements?: number;
@@ -21,6 +24,7 @@ export interface RetentionRemoved {
   events: number;
   chunks: number;
   webhookMessages: number;
+  auditEntries: number;
 }
 
 /** Notifications taken per round: their children go in batches first, then the notifications. */
@@ -51,7 +55,7 @@ export const retentionStatements = {
 
 export async function deleteExpiredData(db: Database, policy: RetentionPolicy): Promise<RetentionRemoved> {
   const sql = db.$client;
-  const removed: RetentionRemoved = { notifications: 0, events: 0, chunks: 0, webhookMessages: 0 };
+  const removed: RetentionRemoved = { notifications: 0, events: 0, chunks: 0, webhookMessages: 0, auditEntries: 0 };
   let budget = policy.maxStatements ?? 1_000;
   const run = async (text: string, params: unknown[]) => {
     budget--;
@@ -85,5 +89,6 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
     removed.webhookMessages += result.count;
     if (result.count < policy.batchSize) break;
   }
+  if (budget > 0) removed.auditEntries = await deleteExpiredAuditEntries(db, policy.auditDays ?? 365, policy.batchSize);
   return removed;
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { accountTokens, sessions, users } from '../schema.js';
+import { recordAudit } from './audit-log.js';
 import type { User } from './users.js';
 
 export type Session = typeof sessions.$inferSelect;
@@ -13,11 +14,34 @@ export const SESSION_TOUCH_SECONDS = 60;
 const clipUserAgent = (userAgent: string | null | undefined): string | null =>
   userAgent ? userAgent.slice(0, MAX_USER_AGENT) : null;
 
+/**
+ * Opens a session. With `audit` (the user's e-mail and the client's address), `session.created`
+ * joins the account's log in the same transaction.
+ */
 export async function createSession(
   db: Database,
   input: { userId: string; tokenHash: string; expiresAt: Date; userAgent?: string | null },
+  audit: { email: string; ip: string | null; method: string } | null,
 ): Promise<void> {
-  await db.insert(sessions).values({ ...input, userAgent: clipUserAgent(input.userAgent) });
+  const values = { ...input, userAgent: clipUserAgent(input.userAgent) };
+  if (!audit) {
+    await db.insert(sessions).values(values);
+    return;
+  }
+  await db.transaction(async (tx) => {
+    const [session] = await tx.insert(sessions).values(values).returning({ id: sessions.id });
+    await recordAudit(
+      tx,
+      { userId: input.userId },
+      {
+        actor: { type: 'user', id: input.userId, email: audit.email },
+        ip: audit.ip,
+        action: 'session.created',
+        target: { type: 'session', id: session?.id ?? null },
+        details: { method: audit.method, userAgent: values.userAgent },
+      },
+    );
+  });
 }
 
 export interface LiveSession {

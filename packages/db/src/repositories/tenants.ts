@@ -2,6 +2,7 @@ import { and, asc, eq, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, monthlyUsage, subscriberCounters, type UserRole, users } from '../schema.js';
+import { type AuditContext, recordAccountAudit } from './audit-log.js';
 import { currentUsageMonth } from './usage.js';
 import type { User } from './users.js';
 
@@ -78,31 +79,80 @@ export async function findTenant(db: Database, userId: string): Promise<Tenant |
   return row ?? null;
 }
 
-export async function setTenantPlan(db: Database, userId: string, plan: string): Promise<Tenant | null> {
+/** Moves the account to `plan`, recorded as `account.plan_changed` in its apps' logs and its own. */
+export async function setTenantPlan(
+  db: Database,
+  userId: string,
+  plan: string,
+  audit: AuditContext | null,
+): Promise<Tenant | null> {
   if (!isUuid(userId)) return null;
-  const [updated] = await db.update(users).set({ plan }).where(eq(users.id, userId)).returning({ id: users.id });
+  const updated = await db.transaction(async (tx) => {
+    const [row] = await tx.update(users).set({ plan }).where(eq(users.id, userId)).returning({ id: users.id });
+    if (row && audit) {
+      await recordAccountAudit(tx, row.id, {
+        ...audit,
+        action: 'account.plan_changed',
+        target: { type: 'account', id: row.id },
+        details: { plan },
+      });
+    }
+    return row;
+  });
   return updated ? findTenant(db, updated.id) : null;
 }
 
 /**
  * Suspends (`true`) or resumes (`false`) the account. Nothing else changes: its apps, keys,
  * sessions and subscribers stay, and resuming makes its keys and sessions work again. Suspending
- * twice keeps the first time.
+ * twice keeps the first time. Recorded as `account.suspended` / `account.resumed` in the account's
+ * apps' logs and its own.
  */
-export async function setTenantSuspended(db: Database, userId: string, suspended: boolean): Promise<Tenant | null> {
+export async function setTenantSuspended(
+  db: Database,
+  userId: string,
+  suspended: boolean,
+  audit: AuditContext | null,
+): Promise<Tenant | null> {
   if (!isUuid(userId)) return null;
-  const [updated] = await db
-    .update(users)
-    .set({ suspendedAt: suspended ? sql`coalesce(${users.suspendedAt}, now())` : null })
-    .where(eq(users.id, userId))
-    .returning({ id: users.id });
+  const updated = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(users)
+      .set({ suspendedAt: suspended ? sql`coalesce(${users.suspendedAt}, now())` : null })
+      .where(eq(users.id, userId))
+      .returning({ id: users.id });
+    if (row && audit) {
+      await recordAccountAudit(tx, row.id, {
+        ...audit,
+        action: suspended ? 'account.suspended' : 'account.resumed',
+        target: { type: 'account', id: row.id },
+      });
+    }
+    return row;
+  });
   return updated ? findTenant(db, updated.id) : null;
 }
 
-/** Gives the account with `email` the operator role (`pnpm admin grant-operator`); null when none has it. */
-export async function grantOperatorRole(db: Database, email: string): Promise<{ user: User; already: boolean } | null> {
-  const [before] = await db.select({ role: users.role }).from(users).where(eq(users.email, email)).limit(1);
+/**
+ * Gives the account with `email` the operator role (`pnpm admin grant-operator`): null when no
+ * account has it, `'unverified'` (nothing changed) when the account never proved it owns the
+ * address, since whoever registered it first could otherwise take the console.
+ */
+export async function grantOperatorRole(
+  db: Database,
+  email: string,
+): Promise<{ user: User; already: boolean } | 'unverified' | null> {
+  const [before] = await db
+    .select({ role: users.role, emailVerified: users.emailVerified })
+    .from(users)
+    .where(eq(users.email, email))
+    .limit(1);
   if (!before) return null;
-  const [user] = await db.update(users).set({ role: 'operator' }).where(eq(users.email, email)).returning();
+  if (!before.emailVerified) return 'unverified';
+  const [user] = await db
+    .update(users)
+    .set({ role: 'operator' })
+    .where(and(eq(users.email, email), eq(users.emailVerified, true)))
+    .returning();
   return user ? { user, already: before.role === 'operator' } : null;
 }

@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { users } from '../schema.js';
+import { type AuditContext, recordAccountAudit } from './audit-log.js';
 
 export type User = typeof users.$inferSelect;
 
@@ -81,9 +82,25 @@ export async function signInGithubUser(
   });
 }
 
-export async function setUserPlan(db: Database, email: string, plan: string): Promise<User | null> {
-  const [user] = await db.update(users).set({ plan }).where(eq(users.email, email)).returning();
-  return user ?? null;
+/** `pnpm admin set-plan`: recorded as `account.plan_changed` in the account's apps' logs and its own. */
+export async function setUserPlan(
+  db: Database,
+  email: string,
+  plan: string,
+  audit: AuditContext | null,
+): Promise<User | null> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx.update(users).set({ plan }).where(eq(users.email, email)).returning();
+    if (user && audit) {
+      await recordAccountAudit(tx, user.id, {
+        ...audit,
+        action: 'account.plan_changed',
+        target: { type: 'account', id: user.id },
+        details: { plan },
+      });
+    }
+    return user ?? null;
+  });
 }
 
 export async function setUserLanguage(db: Database, userId: string, language: AccountLanguage): Promise<User | null> {

@@ -3,6 +3,7 @@ import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, retiredVapidKeys } from '../schema.js';
 import type { App } from './apps.js';
+import { type AuditContext, recordAudit } from './audit-log.js';
 
 export interface VapidKeyVersion {
   version: number;
@@ -21,6 +22,7 @@ export async function rotateVapidKey(
   userId: string,
   appId: string,
   next: { vapidPublicKey: string; vapidPrivateKeySealed: string },
+  audit: AuditContext | null,
 ): Promise<App | null> {
   if (!isUuid(userId, appId)) return null;
   return db.transaction(async (tx) => {
@@ -41,6 +43,18 @@ export async function rotateVapidKey(
       .set({ ...next, vapidKeyVersion: current.vapidKeyVersion + 1 })
       .where(eq(apps.id, appId))
       .returning();
+    if (rotated && audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        {
+          ...audit,
+          action: 'vapid_key.rotated',
+          target: { type: 'app', id: appId },
+          details: { version: rotated.vapidKeyVersion, publicKey: rotated.vapidPublicKey },
+        },
+      );
+    }
     return rotated ?? null;
   });
 }

@@ -8,6 +8,7 @@ import {
   webhookMessages,
   webhooks,
 } from '../schema.js';
+import { type AuditContext, recordAudit } from './audit-log.js';
 import type { Notification } from './notifications/index.js';
 
 export type Webhook = typeof webhooks.$inferSelect;
@@ -28,6 +29,7 @@ export async function putWebhook(
   db: Database,
   appId: string,
   input: { url: string; events: WebhookEventType[]; secretSealed: string },
+  audit: AuditContext | null,
 ): Promise<Webhook> {
   return db.transaction(async (tx) => {
     const [before] = await tx
@@ -55,6 +57,18 @@ export async function putWebhook(
     if (!row) throw new Error('webhook upsert returned nothing');
     // Events held back while it was disabled go out to the new URL.
     if (before?.disabledAt && row.disabledAt === null) await releaseHeldWebhookMessages(tx, appId);
+    if (audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        {
+          ...audit,
+          action: 'webhook.updated',
+          target: { type: 'webhook', id: appId },
+          details: { url: row.url, events: row.events, created: before === undefined },
+        },
+      );
+    }
     return row;
   });
 }
@@ -94,18 +108,45 @@ async function releaseHeldWebhookMessages(db: Pick<Database, 'update'>, appId: s
     .where(and(eq(webhookMessages.appId, appId), eq(webhookMessages.status, 'pending')));
 }
 
-export async function setWebhookSecret(db: Database, appId: string, secretSealed: string): Promise<Webhook | null> {
-  const [row] = await db
-    .update(webhooks)
-    .set({ secretSealed, updatedAt: sql`now()` })
-    .where(eq(webhooks.appId, appId))
-    .returning();
-  return row ?? null;
+export async function setWebhookSecret(
+  db: Database,
+  appId: string,
+  secretSealed: string,
+  audit: AuditContext | null,
+): Promise<Webhook | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhooks)
+      .set({ secretSealed, updatedAt: sql`now()` })
+      .where(eq(webhooks.appId, appId))
+      .returning();
+    if (row && audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        { ...audit, action: 'webhook.secret_rotated', target: { type: 'webhook', id: appId } },
+      );
+    }
+    return row ?? null;
+  });
 }
 
-export async function deleteWebhook(db: Database, appId: string): Promise<boolean> {
-  const rows = await db.delete(webhooks).where(eq(webhooks.appId, appId)).returning({ appId: webhooks.appId });
-  return rows.length > 0;
+export async function deleteWebhook(db: Database, appId: string, audit: AuditContext | null): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .delete(webhooks)
+      .where(eq(webhooks.appId, appId))
+      .returning({ appId: webhooks.appId, url: webhooks.url });
+    if (!row) return false;
+    if (audit) {
+      await recordAudit(
+        tx,
+        { appId },
+        { ...audit, action: 'webhook.deleted', target: { type: 'webhook', id: appId }, details: { url: row.url } },
+      );
+    }
+    return true;
+  });
 }
 
 export interface WebhookAttemptRow {

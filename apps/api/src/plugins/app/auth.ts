@@ -1,13 +1,17 @@
 import {
   type ApiKeyPrincipal,
   type ApiKeyScope,
+  type AuditContext,
+  accessTokenUseDue,
+  findAccessTokenPrincipal,
   findLiveSession,
+  recordAccessTokenUse,
   SESSION_TOUCH_SECONDS,
   touchSession,
   type User,
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
-import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
+import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -17,12 +21,18 @@ const scopeRank: Record<ApiKeyScope, number> = { subscribe_only: 0, notify: 1, f
 
 export type Principal =
   | { kind: 'session'; user: User; tokenHash: string; sessionId: string }
+  /** A personal access token (`wpt_…`): its user, on the routes that admit it (/apps/**). */
+  | { kind: 'accessToken'; user: User; tokenId: string }
   | { kind: 'apiKey'; apiKey: ApiKeyPrincipal };
 
-/** What a route accepts. `apiKey` names the lowest scope allowed; omit it for session-only routes. */
+/**
+ * What a route accepts. `apiKey` names the lowest scope allowed; omit it for session-only routes.
+ * `accessToken`: a personal access token acts as its user wherever a session may (only with `session`).
+ */
 export interface AuthRule {
   apiKey?: ApiKeyScope;
   session?: boolean;
+  accessToken?: boolean;
 }
 
 declare module 'fastify' {
@@ -80,10 +90,28 @@ export function dashboardOriginsOf(publicUrl: string, environment: string): stri
   return [own, ...LOOPBACK_HOSTS.map((host) => `${url.protocol}//${host}${port}`).filter((origin) => origin !== own)];
 }
 
-/** `request.principal` for `user`-scoped handlers; throws if the route was declared without a session. */
+/**
+ * The signed-in user of `user`-scoped handlers: a session's, or a personal access token's where the
+ * route admits tokens. Throws if the route was declared without either.
+ */
 export function sessionUser(request: FastifyRequest): User {
-  if (request.principal?.kind !== 'session') throw new Error('route needs a session principal');
-  return request.principal.user;
+  const { principal } = request;
+  if (principal?.kind !== 'session' && principal?.kind !== 'accessToken')
+    throw new Error('route needs a session principal');
+  return principal.user;
+}
+
+/** Who the request acts as and from where, for the audit log (docs/security.md). */
+export function auditContext(request: FastifyRequest): AuditContext {
+  const { principal } = request;
+  if (principal?.kind === 'apiKey') return { actor: { type: 'key', id: principal.apiKey.key.id }, ip: request.ip };
+  const user = sessionUser(request);
+  return { actor: { type: 'user', id: user.id, email: user.email }, ip: request.ip };
+}
+
+/** The operator console's changes: the signed-in operator, recorded as actor `operator`. */
+export function operatorAuditContext(request: FastifyRequest): AuditContext {
+  return { actor: { type: 'operator', id: sessionUser(request).id }, ip: request.ip };
 }
 
 export function apiKeyPrincipal(request: FastifyRequest): ApiKeyPrincipal {
@@ -104,7 +132,9 @@ function originAllowed(request: FastifyRequest, principal: ApiKeyPrincipal): boo
 /**
  * One decision for every route: UNAUTHORIZED for a missing or malformed
  * header, INVALID_API_KEY / INVALID_SESSION for a token that does not authenticate, then
- * INSUFFICIENT_SCOPE, APP_MISMATCH and ORIGIN_NOT_ALLOWED. Tokens are told apart by prefix (`wpk_` / `wps_`).
+ * INSUFFICIENT_SCOPE, APP_MISMATCH and ORIGIN_NOT_ALLOWED. Tokens are told apart by prefix (`wpk_` /
+ * `wps_` / `wpt_`); a personal access token on a route that does not admit it (/auth/**) is
+ * INVALID_SESSION, like any token that is not a session.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -115,6 +145,7 @@ export default fp(
     app.decorate('authenticate', (rule: AuthRule): onRequestAsyncHookHandler => {
       const acceptsKey = rule.apiKey !== undefined;
       const acceptsSession = rule.session === true;
+      const acceptsAccessToken = acceptsSession && rule.accessToken === true;
       const invalid = () => new AppError(acceptsKey ? 'INVALID_API_KEY' : 'INVALID_SESSION');
 
       return async (request) => {
@@ -156,6 +187,21 @@ export default fp(
           }
           request.principal = { kind: 'session', user: session.user, tokenHash, sessionId: session.sessionId };
           if (UNSAFE_METHODS.has(request.method)) await app.countSessionWrite(request, session.user.id);
+          return;
+        }
+
+        if (token.startsWith(ACCESS_TOKEN_PREFIX) && acceptsAccessToken) {
+          // Looked up on every request, never cached: a revoked token fails on every instance at once.
+          const found = await findAccessTokenPrincipal(app.db, app.secrets.hash(token));
+          if (!found) throw new AppError('INVALID_SESSION');
+          if (accessTokenUseDue(found.lastUsedAt)) {
+            // Beside the request, not before its answer: a lost write costs only a stale "last used".
+            recordAccessTokenUse(app.db, found.tokenId).catch((error: unknown) =>
+              request.log.warn({ err: error }, 'could not record access token use'),
+            );
+          }
+          request.principal = { kind: 'accessToken', user: found.user, tokenId: found.tokenId };
+          if (UNSAFE_METHODS.has(request.method)) await app.countSessionWrite(request, found.user.id);
           return;
         }
 

@@ -40,6 +40,16 @@ declare module 'fastify' {
      */
     countSessionWrite(request: FastifyRequest, userId: string): Promise<void>;
     /**
+     * Failed sign-ins per account, from every IP together (a slow password spray): `guard` throws
+     * RATE_LIMITED once the e-mail has RATE_LIMIT_LOGIN_ACCOUNT_MAX failures in the window (503 when
+     * Redis cannot count: sign-in fails closed), `failed` counts one. Keyed by the keyed hash of the
+     * e-mail, known or not, so the answer tells nothing about whether the account exists.
+     */
+    loginFailures: {
+      guard(email: string): Promise<void>;
+      failed(email: string): Promise<void>;
+    };
+    /**
      * Whether another e-mail of `purpose` may go to `address` now (RATE_LIMIT_MAIL_PER_ADDRESS_MAX per
      * window), counting this one. False also when Redis cannot count: mail fails closed.
      */
@@ -56,6 +66,10 @@ declare module 'fastify' {
     counterBatch: CounterBatch | null;
   }
 }
+
+/** The user a session or personal access token signs in, whose budgets it spends. */
+const signedInUserId = (request: FastifyRequest): string | null =>
+  request.principal?.kind === 'session' || request.principal?.kind === 'accessToken' ? request.principal.user.id : null;
 
 interface StoreParams {
   continueExceeding?: boolean;
@@ -167,10 +181,7 @@ export default fp(
     const sessionSend = app.rateLimit({
       max: limits.apiKeyMax,
       timeWindow: windowMs,
-      keyGenerator: (request: FastifyRequest) =>
-        request.principal?.kind === 'session'
-          ? `session-send:${request.principal.user.id}`
-          : `session-send:${client(request)}`,
+      keyGenerator: (request: FastifyRequest) => `session-send:${signedInUserId(request) ?? client(request)}`,
     }) as onRequestAsyncHookHandler;
 
     // Writes of a session, per user: the dashboard makes a handful a minute; this bounds a script
@@ -179,8 +190,7 @@ export default fp(
       max: limits.sessionWriteMax,
       timeWindow: windowMs,
       skipOnError: true,
-      keyGenerator: (request: FastifyRequest) =>
-        `session-write:${request.principal?.kind === 'session' ? request.principal.user.id : client(request)}`,
+      keyGenerator: (request: FastifyRequest) => `session-write:${signedInUserId(request) ?? client(request)}`,
     });
     app.decorate('countSessionWrite', async (request: FastifyRequest) => {
       const result = await sessionWrite(request);
@@ -211,6 +221,41 @@ export default fp(
 
     const rateLimited = () =>
       new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(limits.windowSeconds) } });
+
+    const loginFailureKey = (email: string) =>
+      `${redisKeyPrefix}:login-failures:${app.secrets.hash(email.trim().toLowerCase())}`;
+    const uncountable = (error: unknown) => {
+      app.log.error({ err: error }, 'failed sign-ins cannot be counted: refusing the sign-in');
+      return new AppError('RATE_LIMITED', {
+        status: 503,
+        detail: 'LIMIT_NOT_COUNTABLE',
+        headers: { 'Retry-After': String(limits.windowSeconds) },
+        cause: error,
+      });
+    };
+    app.decorate('loginFailures', {
+      guard: async (email: string) => {
+        let replies: [Error | null, unknown][] | null;
+        try {
+          replies = await app.redis.multi().get(loginFailureKey(email)).pttl(loginFailureKey(email)).exec();
+        } catch (error) {
+          throw uncountable(error);
+        }
+        const failures = Number(replies?.[0]?.[1] ?? 0);
+        if (failures < limits.loginAccountMax) return;
+        const ttl = Number(replies?.[1]?.[1]);
+        const retryAfter = ttl > 0 ? Math.ceil(ttl / 1000) : limits.loginAccountWindowSeconds;
+        throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(retryAfter) } });
+      },
+      failed: async (email: string) => {
+        const key = loginFailureKey(email);
+        try {
+          await app.redis.multi().set(key, 0, 'EX', limits.loginAccountWindowSeconds, 'NX').incr(key).exec();
+        } catch (error) {
+          throw uncountable(error);
+        }
+      },
+    });
     const settle = (reply: FastifyReply, { current, ttl }: { current: number; ttl: number }) => {
       const exceeded = current > limits.apiKeyMax;
       reply.header('x-ratelimit-limit', limits.apiKeyMax);

@@ -116,7 +116,8 @@ export default fp(
             session: {
               type: 'http',
               scheme: 'bearer',
-              description: 'Session token `wps_…` (or the `wp_session` cookie)',
+              description:
+                'Session token `wps_…` (or the `wp_session` cookie); on /apps/** also a personal access token `wpt_…`',
             },
             sessionCookie: { type: 'apiKey', in: 'cookie', name: 'wp_session' },
           },

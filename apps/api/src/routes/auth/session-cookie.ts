@@ -13,21 +13,29 @@ export const publicUser = (user: User) => ({
   role: user.role,
 });
 
-/** Opens a session: stores only its keyed hash, sets the HttpOnly cookie, returns the token. */
+/**
+ * Opens a session: stores only its keyed hash (with `session.created` in the account's audit log,
+ * saying how the user signed in), sets the HttpOnly cookie, returns the token.
+ */
 export async function startSession(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
   user: User,
+  method: 'register' | 'password' | 'github',
 ): Promise<string> {
   const token = generateToken(SESSION_TOKEN_PREFIX);
   const ttlSeconds = app.config.sessionTtlDays * 86_400;
-  await createSession(app.db, {
-    userId: user.id,
-    tokenHash: app.secrets.hash(token),
-    expiresAt: new Date(Date.now() + ttlSeconds * 1000),
-    userAgent: request.headers['user-agent'],
-  });
+  await createSession(
+    app.db,
+    {
+      userId: user.id,
+      tokenHash: app.secrets.hash(token),
+      expiresAt: new Date(Date.now() + ttlSeconds * 1000),
+      userAgent: request.headers['user-agent'],
+    },
+    { email: user.email, ip: request.ip, method },
+  );
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'lax',

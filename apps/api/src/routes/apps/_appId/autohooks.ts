@@ -18,7 +18,7 @@ async function resolveOwnedApp(app: FastifyInstance, request: FastifyRequest): P
   const { principal } = request;
   const { appId } = request.params as { appId: string };
   let found: App | null = null;
-  if (principal?.kind === 'session') {
+  if (principal?.kind === 'session' || principal?.kind === 'accessToken') {
     found = isUuid(appId) ? await findApp(app.db, principal.user.id, appId) : null;
   } else if (principal?.kind === 'apiKey') {
     found = await findApp(app.db, principal.apiKey.userId, principal.apiKey.appId);

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { appStats, deleteApp, updateApp } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '#schemas/apps.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { publicApp } from '../public-app.js';
@@ -57,7 +57,7 @@ export default async function routes(fastify: FastifyInstance) {
         ...(pushFormat === undefined ? {} : { pushFormat }),
         ...(defaultUrl === undefined ? {} : { defaultUrl }),
       };
-      const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes);
+      const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes, auditContext(request));
       if (!updated) throw new AppError('NOT_FOUND');
       // docs/sending.md: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');

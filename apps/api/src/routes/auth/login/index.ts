@@ -24,11 +24,17 @@ export default async function routes(app: FastifyInstance) {
     async (request, reply) => {
       const { email, password } = request.body as { email: string; password: string };
       app.secrets.hash(''); // CONFIG_ERROR without the pepper, not INVALID_CREDENTIALS for a login that could never succeed
-      const user = await findUserByEmail(app.db, normaliseEmail(email));
+      const address = normaliseEmail(email);
+      // Per account as well as per IP: a slow spray from many addresses meets this limit.
+      await app.loginFailures.guard(address);
+      const user = await findUserByEmail(app.db, address);
       // Same answer, and about the same time, for an unknown e-mail and a wrong password.
       const ok = await app.passwords.verify(user?.passwordHash ?? null, password);
-      if (!user || !ok) throw new AppError('INVALID_CREDENTIALS');
-      const token = await startSession(app, request, reply, user);
+      if (!user || !ok) {
+        await app.loginFailures.failed(address);
+        throw new AppError('INVALID_CREDENTIALS');
+      }
+      const token = await startSession(app, request, reply, user, 'password');
       return { user: publicUser(user), token };
     },
   );

@@ -42,7 +42,7 @@ export default async function routes(app: FastifyInstance) {
       const language = body.language ?? requestLanguage(request);
       const user = await createUser(app.db, { email, passwordHash: await app.passwords.hash(password), language });
       if (!user) throw new AppError('EMAIL_IN_USE');
-      const token = await startSession(app, request, reply, user);
+      const token = await startSession(app, request, reply, user, 'register');
       request.log.info({ userId: user.id }, 'user registered');
       sendVerificationEmail(app, user);
       return reply.code(201).send({ user: publicUser(user), token });

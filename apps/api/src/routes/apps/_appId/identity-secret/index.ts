@@ -3,7 +3,7 @@ import { storeIdentitySecret } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { identitySecretContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { IdentitySecretResponse } from '#schemas/apps.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { generateIdentitySecret } from '#src/identity-secret.js';
@@ -33,6 +33,7 @@ export default async function routes(fastify: FastifyInstance) {
         user.id,
         appId,
         app.secrets.seal(secret, identitySecretContext(appId)),
+        auditContext(request),
       );
       if (!stored) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId }, 'identity secret replaced');

@@ -3,7 +3,7 @@ import { type ApiKey, type ApiKeyScope, apiKeyScopes, createApiKey, listApiKeys 
 import { AppError } from '@webpush/errors';
 import { API_KEY_PREFIX, generateToken } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { CreateKeyBody, CreateKeyResponse, KeyListResponse } from '#schemas/keys.js';
 
@@ -64,6 +64,7 @@ export default async function routes(fastify: FastifyInstance) {
           displayPrefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
         },
         app.config.apiKeysPerAppMax,
+        auditContext(request),
       );
       if (key === 'limit') throw new AppError('INVALID_INPUT', { detail: 'TOO_MANY_API_KEYS' });
       if (!key) throw new AppError('NOT_FOUND'); // deleted between the two statements

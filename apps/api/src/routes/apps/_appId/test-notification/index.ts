@@ -24,7 +24,7 @@ export default async function routes(fastify: FastifyInstance) {
     {
       // Sessions and `full` API keys alike: the route authenticates itself (see ../../autohooks.ts).
       config: { authenticatesItself: true },
-      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'full', session: true })],
+      onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'full', session: true, accessToken: true })],
       // Both subscription shapes, like /subscribe.
       preValidation: async (request) =>
         flattenKeys((request.body as { subscription?: unknown } | undefined)?.subscription),

@@ -4,7 +4,7 @@ import { AppError } from '@webpush/errors';
 import { webhookSecretContext } from '@webpush/secrets';
 import { checkWebhookUrl, createNameResolver, generateWebhookSecret } from '@webpush/webhooks';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { PutWebhookBody, WebhookOrNoneResponse, WebhookWithSecretResponse } from '#schemas/webhooks.js';
 import { publicWebhook } from './public-webhook.js';
@@ -50,11 +50,16 @@ export default async function routes(fastify: FastifyInstance) {
       const context = webhookSecretContext(owned.id);
       const existing = await findWebhook(app.db, owned.id);
       const secret = existing ? app.secrets.open(existing.secretSealed, context) : generateWebhookSecret();
-      const saved = await putWebhook(app.db, owned.id, {
-        url,
-        events,
-        secretSealed: existing?.secretSealed ?? app.secrets.seal(secret, context),
-      });
+      const saved = await putWebhook(
+        app.db,
+        owned.id,
+        {
+          url,
+          events,
+          secretSealed: existing?.secretSealed ?? app.secrets.seal(secret, context),
+        },
+        auditContext(request),
+      );
       request.log.info({ userId: user.id, appId: owned.id, events, created: !existing }, 'webhook set');
       return { webhook: { ...publicWebhook(saved), secret } };
     },
@@ -93,7 +98,7 @@ export default async function routes(fastify: FastifyInstance) {
     async (request, reply) => {
       const user = sessionUser(request);
       const owned = request.ownedApp;
-      if (!(await deleteWebhook(app.db, owned.id))) throw new AppError('NOT_FOUND');
+      if (!(await deleteWebhook(app.db, owned.id, auditContext(request)))) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: owned.id }, 'webhook removed');
       return reply.code(204).send(null);
     },

@@ -122,7 +122,7 @@ export default async function routes(fastify: FastifyInstance) {
         request.log.warn({ githubId }, 'GitHub e-mail belongs to an unverified account; not linked');
         throw new AppError('EMAIL_IN_USE');
       }
-      await startSession(app, request, reply, user);
+      await startSession(app, request, reply, user, 'github');
       request.log.info({ userId: user.id }, 'signed in with GitHub');
       return reply.redirect(`${publicUrl}/`, 302);
     },

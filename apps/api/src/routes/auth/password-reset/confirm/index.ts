@@ -27,7 +27,7 @@ export default async function routes(fastify: FastifyInstance) {
     async (request) => {
       const password = validPassword(request.body.password, { refuseCommon: app.config.passwordRefuseCommon });
       const tokenHash = app.secrets.hash(request.body.token);
-      const user = await resetPasswordWithToken(app.db, tokenHash, await app.passwords.hash(password));
+      const user = await resetPasswordWithToken(app.db, tokenHash, await app.passwords.hash(password), request.ip);
       if (!user) throw new AppError('INVALID_TOKEN');
       request.log.info({ userId: user.id }, 'password reset; every session ended');
       return { user: publicUser(user) };

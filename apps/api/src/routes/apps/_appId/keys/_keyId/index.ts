@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { deleteApiKey } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { KeyParams } from '#schemas/keys.js';
 
@@ -23,7 +23,7 @@ export default async function routes(fastify: FastifyInstance) {
     async (request, reply) => {
       const user = sessionUser(request);
       const { appId, keyId } = request.params;
-      const deleted = await deleteApiKey(app.db, user.id, appId, keyId);
+      const deleted = await deleteApiKey(app.db, user.id, appId, keyId, auditContext(request));
       if (!deleted) throw new AppError('NOT_FOUND');
       await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, keyId }, 'api key revoked');

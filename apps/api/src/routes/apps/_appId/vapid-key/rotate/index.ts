@@ -4,7 +4,7 @@ import { AppError } from '@webpush/errors';
 import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { publicApp } from '#routes/apps/public-app.js';
 import { AppResponse } from '#schemas/apps.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
@@ -29,10 +29,16 @@ export default async function routes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const appId = request.ownedApp.id;
       const keys = webpush.generateVAPIDKeys();
-      const rotated = await rotateVapidKey(app.db, user.id, appId, {
-        vapidPublicKey: keys.publicKey,
-        vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
-      });
+      const rotated = await rotateVapidKey(
+        app.db,
+        user.id,
+        appId,
+        {
+          vapidPublicKey: keys.publicKey,
+          vapidPrivateKeySealed: app.secrets.seal(keys.privateKey, vapidKeyContext(appId)),
+        },
+        auditContext(request),
+      );
       if (!rotated) throw new AppError('NOT_FOUND');
       await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');

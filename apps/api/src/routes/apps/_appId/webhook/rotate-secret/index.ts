@@ -4,7 +4,7 @@ import { AppError } from '@webpush/errors';
 import { webhookSecretContext } from '@webpush/secrets';
 import { generateWebhookSecret } from '@webpush/webhooks';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { RotatedSecretResponse } from '#schemas/webhooks.js';
 import { publicWebhook } from '../public-webhook.js';
@@ -31,6 +31,7 @@ export default async function routes(fastify: FastifyInstance) {
         app.db,
         owned.id,
         app.secrets.seal(secret, webhookSecretContext(owned.id)),
+        auditContext(request),
       );
       if (!webhook) throw new AppError('NOT_FOUND');
       request.log.info({ userId: user.id, appId: owned.id }, 'webhook secret rotated');

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { findTenant, grantPlanRequest } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { operatorAuditContext, sessionUser } from '#plugins/app/auth.js';
 import { operatorPlanRequest, publicTenant } from '#routes/operator/public-views.js';
 import { errorResponses, sessionSecurity } from '#schemas/common.js';
 import { GrantedPlanRequestResponse, PlanRequestParams } from '#schemas/operator.js';
@@ -29,7 +29,12 @@ export default async function grantPlanRequestRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const operator = sessionUser(request);
-      const granted = await grantPlanRequest(app.db, request.params.requestId, operator.id);
+      const granted = await grantPlanRequest(
+        app.db,
+        request.params.requestId,
+        operator.id,
+        operatorAuditContext(request),
+      );
       // Already granted (a second click, another operator) or unknown: there is no open request to grant.
       if (granted === null || granted === 'not_open') throw new AppError('NOT_FOUND');
       const tenant = await findTenant(app.db, granted.userId);

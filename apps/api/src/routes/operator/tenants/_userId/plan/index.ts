@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { setTenantPlan } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { operatorAuditContext, sessionUser } from '#plugins/app/auth.js';
 import { publicTenant } from '#routes/operator/public-views.js';
 import { errorResponses, sessionSecurity } from '#schemas/common.js';
 import { TenantParams, TenantPlanBody, TenantResponse } from '#schemas/operator.js';
@@ -35,7 +35,12 @@ export default async function tenantPlanRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const tenant = await setTenantPlan(app.db, request.params.userId, request.body.plan);
+      const tenant = await setTenantPlan(
+        app.db,
+        request.params.userId,
+        request.body.plan,
+        operatorAuditContext(request),
+      );
       if (!tenant) throw new AppError('NOT_FOUND');
       // Cached API-key principals carry the plan: every API instance drops this account's now.
       await app.apiKeyPrincipals.changed({ userId: tenant.id });

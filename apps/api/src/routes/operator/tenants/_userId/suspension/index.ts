@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { setTenantSuspended } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { operatorAuditContext, sessionUser } from '#plugins/app/auth.js';
 import { publicTenant } from '#routes/operator/public-views.js';
 import { errorResponses, sessionSecurity } from '#schemas/common.js';
 import { TenantParams, TenantResponse } from '#schemas/operator.js';
@@ -20,7 +20,7 @@ export default async function tenantSuspensionRoutes(fastify: FastifyInstance) {
     const operator = sessionUser(request);
     // An operator suspending themself would lock the console's only door.
     if (suspended && request.params.userId === operator.id) throw new AppError('INVALID_INPUT');
-    const tenant = await setTenantSuspended(app.db, request.params.userId, suspended);
+    const tenant = await setTenantSuspended(app.db, request.params.userId, suspended, operatorAuditContext(request));
     if (!tenant) throw new AppError('NOT_FOUND');
     // A suspended account's keys must fail on every API instance at once, not when a cached entry expires.
     await app.apiKeyPrincipals.changed({ userId: tenant.id });
