@@ -48,6 +48,14 @@ t.test('a new password needs the current one, keeps this session and ends the ot
 
   assertError(t, await login(owner.email, owner.password), 'INVALID_CREDENTIALS');
   t.equal((await login(owner.email, 'a new long passphrase')).statusCode, 200, 'the new password signs in');
+
+  const log = await app.inject({
+    method: 'GET',
+    url: '/api/v1/auth/audit-log',
+    headers: { authorization: `Bearer ${owner.token}` },
+  });
+  const actions = (log.json().entries as { action: string }[]).map((entry) => entry.action);
+  t.equal(actions.filter((action) => action === 'password.changed').length, 1, 'one password.changed entry');
 });
 
 t.test('it needs a session, and is rate limited like sign-in', async (t) => {

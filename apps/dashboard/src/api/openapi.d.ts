@@ -30,6 +30,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -43,6 +49,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -56,6 +68,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -157,6 +175,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -170,6 +194,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -183,6 +213,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -272,6 +308,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -285,6 +327,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -298,6 +346,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ご利用のプランで作成できるアプリの上限に達しました",
+                         *       "code": "PLAN_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PLAN_LIMIT_EXCEEDED" | "ORIGIN_NOT_ALLOWED";
@@ -311,6 +366,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -324,6 +385,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -337,6 +404,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -350,6 +423,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -429,6 +508,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -442,6 +527,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -455,6 +546,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -468,6 +565,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -508,6 +611,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -521,6 +630,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -534,6 +649,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -547,6 +668,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -560,6 +687,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -650,6 +783,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -663,6 +802,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -676,6 +821,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -689,6 +840,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -702,6 +859,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -715,6 +878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -728,6 +897,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -853,6 +1028,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -866,6 +1047,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -879,6 +1066,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -892,6 +1085,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -952,6 +1151,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -965,6 +1170,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -978,6 +1189,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -991,6 +1208,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1004,6 +1227,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1017,6 +1246,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1089,6 +1324,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1102,6 +1343,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1115,6 +1362,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1128,6 +1381,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1221,6 +1480,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_SCOPE" | "INVALID_INPUT";
@@ -1234,6 +1499,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1247,6 +1518,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1260,6 +1537,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1273,6 +1556,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1286,6 +1575,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1299,6 +1594,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1312,6 +1613,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -1366,6 +1673,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1379,6 +1692,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1392,6 +1711,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1405,6 +1730,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1418,6 +1749,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1553,6 +1890,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1566,6 +1909,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1579,6 +1928,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1592,6 +1947,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1756,6 +2117,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -1769,6 +2136,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -1782,6 +2155,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -1795,6 +2174,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -1808,6 +2193,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -1821,6 +2212,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -1834,6 +2231,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -1847,6 +2250,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -1860,6 +2270,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -1873,6 +2289,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2007,6 +2429,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2020,6 +2448,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2033,6 +2467,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2046,6 +2486,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2059,6 +2505,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この通知は予約中ではないため取り消せません",
+                         *       "code": "NOT_CANCELABLE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -2072,6 +2524,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2159,6 +2617,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2172,6 +2636,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2185,6 +2655,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2198,6 +2674,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2256,6 +2738,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2269,6 +2757,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2282,6 +2776,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2295,6 +2795,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2308,6 +2814,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2406,6 +2918,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -2419,6 +2937,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
@@ -2432,6 +2956,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
@@ -2445,6 +2975,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2458,6 +2994,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -2471,6 +3013,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -2484,6 +3032,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2497,6 +3051,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -2510,6 +3070,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2523,6 +3089,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "プッシュ通知の送信に失敗しました",
+                         *       "code": "PUSH_FAILED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PUSH_FAILED";
@@ -2536,6 +3108,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2610,6 +3188,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2623,6 +3207,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2636,6 +3226,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2649,6 +3245,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2725,6 +3327,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2738,6 +3346,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2751,6 +3365,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -2764,6 +3384,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2777,6 +3403,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -2790,6 +3422,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -2813,7 +3451,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's webhook, without its secret
+         * The app's webhook, without its secret; `{webhook: null}` when it has none
          * @description The app’s webhook: its URL, the events it receives (not its secret), and whether deliveries go out. After WEBHOOK_BREAKER_FAILURES failed attempts in a row they pause (`paused`, until `pausedUntil`); after WEBHOOK_DISABLE_AFTER_MS (default 3 days) of nothing but failures they stop (`disabled`) and the owner is e-mailed. Events are kept pending meanwhile; resume with POST …/webhook/resume or a new URL.
          */
         get: {
@@ -2856,6 +3494,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
+                            /** @description null: the app has no webhook */
                             webhook: {
                                 url: string;
                                 events: ("notification.completed" | "notification.failed" | "subscription.expired")[];
@@ -2887,7 +3526,7 @@ export interface paths {
                                  * @description When deliveries were disabled; null unless `status` is `disabled`
                                  */
                                 disabledAt: string | null;
-                            };
+                            } | null;
                         };
                     };
                 };
@@ -2897,6 +3536,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -2910,6 +3555,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -2923,6 +3574,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -2936,6 +3593,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3032,6 +3695,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_INPUT";
@@ -3045,6 +3714,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3058,6 +3733,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3071,6 +3752,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3084,6 +3771,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -3097,6 +3790,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3110,6 +3809,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3123,6 +3828,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -3162,6 +3873,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3175,6 +3892,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3188,6 +3911,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3201,6 +3930,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3214,6 +3949,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3295,6 +4036,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3308,6 +4055,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3321,6 +4074,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3334,6 +4093,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3400,6 +4165,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3413,6 +4184,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3426,6 +4203,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3439,6 +4222,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3452,6 +4241,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3465,6 +4260,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3574,6 +4375,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3587,6 +4394,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3600,6 +4413,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3613,6 +4432,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3626,6 +4451,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3716,6 +4547,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3729,6 +4566,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3742,6 +4585,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -3755,6 +4604,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3768,6 +4623,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3781,6 +4642,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -3881,6 +4748,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3894,6 +4767,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3907,6 +4786,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3957,6 +4842,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3970,6 +4861,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3983,6 +4880,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -3996,6 +4899,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub OAuth が設定されていません",
+                         *       "code": "OAUTH_NOT_CONFIGURED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -4049,6 +4958,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認可コードがありません",
+                         *       "code": "MISSING_CODE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_CODE" | "INVALID_INPUT";
@@ -4062,6 +4977,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "OAuth の state が一致しません",
+                         *       "code": "INVALID_STATE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_STATE";
@@ -4075,6 +4996,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このメールアドレスは既に登録されています",
+                         *       "code": "EMAIL_IN_USE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -4088,6 +5015,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4101,6 +5034,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4114,6 +5053,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub との認証に失敗しました",
+                         *       "code": "GITHUB_AUTH_FAILED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "GITHUB_AUTH_FAILED";
@@ -4127,6 +5072,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "GitHub OAuth が設定されていません",
+                         *       "code": "OAUTH_NOT_CONFIGURED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "OAUTH_NOT_CONFIGURED";
@@ -4219,6 +5170,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4232,6 +5189,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "メールアドレスまたはパスワードが正しくありません",
+                         *       "code": "INVALID_CREDENTIALS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_CREDENTIALS";
@@ -4245,6 +5208,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4258,6 +5227,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4271,6 +5246,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4284,6 +5265,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4297,6 +5284,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4347,6 +5340,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4360,6 +5359,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4373,6 +5378,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4386,6 +5397,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4450,6 +5467,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4463,6 +5486,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4476,6 +5505,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4544,6 +5579,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4557,6 +5598,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4570,6 +5617,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4583,6 +5636,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4596,6 +5655,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4609,6 +5674,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4618,6 +5689,216 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password: needs the current one; keeps this session and ends the others
+         * @description Changes the password of the signed-in account. Needs the current password (401 INVALID_CREDENTIALS when wrong); the session that asks stays signed in, every other session of the account is ended. Rate limited like sign-in.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "currentPassword": "correct horse battery staple",
+                     *       "newPassword": "a new and longer passphrase"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The account’s password now
+                         * @example correct horse battery staple
+                         */
+                        currentPassword: string;
+                        /**
+                         * @description The new password: 8 to 128 characters
+                         * @example a new and longer passphrase
+                         */
+                        newPassword: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       },
+                         *       "endedSessions": 2
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description How many other sessions of the account were ended */
+                            endedSessions: number;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION, INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION" | "INVALID_CREDENTIALS";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/auth/password-reset": {
@@ -4672,6 +5953,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4685,6 +5972,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4698,6 +5991,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4711,6 +6010,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4724,6 +6029,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4737,6 +6048,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4806,6 +6123,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -4819,6 +6142,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4832,6 +6161,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4845,6 +6180,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -4858,6 +6199,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4871,6 +6218,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -4929,6 +6282,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4942,6 +6301,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5037,6 +6402,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
@@ -5050,6 +6421,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このメールアドレスは既に登録されています",
+                         *       "code": "EMAIL_IN_USE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "EMAIL_IN_USE";
@@ -5063,6 +6440,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5076,6 +6459,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5089,6 +6478,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5102,6 +6497,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5115,6 +6516,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5180,6 +6587,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5193,6 +6606,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5206,6 +6625,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5243,6 +6668,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5256,6 +6687,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5269,6 +6706,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5282,6 +6725,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5335,6 +6784,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5348,6 +6803,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5361,6 +6822,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5374,6 +6841,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -5387,6 +6860,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5396,6 +6875,117 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user, or `{user: null}` when not signed in (never 401)
+         * @description Whether the caller is signed in: the account, or `{user: null}` (200, not 401) without a valid session. For pages that only need to know; GET /auth/me keeps its 401.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The signed-in user; null when not signed in */
+                            user: components["schemas"]["def-0"] | (never | null);
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5449,6 +7039,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5462,6 +7058,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5475,6 +7077,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5551,6 +7159,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -5564,6 +7178,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5577,6 +7197,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5590,6 +7216,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5603,6 +7235,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5616,6 +7254,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5629,6 +7273,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5683,6 +7333,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5696,6 +7352,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5709,6 +7371,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5722,6 +7390,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -5735,6 +7409,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5800,6 +7480,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
@@ -5813,6 +7499,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -5826,6 +7518,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5839,6 +7537,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5852,6 +7556,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -5865,6 +7575,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -5917,6 +7633,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -5930,6 +7652,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -5943,6 +7671,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -5956,6 +7690,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -5969,6 +7709,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6049,6 +7795,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -6062,6 +7814,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6075,6 +7833,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -6088,6 +7852,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6101,6 +7871,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6114,6 +7890,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6127,6 +7909,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6256,6 +8044,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6269,6 +8063,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6282,6 +8082,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -6295,6 +8101,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6308,6 +8120,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6321,6 +8139,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6439,6 +8263,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6452,6 +8282,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6465,6 +8301,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -6478,6 +8320,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6491,6 +8339,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この通知は予約中ではないため取り消せません",
+                         *       "code": "NOT_CANCELABLE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_CANCELABLE";
@@ -6504,6 +8358,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -6517,6 +8377,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6558,8 +8424,8 @@ export interface paths {
                 content: {
                     /**
                      * @example {
-                     *       "title": "セール開始",
-                     *       "body": "本日限定で全品 20% オフです。",
+                     *       "title": "The sale starts now",
+                     *       "body": "Today only: 20% off everything.",
                      *       "url": "https://www.example.com/sale",
                      *       "tags": {
                      *         "plan": "pro"
@@ -6695,6 +8561,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -6708,6 +8580,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -6721,6 +8599,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -6734,6 +8618,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -6747,6 +8637,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "購読の有効期限が切れています",
+                         *       "code": "SUBSCRIPTION_EXPIRED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "SUBSCRIPTION_EXPIRED";
@@ -6760,6 +8656,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -6773,6 +8675,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -6786,6 +8694,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -6799,6 +8714,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -6812,6 +8733,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -6857,8 +8784,8 @@ export interface paths {
                      *       "endpoints": [
                      *         "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example"
                      *       ],
-                     *       "title": "注文を発送しました",
-                     *       "body": "ご注文 #1042 は明日届きます。",
+                     *       "title": "Your order has shipped",
+                     *       "body": "Order #1042 arrives tomorrow.",
                      *       "url": "https://www.example.com/orders/1042"
                      *     }
                      */
@@ -6976,6 +8903,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT" | "TOO_MANY_ENDPOINTS";
@@ -6989,6 +8922,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -7002,6 +8941,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -7015,6 +8960,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7028,6 +8979,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7041,6 +8998,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "今月の送信数がプランの上限に達しました",
+                         *       "code": "MONTHLY_LIMIT_EXCEEDED",
+                         *       "upgrade_url": "https://push.example.com/pricing"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MONTHLY_LIMIT_EXCEEDED" | "RATE_LIMITED";
@@ -7054,6 +9018,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7067,6 +9037,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -7134,6 +9110,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7147,6 +9129,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7160,6 +9148,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -7173,6 +9167,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7266,6 +9266,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7279,6 +9285,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7292,6 +9304,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7305,6 +9323,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7318,6 +9342,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7397,6 +9427,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7410,6 +9446,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7423,6 +9465,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN";
@@ -7436,6 +9484,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7532,6 +9586,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -7545,6 +9605,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7558,6 +9624,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7571,6 +9643,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7584,6 +9662,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -7597,6 +9681,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7610,6 +9700,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7680,6 +9776,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7693,6 +9795,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7706,6 +9814,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7719,6 +9833,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7732,6 +9852,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7793,6 +9919,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7806,6 +9938,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7819,6 +9957,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
@@ -7832,6 +9976,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -7845,6 +9995,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7906,6 +10062,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -7919,6 +10081,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -7932,6 +10100,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -7944,7 +10118,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the operator for another plan
-         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). The operator is e-mailed (OPERATOR_EMAIL) and grants it in the console.
+         * @description One open request per account: asking again while one is open changes the plan asked for (200 instead of 201). Only a higher plan than the account’s can be asked for (else 400 INVALID_INPUT); the operator moves plans down in the console. The operator is e-mailed when OPERATOR_EMAIL is set (`operatorEmailed`), and grants it in the console.
          */
         post: {
             parameters: {
@@ -7958,7 +10132,7 @@ export interface paths {
                     /**
                      * @example {
                      *       "plan": "pro",
-                     *       "message": "来月からの本番利用に向けて Pro をお願いします。"
+                     *       "message": "We go live next month and need Pro."
                      *     }
                      */
                     "application/json": {
@@ -7991,6 +10165,8 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
+                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -8012,6 +10188,8 @@ export interface paths {
                                 /** Format: date-time */
                                 resolvedAt: string | null;
                             };
+                            /** @description Whether the operator is e-mailed about it (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
                         };
                     };
                 };
@@ -8021,6 +10199,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -8034,6 +10218,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -8047,6 +10237,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -8060,6 +10256,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8073,6 +10275,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8086,6 +10294,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8157,6 +10371,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8170,6 +10390,119 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/plans/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each plan costs, and how a plan request reaches the operator; no sign-in needed
+         * @description Beside GET /plans, whose list is the same on every deployment: prices are this deployment’s configuration (PLAN_PRICE_FREE, PLAN_PRICE_PRO, PLAN_PRICE_ENTERPRISE).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "prices": {
+                         *         "free": "0",
+                         *         "pro": "¥3,000 / month",
+                         *         "enterprise": null
+                         *       },
+                         *       "operatorEmailed": true
+                         *     }
+                         */
+                        "application/json": {
+                            prices: {
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                free: string | null;
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                pro: string | null;
+                                /**
+                                 * @description What the plan costs, as the operator wrote it (PLAN_PRICE_<PLAN>, e.g. `¥3,000 / month`, the same in every language); `"0"`: free of charge; null: not set, ask the operator ("contact us")
+                                 * @example ¥3,000 / month
+                                 */
+                                enterprise: string | null;
+                            };
+                            /** @description Whether a plan request is e-mailed to the operator (OPERATOR_EMAIL is set); false: it waits in the operator console until the operator looks */
+                            operatorEmailed: boolean;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8299,6 +10632,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -8312,6 +10651,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8325,6 +10670,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED" | "INVALID_UID_SIGNATURE";
@@ -8338,6 +10689,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8351,6 +10708,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8364,6 +10727,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED" | "SUBSCRIBER_LIMIT_EXCEEDED";
@@ -8377,6 +10746,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8390,6 +10765,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "CONFIG_ERROR";
@@ -8440,6 +10821,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -8453,6 +10840,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8466,6 +10859,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -8479,6 +10878,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -8492,6 +10897,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8505,6 +10916,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8518,6 +10935,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -8531,6 +10954,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8605,6 +11034,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_URL" | "INVALID_ENDPOINT" | "INVALID_INPUT";
@@ -8618,6 +11053,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8631,6 +11072,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INSUFFICIENT_SCOPE";
@@ -8644,6 +11091,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -8657,6 +11110,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -8670,6 +11129,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8683,6 +11148,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -8696,6 +11167,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -8750,6 +11227,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -8763,6 +11246,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_API_KEY";
@@ -8776,6 +11265,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -8789,6 +11284,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -8802,6 +11303,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";

@@ -150,10 +150,21 @@ export async function changePasswordKeepingSession(
   userId: string,
   passwordHash: string,
   keepSessionId: string,
+  ip: string | null,
 ): Promise<{ user: User; endedSessions: number } | null> {
   return db.transaction(async (tx) => {
     const [user] = await tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
     if (!user) return null;
+    await recordAudit(
+      tx,
+      { userId },
+      {
+        actor: { type: 'user', id: userId, email: user.email },
+        ip,
+        action: 'password.changed',
+        target: { type: 'account', id: userId },
+      },
+    );
     const ended = await tx
       .delete(sessions)
       .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))

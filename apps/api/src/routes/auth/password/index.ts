@@ -1,14 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { changePasswordKeepingSession, type User } from '@webpush/db';
+import { changePasswordKeepingSession } from '@webpush/db';
 import { AppError } from '@webpush/errors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ChangePasswordBody, ChangePasswordResponse } from '#schemas/auth.js';
 import { errorResponses } from '#schemas/common.js';
 import { validPassword } from '../password-rules.js';
 import { publicUser } from '../session-cookie.js';
-
-/** Where the account's audit entry `password.changed` is written (docs/accounts.md). */
-async function recordPasswordChanged(_request: FastifyRequest, _user: User): Promise<void> {}
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -50,9 +47,9 @@ export default async function routes(fastify: FastifyInstance) {
         user.id,
         await app.passwords.hash(password),
         principal.sessionId,
+        request.ip,
       );
       if (!changed) throw new AppError('INVALID_SESSION');
-      await recordPasswordChanged(request, changed.user);
       request.log.info(
         { userId: user.id, endedSessions: changed.endedSessions },
         'password changed; other sessions ended',
