@@ -262,6 +262,23 @@ export const subscriberCounters = pgTable(
   (table) => [primaryKey({ columns: [table.userId, table.stripe] })],
 );
 
+/**
+ * Each app's active subscriptions, exactly: the sum of its stripes. Kept by triggers on
+ * `subscriptions` (migration 0032) in the statement that inserts, deletes or changes the status of a
+ * subscription; read by `count_active_subscribers(app)`.
+ */
+export const appSubscriberCounts = pgTable(
+  'app_subscriber_counts',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    stripe: smallint('stripe').notNull(),
+    active: bigint('active', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.stripe] })],
+);
+
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
