@@ -82,7 +82,12 @@ export interface Config {
   /** Interval of the worker's removal of expired sessions and expired or used account tokens. */
   readonly cleanupIntervalMs: number;
   /** What the clean-up pass deletes, by age (see docs/operations.md "Retention"). */
-  readonly retention: { readonly notificationDays: number; readonly webhookDays: number; readonly batchSize: number };
+  readonly retention: {
+    readonly notificationDays: number;
+    readonly webhookDays: number;
+    readonly expiredSubscriptionDays: number;
+    readonly batchSize: number;
+  };
   /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
   readonly subscriberCountCheckIntervalMs: number;
   readonly sessionTtlDays: number;
@@ -366,6 +371,7 @@ export function configFromEnv(env: Env): Config {
     retention: {
       notificationDays: env.RETENTION_DAYS,
       webhookDays: env.WEBHOOK_RETENTION_DAYS,
+      expiredSubscriptionDays: env.EXPIRED_SUBSCRIPTION_RETENTION_DAYS,
       batchSize: env.RETENTION_BATCH,
     },
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,

@@ -111,6 +111,8 @@ export const EnvSchema = Type.Object({
   RETENTION_DAYS: Type.Integer({ minimum: 32, default: 90 }),
   /** Days webhook events and their delivery attempts are kept. */
   WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
+  /** Days an expired or retired subscription is kept (its endpoint, keys, uid and tags) before it is deleted. */
+  EXPIRED_SUBSCRIPTION_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   /** Rows one retention statement deletes at most. */
   RETENTION_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 5_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */

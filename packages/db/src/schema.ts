@@ -228,6 +228,7 @@ export const subscriptions = pgTable(
       .using('gin', sql`${table.tags} jsonb_path_ops`)
       .where(sql`${table.status} = 'active' and ${table.tags} <> '{}'::jsonb`),
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
+    index('subscriptions_expired_at_idx').on(table.expiredAt).where(sql`${table.status} = 'expired'`),
     // One index for "every status", one for a status filter: any page of the list is a range scan without a sort.
     index('subscriptions_app_created_idx').on(
       table.appId,
