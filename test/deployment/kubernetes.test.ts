@@ -145,3 +145,74 @@ t.test('the worker scales horizontally with an HPA; the API by replicas', async 
   t.equal(named('Deployment', 'webpush-worker').spec.replicas, undefined, 'replicas left to the HPA');
   t.ok(named('Deployment', 'webpush-api').spec.replicas >= 2, 'two API replicas');
 });
+
+t.test('ops on OPS_PORT with a Service of its own; the public Service serves only the API port', async (t) => {
+  const deployment = named('Deployment', 'webpush-api');
+  const container = deployment.spec.template.spec.containers[0];
+  const variables = variablesOf(container);
+  const ops = (container.ports as Manifest[]).find((port) => port.name === 'ops');
+  t.ok(variables.OPS_PORT, 'OPS_PORT is set');
+  t.equal(String(ops?.containerPort), variables.OPS_PORT, 'the ops container port is OPS_PORT');
+  t.equal(variables.OPS_HOST, '0.0.0.0', 'reachable from other pods (the NetworkPolicy decides which)');
+  t.not(variables.OPS_PORT, variables.PORT, 'not the public port');
+  const publicService = named('Service', 'webpush-api');
+  t.strictSame(
+    publicService.spec.ports.map((port: Manifest) => port.targetPort),
+    ['http'],
+    'the public Service reaches only the API port',
+  );
+  const opsService = named('Service', 'webpush-api-ops');
+  t.ok(opsService, 'a Service for the ops port');
+  t.equal(opsService.spec.type ?? 'ClusterIP', 'ClusterIP', 'inside the cluster only');
+  t.strictSame(
+    opsService.spec.ports.map((port: Manifest) => port.targetPort),
+    ['ops'],
+  );
+  t.strictSame(opsService.spec.selector, deployment.spec.selector.matchLabels);
+});
+
+t.test('a NetworkPolicy for each workload: ops and health ports only from labelled pods', async (t) => {
+  const policies = byKind('NetworkPolicy');
+  for (const { workload } of containers()) {
+    const labels = workload.spec.template.metadata.labels;
+    const policy = policies.find((candidate: Manifest) =>
+      Object.entries(candidate.spec.podSelector.matchLabels ?? {}).every(([key, value]) => labels[key] === value),
+    );
+    t.ok(policy, `${workload.metadata.name} is selected by a NetworkPolicy`);
+    t.ok(policy?.spec.policyTypes.includes('Ingress'), `${workload.metadata.name}: ingress is limited`);
+  }
+  const rulesFor = (name: string, port: string) =>
+    (named('NetworkPolicy', name).spec.ingress as Manifest[]).filter((rule) =>
+      (rule.ports ?? []).some((entry: Manifest) => entry.port === port),
+    );
+  t.strictSame(
+    rulesFor('webpush-api', 'http').map((rule) => rule.from),
+    [undefined],
+    'the API port is open to all',
+  );
+  for (const [name, port] of [
+    ['webpush-api', 'ops'],
+    ['webpush-worker', 'health'],
+  ] as const) {
+    const rules = rulesFor(name, port);
+    t.ok(rules.length > 0, `${name} ${port}: a rule`);
+    for (const rule of rules) {
+      t.ok(rule.from?.length > 0, `${name} ${port}: only from named pods`);
+      for (const peer of rule.from ?? []) t.ok(peer.podSelector?.matchLabels, `${name} ${port}: a pod selector`);
+    }
+  }
+  const opsPort = named('Deployment', 'webpush-api').spec.template.spec.containers[0].ports.map(
+    (port: Manifest) => port.name,
+  );
+  t.ok(opsPort.includes('ops'));
+  t.strictSame(named('NetworkPolicy', 'webpush-migrate').spec.ingress, [], 'the migrate Job takes no connection');
+});
+
+t.test('every pod: RuntimeDefault seccomp and no service-account token', async (t) => {
+  for (const { workload, container } of containers()) {
+    const pod = workload.spec.template.spec;
+    t.equal(pod.automountServiceAccountToken, false, `${workload.metadata.name}: no token mounted`);
+    t.strictSame(pod.securityContext.seccompProfile, { type: 'RuntimeDefault' }, `${workload.metadata.name}: seccomp`);
+    t.match(container.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+  }
+});

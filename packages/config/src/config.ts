@@ -97,6 +97,7 @@ export interface Config {
     readonly notificationDays: number;
     readonly webhookDays: number;
     readonly auditDays: number;
+    readonly expiredSubscriptionDays: number;
     readonly batchSize: number;
   };
   /** Interval of the worker's check of the subscriber counters against a real count (it repairs drift). */
@@ -406,6 +407,7 @@ export function configFromEnv(env: Env): Config {
       notificationDays: env.RETENTION_DAYS,
       webhookDays: env.WEBHOOK_RETENTION_DAYS,
       auditDays: env.AUDIT_RETENTION_DAYS,
+      expiredSubscriptionDays: env.EXPIRED_SUBSCRIPTION_RETENTION_DAYS,
       batchSize: env.RETENTION_BATCH,
     },
     subscriberCountCheckIntervalMs: env.SUBSCRIBER_COUNT_CHECK_INTERVAL_MS,

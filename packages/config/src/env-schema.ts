@@ -122,6 +122,8 @@ export const EnvSchema = Type.Object({
   WEBHOOK_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   /** Days audit-log entries are kept: at least 365, whatever the other retentions (docs/security.md). */
   AUDIT_RETENTION_DAYS: Type.Integer({ minimum: 365, default: 365 }),
+  /** Days an expired or retired subscription is kept (its endpoint, keys, uid and tags) before it is deleted. */
+  EXPIRED_SUBSCRIPTION_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 30 }),
   /** Rows one retention statement deletes at most. */
   RETENTION_BATCH: Type.Integer({ minimum: 1, maximum: 100_000, default: 5_000 }),
   /** How often each worker compares the per-owner subscriber counters with a real count and repairs drift. */

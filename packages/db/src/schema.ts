@@ -281,6 +281,7 @@ export const subscriptions = pgTable(
       .using('gin', sql`${table.tags} jsonb_path_ops`)
       .where(sql`${table.status} = 'active' and ${table.tags} <> '{}'::jsonb`),
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
+    index('subscriptions_expired_at_idx').on(table.expiredAt).where(sql`${table.status} = 'expired'`),
     // One index for "every status", one for a status filter: any page of the list is a range scan without a sort.
     index('subscriptions_app_created_idx').on(
       table.appId,
@@ -313,6 +314,23 @@ export const subscriberCounters = pgTable(
     balancedFor: integer('balanced_for'),
   },
   (table) => [primaryKey({ columns: [table.userId, table.stripe] })],
+);
+
+/**
+ * Each app's active subscriptions, exactly: the sum of its stripes. Kept by triggers on
+ * `subscriptions` (migration 0032) in the statement that inserts, deletes or changes the status of a
+ * subscription; read by `count_active_subscribers(app)`.
+ */
+export const appSubscriberCounts = pgTable(
+  'app_subscriber_counts',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    stripe: smallint('stripe').notNull(),
+    active: bigint('active', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.stripe] })],
 );
 
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;

@@ -71,7 +71,7 @@ export {
 export { richNotificationFields } from './rich-notification.js';
 export { type NodeRun, runNode } from './run-node.js';
 export { createSelfSignedCertificate, type SelfSignedCertificate } from './self-signed-cert.js';
-export { subscriberCounted } from './subscriber-count.js';
+export { appSubscriberCounted, subscriberCounted } from './subscriber-count.js';
 export {
   type AppBuilder,
   type AppBuilderOptions,

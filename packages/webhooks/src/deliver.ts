@@ -162,7 +162,7 @@ export function createWebhookClient(options: WebhookClientOptions) {
 
   /**
    * Behind a proxy the proxy connects, not us, so the address rule is applied before it is asked:
-   * the name is resolved here (c-ares, with its timeout) and must have a public address; then the
+   * the name is resolved here (c-ares, with its timeout) and every address it has must be public; then the
    * tunnel is asked for by that name. What remains trusted is the proxy's own resolution of the
    * name a moment later (docs/security.md, "Webhooks behind an outbound proxy").
    */
@@ -170,8 +170,9 @@ export function createWebhookClient(options: WebhookClientOptions) {
     if (isIP(host) !== 0) return null; // an IP literal was checked with the URL
     try {
       const addresses = await resolve(host);
-      if (addresses.some((entry) => isPublicAddress(entry.address))) return null;
-      return describe(new RefusedAddressError(`${host} resolves to no public address`));
+      // Every address, not one: the proxy picks among them itself, and may take a private one.
+      if (addresses.length > 0 && addresses.every((entry) => isPublicAddress(entry.address))) return null;
+      return describe(new RefusedAddressError(`${host} resolves to a non-public address`));
     } catch (error) {
       return describe(error);
     }

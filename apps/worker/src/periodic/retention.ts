@@ -3,8 +3,8 @@ import type { WorkerContext } from '../context.js';
 import { type PeriodicTask, startPeriodicTask } from './periodic-task.js';
 
 /**
- * Deletes what the retention policy no longer keeps (`RETENTION_DAYS`, `WEBHOOK_RETENTION_DAYS`)
- * every `CLEANUP_INTERVAL_MS`, in batches of `RETENTION_BATCH` rows. A timer in every worker, like
+ * Deletes what the retention policy no longer keeps (`RETENTION_DAYS`, `WEBHOOK_RETENTION_DAYS`,
+ * `EXPIRED_SUBSCRIPTION_RETENTION_DAYS`) every `CLEANUP_INTERVAL_MS`, in batches of `RETENTION_BATCH` rows. A timer in every worker, like
  * the session clean-up: several workers at once only find less to delete.
  */
 export function startRetention(context: WorkerContext): PeriodicTask<RetentionRemoved> {

@@ -136,7 +136,10 @@ export async function deliverWebhook(
   slot.release(result);
   const outcome = result.ok ? 'delivered' : attempt.last ? 'failed' : 'pending';
   const { status, durationMs, response, error } = result;
-  await recordWebhookAttempt(db, message, { url: webhook.url, status, durationMs, response, error }, outcome);
+  // The owner reads attempts (GET …/webhook/deliveries): they get the kind of failure; the details
+  // (addresses, certificate names, what the proxy said) go to the log below.
+  const shown = error === null ? null : shortWebhookError({ status: null, error });
+  await recordWebhookAttempt(db, message, { url: webhook.url, status, durationMs, response, error: shown }, outcome);
   if (result.ok) {
     // Only a recovery writes: a healthy webhook's deliveries cost no extra statement.
     if (webhook.failuresInARow > 0) await recordWebhookRecovery(db, message.appId, webhook.url);

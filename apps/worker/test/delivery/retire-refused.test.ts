@@ -1,4 +1,4 @@
-import { subscriberCounted } from '@webpush/testing';
+import { appSubscriberCounted, subscriberCounted } from '@webpush/testing';
 import t from 'tap';
 import { deliveryHarness } from '../helper.js';
 
@@ -64,6 +64,11 @@ t.test('refused three times in a row: retired and its slot freed; a success rese
     'retired at three; the flaky one sent and reset; 413 and 403 are the sender’s',
   );
   t.strictSame(await subscriberCounted(database.sql, owner.user.user.id), { counter: 4, real: 4 }, 'its slot freed');
+  t.strictSame(
+    await appSubscriberCounted(database.sql, owner.app.id),
+    { counter: 4, real: 4 },
+    'the app counts one less',
+  );
 
   const before = push.received.filter((message) => message.subscriptionId === refused.id).length;
   t.match(await send(4), { targets: 4, sent: 2, failed: 2 }, 'no longer targeted');

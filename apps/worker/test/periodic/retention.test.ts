@@ -1,11 +1,18 @@
 import { retentionStatements } from '@webpush/db';
+import { appSubscriberCounted } from '@webpush/testing';
 import t from 'tap';
 import { deliveryHarness } from '../helper.js';
 
 // Retention: finished notifications older than RETENTION_DAYS go with their events, chunks and
 // progress; webhook events older than WEBHOOK_RETENTION_DAYS with their attempts; in batches of
-// RETENTION_BATCH rows (2 here, so every step takes several batches). Usage rows stay.
-const harness = await deliveryHarness(t, { RETENTION_DAYS: '90', WEBHOOK_RETENTION_DAYS: '30', RETENTION_BATCH: '2' });
+// RETENTION_BATCH rows (2 here, so every step takes several batches); expired and retired
+// subscriptions older than EXPIRED_SUBSCRIPTION_RETENTION_DAYS. Usage rows stay.
+const harness = await deliveryHarness(t, {
+  RETENTION_DAYS: '90',
+  WEBHOOK_RETENTION_DAYS: '30',
+  EXPIRED_SUBSCRIPTION_RETENTION_DAYS: '30',
+  RETENTION_BATCH: '2',
+});
 const sql = harness.database.sql;
 const worker = await harness.startInProcessWorker();
 
@@ -79,6 +86,53 @@ t.test('webhook events older than their retention go with their attempts', async
   t.equal(attempts?.n, 2, 'the attempts of the deleted events went with them');
 });
 
+t.test('expired and retired subscriptions go after their retention, with their events; the rest stays', async (t) => {
+  const owner = await harness.owner();
+  const appId = owner.app.id;
+  const subscriptions = await harness.subscribe(owner, 8);
+  const { id: notificationId } = await harness.notify(owner, { title: 'Before', body: 'b' });
+  await harness.finished(owner, notificationId);
+  const ids = subscriptions.map((subscription) => subscription.subscriberId);
+  const [old1, old2, old3, old4, old5, young, reactivated, active] = ids as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  for (const id of [old1, active]) {
+    await sql`insert into notification_events (notification_id, subscription_id, type)
+      values (${notificationId}, ${id}, 'shown')`;
+  }
+  // Five expired (or retired: the same status) 31 days ago, one 29 days ago, and one that expired
+  // long ago but subscribed again since (active, so it stays).
+  await sql`update subscriptions set status = 'expired', expired_at = now() - interval '31 days'
+    where id in (${old1}, ${old2}, ${old3}, ${old4}, ${old5}, ${reactivated})`;
+  await sql`update subscriptions set status = 'expired', expired_at = now() - interval '29 days' where id = ${young}`;
+  await sql`update subscriptions set status = 'active', expired_at = null where id = ${reactivated}`;
+  const [shownBefore] = await sql<{ shown: number }[]>`select shown from notifications where id = ${notificationId}`;
+
+  const removed = await worker.retention.runOnce();
+  t.equal(removed.expiredSubscriptions, 5, 'five, in batches of two');
+  const left = await sql<{ id: string; status: string }[]>`
+    select id, status from subscriptions where app_id = ${appId} order by id`;
+  t.strictSame(
+    left.map((row) => row.id),
+    [young, reactivated, active].sort(),
+    'the young expired one, the re-activated one and the active one stay',
+  );
+  const [events] = await sql<{ n: number }[]>`
+    select count(*)::int as n from notification_events where notification_id = ${notificationId}`;
+  t.equal(events?.n, 1, "the deleted subscription's events went with it");
+  const [shownAfter] = await sql<{ shown: number }[]>`select shown from notifications where id = ${notificationId}`;
+  t.strictSame(shownAfter, shownBefore, "the notification's counts are kept");
+  t.strictSame(await appSubscriberCounted(sql, appId), { counter: 2, real: 2 }, "the app's count is unchanged");
+  t.equal((await worker.retention.runOnce()).expiredSubscriptions, 0, 'a second pass finds nothing');
+});
+
 t.test('every retention statement finds its rows by an index, never a scan of the table', async (t) => {
   const ids = [crypto.randomUUID()];
   const plans: [keyof typeof retentionStatements, unknown[], RegExp][] = [
@@ -88,6 +142,7 @@ t.test('every retention statement finds its rows by an index, never a scan of th
     ['chunks', [ids, 100], /Index (Only )?Scan using notification_chunks_notification_id_first_subscription_id_attem/],
     ['notifications', [ids], /Index Scan using notifications_pkey/],
     ['webhookMessages', [30, 100], /Index Scan using webhook_messages_created_idx/],
+    ['expiredSubscriptions', [30, 100], /Index Scan using subscriptions_expired_at_idx/],
   ];
   for (const [name, params, index] of plans) {
     // The test tables are tiny, where a sequential scan is cheapest: take that choice away to see

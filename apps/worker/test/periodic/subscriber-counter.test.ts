@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createPushSender } from '@webpush/push';
-import { bearer, subscriberCounted } from '@webpush/testing';
+import { appSubscriberCounted, bearer, subscriberCounted } from '@webpush/testing';
 import { pino } from 'pino';
 import t from 'tap';
 import { startWorker } from '../../src/worker.js';
@@ -42,6 +42,7 @@ t.test('a 410 expires the subscription and frees its slot; re-subscribing takes 
   const { id } = await harness.notify(owner, { title: 'Still there?', body: '?' });
   t.match(await harness.finished(owner, id), { status: 'completed', targets: 3, sent: 1, expired: 2 });
   t.strictSame(await counted(ownerId), { counter: 1, real: 1 }, 'two expired by the worker');
+  t.strictSame(await appSubscriberCounted(sql, owner.app.id), { counter: 1, real: 1 }, "the app's count too");
 
   const again = await app.inject({
     method: 'POST',
@@ -51,6 +52,7 @@ t.test('a 410 expires the subscription and frees its slot; re-subscribing takes 
   });
   t.equal(again.statusCode, 200);
   t.strictSame(await counted(ownerId), { counter: 2, real: 2 }, 're-activated');
+  t.strictSame(await appSubscriberCounted(sql, owner.app.id), { counter: 2, real: 2 });
 });
 
 t.test('the drift check repairs a corrupted counter and logs it', async (t) => {

@@ -227,7 +227,7 @@ t.test('a receiver that hangs times out; after the last attempt the event is fai
   const attempts = await attemptsUntil(owner, (list) => list[0]?.messageStatus === 'failed', 30_000);
   t.equal(attempts.length, MAX_ATTEMPTS, 'every attempt was made, then no more');
   for (const attempt of attempts) {
-    t.match(attempt, { status: null, response: null, error: `timed out after ${TIMEOUT_MS} ms` });
+    t.match(attempt, { status: null, response: null, error: 'timeout' }, 'the kind of failure, not its details');
     t.ok(attempt.durationMs >= TIMEOUT_MS - 50, `gave up after the timeout (${attempt.durationMs} ms)`);
   }
 
@@ -289,7 +289,7 @@ t.test(
       await harness.finished(owner, id);
       const [first] = await attemptsUntil(owner, (list) => list.length > 0);
       t.match(first, { status: null, response: null, url }, `${url}: no answer`);
-      t.match(first?.error, /refused|public address/, `${url}: refused (${first?.error})`);
+      t.equal(first?.error, 'address not allowed', `${url}: refused, without saying which address`);
     }
     t.equal(target.received.length, 0, 'the loopback receiver never got a request');
   },

@@ -33,6 +33,12 @@ const resolve: NameResolver = async (hostname) => {
   const beforeProxy = new Error().stack?.includes('checkBeforeProxy') ?? false;
   if (hostname === HOOKS) return [{ address: beforeProxy ? '93.184.215.14' : '127.0.0.1', family: 4 }];
   if (hostname === 'intranet.company.jp') return [{ address: '10.20.30.40', family: 4 }];
+  // One public address beside a private one: the proxy could connect to either.
+  if (hostname === 'mixed.company.jp')
+    return [
+      { address: '203.0.113.10', family: 4 },
+      { address: '10.20.30.41', family: 4 },
+    ];
   if (hostname === 'metadata.company.jp') return [{ address: '169.254.169.254', family: 4 }];
   throw Object.assign(new Error(`queryA ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 };
@@ -66,13 +72,13 @@ t.test('a public receiver: resolved and checked here, then reached through a CON
   t.ok(delivered?.verified, 'signed, and the signature checks');
 });
 
-t.test('names that resolve to no public address are refused before the proxy is asked', async (t) => {
+t.test('names with any non-public address are refused before the proxy is asked', async (t) => {
   const webhooks = client();
   t.teardown(() => webhooks.close());
   proxy.tunnels.length = 0;
-  for (const host of ['intranet.company.jp', 'metadata.company.jp']) {
+  for (const host of ['intranet.company.jp', 'metadata.company.jp', 'mixed.company.jp']) {
     const result = await webhooks.send(request(`https://${host}/x`));
-    t.match(result, { ok: false, status: null, error: /^EREFUSEDADDRESS: .*no public address/ }, host);
+    t.match(result, { ok: false, status: null, error: /^EREFUSEDADDRESS: .*non-public address/ }, host);
   }
   t.match(await webhooks.send(request('https://gone.company.jp/x')), { ok: false, error: /ENOTFOUND/ });
   t.match(await webhooks.send(request('https://localhost/x')), { ok: false, error: /refused|local name/ });

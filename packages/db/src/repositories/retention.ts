@@ -4,7 +4,9 @@ import { deleteExpiredAuditEntries } from './audit-log.js';
 /**
  * Retention: finished notifications older than `notificationDays` go, with everything hanging off
  * them (engagement events, chunks, in-chunk progress), and webhook events older than `webhookDays`
- * with their attempts. Each statement deletes at most `batchSize` rows found by an index range scan
+ * with their attempts, and expired (or retired) subscriptions expired more than
+ * `expiredSubscriptionDays` ago, with their engagement events (the notifications keep their counts).
+ * Each statement deletes at most `batchSize` rows found by an index range scan
  * (migration 0019), so a pass never holds many locks for long and costs the same at any table size.
  * `monthly_usage` is never touched: the monthly limit reads it, and the retention is longer than a
  * month, so this month's notifications (which `appSendsThisMonth` sums) are always kept.
@@ -14,6 +16,7 @@ export interface RetentionPolicy {
   webhookDays: number;
   /** Audit-log entries: never fewer than 365 days, whatever is asked (`deleteExpiredAuditEntries`). */
   auditDays?: number;
+  expiredSubscriptionDays: number;
   batchSize: number;
   /** Statements one pass may run at most; the rest waits for the next pass. */
   maxStatements?: number;
@@ -25,6 +28,7 @@ export interface RetentionRemoved {
   chunks: number;
   webhookMessages: number;
   auditEntries: number;
+  expiredSubscriptions: number;
 }
 
 /** Notifications taken per round: their children go in batches first, then the notifications. */
@@ -51,11 +55,25 @@ export const retentionStatements = {
   webhookMessages: `delete from webhook_messages where id = any(array(
     select id from webhook_messages where created_at < now() - make_interval(days => $1)
     order by created_at limit $2))`,
+  /**
+   * $1 days, $2 limit. Only an expired subscription goes: one re-activated meanwhile has status
+   * `active` again (and `expired_at` null) when the delete reads it, so it stays.
+   */
+  expiredSubscriptions: `delete from subscriptions where id = any(array(
+    select id from subscriptions where status = 'expired' and expired_at < now() - make_interval(days => $1)
+    order by expired_at limit $2)) and status = 'expired'`,
 } as const;
 
 export async function deleteExpiredData(db: Database, policy: RetentionPolicy): Promise<RetentionRemoved> {
   const sql = db.$client;
-  const removed: RetentionRemoved = { notifications: 0, events: 0, chunks: 0, webhookMessages: 0, auditEntries: 0 };
+  const removed: RetentionRemoved = {
+    notifications: 0,
+    events: 0,
+    chunks: 0,
+    webhookMessages: 0,
+    expiredSubscriptions: 0,
+    auditEntries: 0,
+  };
   let budget = policy.maxStatements ?? 1_000;
   const run = async (text: string, params: unknown[]) => {
     budget--;
@@ -87,6 +105,14 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
   while (budget > 0) {
     const result = await run(retentionStatements.webhookMessages, [policy.webhookDays, policy.batchSize]);
     removed.webhookMessages += result.count;
+    if (result.count < policy.batchSize) break;
+  }
+  while (budget > 0) {
+    const result = await run(retentionStatements.expiredSubscriptions, [
+      policy.expiredSubscriptionDays,
+      policy.batchSize,
+    ]);
+    removed.expiredSubscriptions += result.count;
     if (result.count < policy.batchSize) break;
   }
   if (budget > 0) removed.auditEntries = await deleteExpiredAuditEntries(db, policy.auditDays ?? 365, policy.batchSize);

@@ -36,7 +36,7 @@ interface Entry {
 
 /** How long `changed` waits for its own message to come back through Redis. */
 const ECHO_WAIT_MS = 1_000;
-/** On a cluster, how often a listener that lost its connection checks whether it hears again. */
+/** How often a listener that lost its connection checks whether it hears again. */
 const PROBE_INTERVAL_MS = 250;
 
 /**
@@ -111,76 +111,63 @@ export default fp(
     };
     const subscriber = ttlMs > 0 ? listenerConnection(app.redis, app.config.redisKeyPrefix) : null;
     subscriber?.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
-    if (subscriber && isCluster(subscriber)) {
-      // Sharded pub/sub: ioredis keeps one connection to the master of the channel's slot and moves
-      // it after a failover, but tells only that a connection ended ('-node'), was replaced
-      // ('-subscriber') or failed ('nodeError': also what a master's own unsubscribe looks like
-      // when it hands the slot to a replica), not when the subscription is back. So after any such
-      // event this instance keeps nothing until a message of its own has come back through the
-      // listener again.
-      let epoch = 0;
-      let subscribed = false;
-      let probing = false;
-      const probe = async () => {
-        if (probing) return;
-        probing = true;
-        try {
-          while (!listening && !closing) {
-            const startedAt = epoch;
-            const nonce = randomUUID();
-            const echo = echoOf(nonce);
-            try {
-              await publish(encodePrincipalChange({ appId: '-' }, nonce));
-              if ((await echo.echoed) && epoch === startedAt && !closing) {
-                forgetAll();
-                listening = true;
-                app.log.info('api-key cache listener is back: cached keys are used again');
-                break;
-              }
-            } catch {
-              // Redis is away (a failover): try again below.
-            } finally {
-              echo.done();
+    // Neither client tells when a subscription is back after a reconnect: a single Redis's ioredis
+    // says `ready` before it sends SUBSCRIBE again (a change published in between is missed); a
+    // cluster's says only that a connection ended ('-node'), was replaced ('-subscriber') or failed
+    // ('nodeError': also what a master's own unsubscribe looks like when it hands the slot to a
+    // replica). So after any such event this instance keeps nothing until a message of its own has
+    // come back through the listener again.
+    let epoch = 0;
+    let subscribed = false;
+    let probing = false;
+    const probe = async () => {
+      if (probing) return;
+      probing = true;
+      try {
+        while (!listening && !closing) {
+          const startedAt = epoch;
+          const nonce = randomUUID();
+          const echo = echoOf(nonce);
+          try {
+            await publish(encodePrincipalChange({ appId: '-' }, nonce));
+            if ((await echo.echoed) && epoch === startedAt && !closing) {
+              forgetAll();
+              listening = true;
+              app.log.info('api-key cache listener is back: cached keys are used again');
+              break;
             }
-            await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS).unref());
+          } catch {
+            // Redis is away (a restart or a failover): try again below.
+          } finally {
+            echo.done();
           }
-        } finally {
-          probing = false;
+          await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS).unref());
         }
-      };
-      const stopListening = () => {
-        epoch++;
-        loseListener();
-        if (subscribed && !closing) void probe();
-      };
-      subscriber.on('smessage', onMessage);
-      for (const event of ['-node', '-subscriber', 'nodeError', 'close', 'reconnecting', 'end'])
-        subscriber.on(event, stopListening);
+      } finally {
+        probing = false;
+      }
+    };
+    const stopListening = () => {
+      epoch++;
+      loseListener();
+      if (subscribed && !closing) void probe();
+    };
+    if (subscriber) {
+      const cluster = isCluster(subscriber);
+      subscriber.on(cluster ? 'smessage' : 'message', onMessage);
+      const lost = cluster
+        ? ['-node', '-subscriber', 'nodeError', 'close', 'reconnecting', 'end']
+        : ['close', 'reconnecting', 'end', 'ready'];
+      for (const event of lost) subscriber.on(event, stopListening);
       try {
         await untilReady(subscriber);
         const startedAt = epoch;
-        await subscriber.ssubscribe(channel);
+        if (isCluster(subscriber)) await subscriber.ssubscribe(channel);
+        else await subscriber.subscribe(channel);
         subscribed = true;
-        // Answered by the master of the channel's slot on the connection that now listens there.
+        // Answered on the connection that now listens, after the subscription took effect.
         if (epoch === startedAt && !closing) listening = true;
         else void probe();
-      } catch (error) {
-        app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
-      }
-    } else if (subscriber) {
-      subscriber.on('message', onMessage);
-      for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, loseListener);
-      let subscribed = false;
-      subscriber.on('ready', () => {
-        // ioredis subscribes again on reconnect; the cache starts empty either way.
-        forgetAll();
-        listening = subscribed;
-      });
-      try {
-        await untilReady(subscriber);
-        await subscriber.subscribe(channel);
-        subscribed = true;
-        listening = subscriber.status === 'ready';
       } catch (error) {
         app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
       }
