@@ -37,6 +37,8 @@ export {
   type PlanRequestStatus,
   type PushFormat,
   pushFormats,
+  type SegmentExpression,
+  type NotificationTranslation,
   type SubscriptionStatus,
   type SubscriptionTags,
   type Urgency,
@@ -47,3 +49,4 @@ export {
   webhookEventTypes,
 } from './schema.js';
 export { isDatabaseUnreachable } from './unreachable.js';
+export * from './repositories/segments.js';

@@ -52,3 +52,4 @@ export type {
   VapidCredentials,
 } from './types.js';
 export { JWT_LIFETIME_SECONDS, JWT_REFRESH_MARGIN_SECONDS, VapidKeyError, VapidSigner } from './vapid.js';
+export { type Translation, type Translations, translatedContent, translationChooser } from './translations.js';
