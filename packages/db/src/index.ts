@@ -12,6 +12,7 @@ export { decodeCursor, type KeysetPosition, type Page } from './repositories/pag
 export * from './repositories/plan-requests.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
+export * from './repositories/segments.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscribe-batch.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
@@ -30,15 +31,16 @@ export {
   type EngagementEventType,
   type EngagementType,
   engagementTypes,
+  type FrequencyCap,
   type NotificationAction,
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,
+  type NotificationTranslation,
   type PlanRequestStatus,
   type PushFormat,
   pushFormats,
   type SegmentExpression,
-  type NotificationTranslation,
   type SubscriptionStatus,
   type SubscriptionTags,
   type Urgency,
@@ -49,4 +51,3 @@ export {
   webhookEventTypes,
 } from './schema.js';
 export { isDatabaseUnreachable } from './unreachable.js';
-export * from './repositories/segments.js';

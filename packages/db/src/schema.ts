@@ -114,6 +114,11 @@ export const planRequests = pgTable(
   ],
 );
 
+export interface FrequencyCap {
+  max: number;
+  hours: number;
+}
+
 export const pushFormats = ['legacy', 'declarative'] as const;
 export type PushFormat = (typeof pushFormats)[number];
 
@@ -138,6 +143,10 @@ export const apps = pgTable(
     pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
     /** The page a click opens when a notification has no `url` (required for `declarative`). */
     defaultUrl: text('default_url'),
+    /** The zone of subscriptions that have none (an IANA name as `Intl` names it). */
+    timeZone: text('time_zone').notNull().default('UTC'),
+    /** At most `max` pushes of this app to one subscription in `hours`; null: no cap. */
+    frequencyCap: jsonb('frequency_cap').$type<FrequencyCap>(),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],

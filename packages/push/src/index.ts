@@ -42,6 +42,7 @@ export {
 } from './payload.js';
 export { buildPushRequest, type PushRequest } from './push-request.js';
 export { createPushSender } from './sender.js';
+export { type Translation, type Translations, translatedContent, translationChooser } from './translations.js';
 export type {
   PushOptions,
   PushOutcome,
@@ -52,4 +53,3 @@ export type {
   VapidCredentials,
 } from './types.js';
 export { JWT_LIFETIME_SECONDS, JWT_REFRESH_MARGIN_SECONDS, VapidKeyError, VapidSigner } from './vapid.js';
-export { type Translation, type Translations, translatedContent, translationChooser } from './translations.js';

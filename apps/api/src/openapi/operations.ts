@@ -32,6 +32,8 @@ const app = {
   signaturesExpire: false,
   pushFormat: 'legacy',
   defaultUrl: null,
+  timeZone: 'Asia/Tokyo',
+  frequencyCap: { max: 2, hours: 24 },
 };
 const user = {
   id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',

@@ -142,10 +142,7 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
     signing,
     options,
     payloadFor,
-    bodies:
-      anyKey && context.encryption
-        ? new ChunkBodies(context.encryption, payloadFor, subscriptions)
-        : null,
+    bodies: anyKey && context.encryption ? new ChunkBodies(context.encryption, payloadFor, subscriptions) : null,
     progress: context.progress.open(key),
     mayRetry: job.attempt < config.delivery.maxAttempts,
     traced: tracingActive(),

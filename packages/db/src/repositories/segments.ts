@@ -1,4 +1,4 @@
-import { type SQL, sql as drizzleSql } from 'drizzle-orm';
+import { sql as drizzleSql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database, Transaction } from '../client.js';
 import type { SegmentExpression } from '../schema.js';
@@ -48,50 +48,48 @@ export function compileSegment(expression: SegmentExpression, reference: string 
     text(')');
   };
   const emit = (node: SegmentExpression): void => {
-    if ('and' in node) return join(node.and, 'and');
-    if ('or' in node) return join(node.or, 'or');
-    if ('not' in node) {
+    if ('and' in node) join(node.and, 'and');
+    else if ('or' in node) join(node.or, 'or');
+    else if ('not' in node) {
       text('(not ');
       emit(node.not);
-      return text(')');
-    }
-    if ('tag' in node) {
-      if (node.in !== undefined) {
-        text(`(s.tags <> '{}'::jsonb and s.tags @> any(`);
-        value(
-          node.in.map((item) => JSON.stringify({ [node.tag]: item })),
-          '::jsonb[]))',
-        );
-      } else if (node.equals !== undefined) {
-        text(`(s.tags <> '{}'::jsonb and s.tags @> `);
-        value(JSON.stringify({ [node.tag]: node.equals }), '::jsonb)');
-      } else {
-        text(`(s.tags <> '{}'::jsonb and s.tags ? `);
-        value(node.tag, '::text)');
-      }
-      return;
-    }
-    if ('uid' in node) {
+      text(')');
+    } else if ('tag' in node) emitTag(node);
+    else if ('uid' in node) {
       text('(s.uid is not null and s.uid = any(');
-      return value(node.uid, '::text[]))');
-    }
-    if ('language' in node) {
+      value(node.uid, '::text[]))');
+    } else if ('language' in node) {
       // The schema allows only letters, digits and `-` in a tag: nothing in it is a LIKE wildcard.
       const wanted = node.language.toLowerCase();
       text('(s.language is not null and (lower(s.language) = ');
       value(wanted, '::text or lower(s.language) like ');
-      return value(`${wanted}-%`, '::text))');
-    }
-    if ('timeZone' in node) {
+      value(`${wanted}-%`, '::text))');
+    } else if ('timeZone' in node) {
       text('(s.time_zone is not null and s.time_zone = ');
-      return value(node.timeZone, '::text)');
+      value(node.timeZone, '::text)');
+    } else {
+      // Hours, not days: a day of the session's time zone may have 23 or 25 of them.
+      text('s.created_at > ');
+      if (reference === null) text('now()');
+      else value(reference, '::timestamptz');
+      text(" - interval '1 hour' * ");
+      value(node.subscribedWithinDays * 24, '::int');
     }
-    // Hours, not days: a day of the session's time zone may have 23 or 25 of them.
-    text('s.created_at > ');
-    if (reference === null) text('now()');
-    else value(reference, '::timestamptz');
-    text(' - interval \'1 hour\' * ');
-    value(node.subscribedWithinDays * 24, '::int');
+  };
+  const emitTag = (node: { tag: string; equals?: string; in?: string[] }) => {
+    if (node.in !== undefined) {
+      text(`(s.tags <> '{}'::jsonb and s.tags @> any(`);
+      value(
+        node.in.map((item) => JSON.stringify({ [node.tag]: item })),
+        '::jsonb[]))',
+      );
+    } else if (node.equals !== undefined) {
+      text(`(s.tags <> '{}'::jsonb and s.tags @> `);
+      value(JSON.stringify({ [node.tag]: node.equals }), '::jsonb)');
+    } else {
+      text(`(s.tags <> '{}'::jsonb and s.tags ? `);
+      value(node.tag, '::text)');
+    }
   };
   emit(expression);
   return { strings, values };
@@ -100,7 +98,10 @@ export function compileSegment(expression: SegmentExpression, reference: string 
 /** The condition as a postgres.js fragment. */
 export function segmentFragment(sql: postgres.Sql | postgres.TransactionSql, condition: SegmentCondition) {
   const strings = Object.assign([...condition.strings], { raw: [...condition.strings] });
-  return sql(strings as unknown as TemplateStringsArray, ...(condition.values as postgres.ParameterOrFragment<never>[]));
+  return sql(
+    strings as unknown as TemplateStringsArray,
+    ...(condition.values as postgres.ParameterOrFragment<never>[]),
+  );
 }
 
 /** The condition as drizzle SQL (each value one parameter, arrays included). */

@@ -20,8 +20,8 @@ import {
   UnsubscribeBody,
   UpdateSubscriptionBody,
 } from '#schemas/subscriptions.js';
+import { canonicalTimeZone } from '#src/time-zone.js';
 import { isValidTagsSignature, isValidUidSignature } from '../../identity-secret.js';
-import { canonicalTimeZone } from '../../time-zone.js';
 
 interface SignedAudience {
   uid?: string;
