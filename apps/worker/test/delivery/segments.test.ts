@@ -35,31 +35,34 @@ const send = {
   },
 };
 
-t.test('a legacy app: each subscription gets its language, the segment decides who, the badge rides along', async (t) => {
-  const owner = await harness.owner();
-  const jaJP = await subscribe(owner, { language: 'ja-JP' });
-  const ja = await subscribe(owner, { language: 'ja' });
-  const ptBR = await subscribe(owner, { language: 'pt-BR' });
-  const en = await subscribe(owner, { language: 'en-US' });
-  const unknown = await subscribe(owner, {});
-  const fr = await subscribe(owner, { language: 'fr-FR' });
-  const { id, targets } = await harness.notify(owner, { ...send, segment: { not: { language: 'fr' } } });
-  t.equal(targets, 5);
-  t.match(await harness.finished(owner, id), { status: 'completed', sent: 5, failed: 0, expired: 0 });
+t.test(
+  'a legacy app: each subscription gets its language, the segment decides who, the badge rides along',
+  async (t) => {
+    const owner = await harness.owner();
+    const jaJP = await subscribe(owner, { language: 'ja-JP' });
+    const ja = await subscribe(owner, { language: 'ja' });
+    const ptBR = await subscribe(owner, { language: 'pt-BR' });
+    const en = await subscribe(owner, { language: 'en-US' });
+    const unknown = await subscribe(owner, {});
+    const fr = await subscribe(owner, { language: 'fr-FR' });
+    const { id, targets } = await harness.notify(owner, { ...send, segment: { not: { language: 'fr' } } });
+    t.equal(targets, 5);
+    t.match(await harness.finished(owner, id), { status: 'completed', sent: 5, failed: 0, expired: 0 });
 
-  const japanese = { title: 'セール', body: '本日限定', url: 'https://shop.example/sale', appBadge: 5, id };
-  t.strictSame(received(jaJP), [japanese], 'ja-JP: the entry of its first subtag');
-  t.strictSame(received(ja), [japanese], 'ja: its own entry');
-  t.strictSame(
-    received(ptBR),
-    [{ title: 'Promoção', body: 'Today only', url: 'https://shop.example/pt', appBadge: 5, id }],
-    'pt-BR: its entry (keys compare case-insensitively); the body it leaves out is the send’s',
-  );
-  const own = { title: 'Sale', body: 'Today only', url: 'https://shop.example/sale', appBadge: 5, id };
-  t.strictSame(received(en), [own], 'no entry for en: the send’s own text');
-  t.strictSame(received(unknown), [own], 'no language: the send’s own text');
-  t.strictSame(received(fr), [], 'outside the segment: nothing');
-});
+    const japanese = { title: 'セール', body: '本日限定', url: 'https://shop.example/sale', appBadge: 5, id };
+    t.strictSame(received(jaJP), [japanese], 'ja-JP: the entry of its first subtag');
+    t.strictSame(received(ja), [japanese], 'ja: its own entry');
+    t.strictSame(
+      received(ptBR),
+      [{ title: 'Promoção', body: 'Today only', url: 'https://shop.example/pt', appBadge: 5, id }],
+      'pt-BR: its entry (keys compare case-insensitively); the body it leaves out is the send’s',
+    );
+    const own = { title: 'Sale', body: 'Today only', url: 'https://shop.example/sale', appBadge: 5, id };
+    t.strictSame(received(en), [own], 'no entry for en: the send’s own text');
+    t.strictSame(received(unknown), [own], 'no language: the send’s own text');
+    t.strictSame(received(fr), [], 'outside the segment: nothing');
+  },
+);
 
 t.test('a declarative app: the chosen text in `notification`, the badge as top-level `app_badge`', async (t) => {
   const owner = await harness.owner();
@@ -75,7 +78,12 @@ t.test('a declarative app: the chosen text in `notification`, the badge as top-l
   const { id } = await harness.notify(owner, { ...send, appBadge: 0 });
   t.match(await harness.finished(owner, id), { status: 'completed', sent: 2 });
   const [japanese] = received(ja);
-  t.match(japanese, { web_push: 8030, app_badge: 0, mutable: true, notification: { title: 'セール', body: '本日限定' } });
+  t.match(japanese, {
+    web_push: 8030,
+    app_badge: 0,
+    mutable: true,
+    notification: { title: 'セール', body: '本日限定' },
+  });
   const [english] = received(en);
   t.match(english, { web_push: 8030, app_badge: 0, notification: { title: 'Sale', body: 'Today only' } });
   t.strictSame(Object.keys(english), ['web_push', 'notification', 'app_badge', 'mutable']);
