@@ -120,7 +120,14 @@ async function makeFixtures() {
     headers: bearer(keys.full.secret),
     payload: { title: 't', body: 'b' },
   });
-  if (subscribe.statusCode >= 300 || notify.statusCode !== 202) throw new Error('fixtures failed');
+  const segment = await app.inject({
+    method: 'POST',
+    url: `/api/v1/apps/${ownerApp.id}/segments`,
+    headers: bearer(owner.token),
+    payload: { name: 'Japanese speakers', segment: { language: 'ja' } },
+  });
+  if (subscribe.statusCode >= 300 || notify.statusCode !== 202 || segment.statusCode !== 201)
+    throw new Error('fixtures failed');
   return {
     credentials: {
       none: {},
@@ -143,6 +150,7 @@ async function makeFixtures() {
       otherKeyId: otherKey.key.id,
       subscriber: (subscribe.json() as { subscriber: { id: string } }).subscriber.id,
       notification: (notify.json() as { notification: { id: string } }).notification.id,
+      segment: (segment.json() as { segment: { id: string } }).segment.id,
       owner: owner.user.id,
     } as Record<string, string>,
   };
@@ -166,6 +174,21 @@ const knownValues: Record<string, unknown[]> = {
   auth: [subscribed.auth],
   endpoint: [subscribed.endpoint, neverSubscribed.endpoint],
   name: ['My app', '   ', ''],
+  language: ['ja-JP', 'ja', 'JA-jp', 'zh-Hant-TW', 'x'.repeat(36), 'ja_JP', null],
+  timeZone: ['Asia/Tokyo', 'UTC', 'Etc/UTC', 'asia/tokyo', 'Mars/Base', '+09:00', 'US/Eastern', null],
+  appBadge: [0, 5, 999, 1000, -1, 1.5],
+  segment: [
+    { language: 'ja' },
+    { and: [{ tag: 'plan', equals: 'pro' }, { not: { tag: 'country', in: ['US', 'CA'] } }] },
+    { or: [{ timeZone: 'Asia/Tokyo' }, { subscribedWithinDays: 7 }, { uid: ['u1'] }, { tag: 'beta' }] },
+    { not: { not: { not: { not: { not: { not: { tag: 'a' } } } } } } },
+    { timeZone: 'Nowhere/Land' },
+  ],
+  translations: [
+    { ja: { title: 'こんにちは', body: '本文' }, 'pt-BR': { title: 'Olá', url: 'https://example.com/pt' } },
+    { ja: { title: 'あ'.repeat(2000) } },
+    { ja: { title: 'x' }, JA: { title: 'y' } },
+  ],
 };
 
 type Operation = {

@@ -93,6 +93,30 @@ export interface paths {
                         data?: {
                             [key: string]: unknown;
                         };
+                        /** @description The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it */
+                        appBadge?: number;
+                        /**
+                         * @description The send in other languages (at most 20), by language tag: a subscription receives the entry of its language, else of its language's first subtag (`ja` for `ja-JP`), else the send's own text; a field an entry leaves out is the send's
+                         * @example {
+                         *       "ja": {
+                         *         "title": "セール開始",
+                         *         "body": "今日から 30% オフ"
+                         *       }
+                         *     }
+                         */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The title in this language */
+                                title: string;
+                                /** @description The body in this language (absent: the send’s) */
+                                body?: string;
+                                /**
+                                 * @description The page in this language (absent: the send’s)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                            };
+                        };
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -110,10 +134,10 @@ export interface paths {
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint?: string;
-                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags, segment, segmentId. */
                         uids?: string[];
                         /**
-                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags, segment, segmentId.
                          * @example {
                          *       "lang": "ja",
                          *       "plan": "pro"
@@ -122,6 +146,68 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment?: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description A saved segment of the app (`POST /apps/{appId}/segments`); another app’s is 404 */
+                        segmentId?: string;
                         /**
                          * Format: date-time
                          * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
@@ -452,6 +538,30 @@ export interface paths {
                         data?: {
                             [key: string]: unknown;
                         };
+                        /** @description The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it */
+                        appBadge?: number;
+                        /**
+                         * @description The send in other languages (at most 20), by language tag: a subscription receives the entry of its language, else of its language's first subtag (`ja` for `ja-JP`), else the send's own text; a field an entry leaves out is the send's
+                         * @example {
+                         *       "ja": {
+                         *         "title": "セール開始",
+                         *         "body": "今日から 30% オフ"
+                         *       }
+                         *     }
+                         */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The title in this language */
+                                title: string;
+                                /** @description The body in this language (absent: the send’s) */
+                                body?: string;
+                                /**
+                                 * @description The page in this language (absent: the send’s)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                            };
+                        };
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -766,6 +876,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             };
                         };
                     };
@@ -985,6 +1111,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             };
                         };
                     };
@@ -1190,6 +1332,16 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /**
+                         * @description The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers
+                         * @example ja-JP
+                         */
+                        language?: string;
+                        /**
+                         * @description The browser’s IANA time zone; stored as the runtime’s `Intl` names it (`Etc/UTC` → `UTC`)
+                         * @example Asia/Tokyo
+                         */
+                        timeZone?: string;
                         /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
                         uidSignature?: string;
                         /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
@@ -1581,8 +1733,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or remove the uid and/or replace the tags of a subscription (from your server)
-         * @description `uid: null` removes the uid; absent fields stay as they are.
+         * Set or remove the uid, language or time zone and/or replace the tags of a subscription (from your server)
+         * @description `null` removes the uid, language or time zone; absent fields stay as they are.
          */
         patch: {
             parameters: {
@@ -1620,6 +1772,10 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /** @description null removes it */
+                        language?: string | (never | null);
+                        /** @description null removes it */
+                        timeZone?: string | (never | null);
                     };
                 };
             };

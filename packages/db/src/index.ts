@@ -14,6 +14,7 @@ export * from './repositories/personal-access-tokens.js';
 export * from './repositories/plan-requests.js';
 export * from './repositories/retention.js';
 export * from './repositories/scheduled-sends.js';
+export * from './repositories/segments.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscribe-batch.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
@@ -33,13 +34,16 @@ export {
   type EngagementEventType,
   type EngagementType,
   engagementTypes,
+  type FrequencyCap,
   type NotificationAction,
   type NotificationPayload,
   type NotificationStatus,
   type NotificationTargetKind,
+  type NotificationTranslation,
   type PlanRequestStatus,
   type PushFormat,
   pushFormats,
+  type SegmentExpression,
   type SubscriptionStatus,
   type SubscriptionTags,
   type Urgency,

@@ -31,5 +31,7 @@ export function publicNotification(notification: NotificationSummary) {
     ...(payload.image === undefined ? {} : { image: payload.image }),
     ...(payload.actions === undefined ? {} : { actions: payload.actions }),
     ...(payload.tag === undefined ? {} : { tag: payload.tag }),
+    ...(payload.appBadge === undefined ? {} : { appBadge: payload.appBadge }),
+    ...(payload.translations === undefined ? {} : { translations: payload.translations }),
   };
 }

@@ -167,6 +167,11 @@ export const planRequests = pgTable(
   ],
 );
 
+export interface FrequencyCap {
+  max: number;
+  hours: number;
+}
+
 export const pushFormats = ['legacy', 'declarative'] as const;
 export type PushFormat = (typeof pushFormats)[number];
 
@@ -191,6 +196,10 @@ export const apps = pgTable(
     pushFormat: text('push_format').$type<PushFormat>().notNull().default('legacy'),
     /** The page a click opens when a notification has no `url` (required for `declarative`). */
     defaultUrl: text('default_url'),
+    /** The zone of subscriptions that have none (an IANA name as `Intl` names it). */
+    timeZone: text('time_zone').notNull().default('UTC'),
+    /** At most `max` pushes of this app to one subscription in `hours`; null: no cap. */
+    frequencyCap: jsonb('frequency_cap').$type<FrequencyCap>(),
     createdAt: createdAt(),
   },
   (table) => [index('apps_user_id_idx').on(table.userId)],
@@ -263,6 +272,10 @@ export const subscriptions = pgTable(
     status: text('status').$type<SubscriptionStatus>().notNull().default('active'),
     uid: text('uid'),
     tags: jsonb('tags').$type<SubscriptionTags>().notNull().default(sql`'{}'::jsonb`),
+    /** BCP 47 tag as the browser or the page gave it (`ja-JP`); chooses a send's translation. */
+    language: text('language'),
+    /** IANA name as the runtime's `Intl` resolves it (`Asia/Tokyo`). */
+    timeZone: text('time_zone'),
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     /** Permanent refusals in a row the subscription itself caused; at `RETIRE_AFTER_REFUSALS` it is retired. */
     refusals: smallint('refusals').notNull().default(0),
@@ -276,12 +289,20 @@ export const subscriptions = pgTable(
       .on(table.appId, table.uid)
       .where(sql`${table.status} = 'active' and ${table.uid} is not null`),
     // GIN over jsonb, chosen over a tag table by measurement (docs/sending.md); only subscriptions
-    // with tags, so a query says `tags <> '{}'` beside its containment to use it.
+    // with tags, so a query says `tags <> '{}'` beside its containment to use it. jsonb_ops, so that
+    // a segment's `tags ? key` can use it too (migration 0027).
     index('subscriptions_active_tags_idx')
-      .using('gin', sql`${table.tags} jsonb_path_ops`)
+      .using('gin', sql`${table.tags} jsonb_ops`)
       .where(sql`${table.status} = 'active' and ${table.tags} <> '{}'::jsonb`),
     index('subscriptions_app_active_idx').on(table.appId, table.id).where(sql`${table.status} = 'active'`),
     index('subscriptions_expired_at_idx').on(table.expiredAt).where(sql`${table.status} = 'expired'`),
+    // What segments filter on besides tags and uids (migration 0027, docs/sending.md).
+    index('subscriptions_app_language_idx')
+      .on(table.appId, sql`lower(${table.language}) text_pattern_ops`)
+      .where(sql`${table.status} = 'active' and ${table.language} is not null`),
+    index('subscriptions_app_time_zone_idx')
+      .on(table.appId, table.timeZone)
+      .where(sql`${table.status} = 'active' and ${table.timeZone} is not null`),
     // One index for "every status", one for a status filter: any page of the list is a range scan without a sort.
     index('subscriptions_app_created_idx').on(
       table.appId,
@@ -333,11 +354,26 @@ export const appSubscriberCounts = pgTable(
   (table) => [primaryKey({ columns: [table.appId, table.stripe] })],
 );
 
+/** Saved segments of an app (migration 0028); a send copies the expression it targets. */
+export const segments = pgTable(
+  'segments',
+  {
+    id: uuid('id').primaryKey().default(sql`uuid_time_ordered()`),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    expression: jsonb('expression').$type<SegmentExpression>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('segments_app_created_idx').on(table.appId, table.createdAt, table.id)],
+);
+
 export const notificationStatuses = ['scheduled', 'queued', 'sending', 'completed', 'failed', 'canceled'] as const;
 export type NotificationStatus = (typeof notificationStatuses)[number];
 
 /** `uids` / `tags` and `all` are resolved when the send starts, by keyset, never as a list in memory. */
-export const notificationTargetKinds = ['all', 'endpoint', 'batch', 'uids', 'tags'] as const;
+export const notificationTargetKinds = ['all', 'endpoint', 'batch', 'uids', 'tags', 'segment'] as const;
 export type NotificationTargetKind = (typeof notificationTargetKinds)[number];
 
 export const urgencies = ['very-low', 'low', 'normal', 'high'] as const;
@@ -349,6 +385,24 @@ export interface NotificationAction {
   title: string;
   url?: string;
   icon?: string;
+}
+
+/** A segment of an app's active subscriptions (docs/sending.md, "Segments"); validated by the API. */
+export type SegmentExpression =
+  | { tag: string; equals?: string; in?: string[] }
+  | { uid: string[] }
+  | { language: string }
+  | { timeZone: string }
+  | { subscribedWithinDays: number }
+  | { and: SegmentExpression[] }
+  | { or: SegmentExpression[] }
+  | { not: SegmentExpression };
+
+/** What a subscription of that language receives instead of the send's own title, body and url. */
+export interface NotificationTranslation {
+  title: string;
+  body?: string;
+  url?: string;
 }
 
 export interface NotificationPayload {
@@ -364,6 +418,10 @@ export interface NotificationPayload {
   renotify?: boolean;
   tag?: string;
   data?: Record<string, unknown>;
+  /** The number on the app's icon (0 clears it). */
+  appBadge?: number;
+  /** By language tag; chosen per subscription by the worker. */
+  translations?: Record<string, NotificationTranslation>;
 }
 
 export const notifications = pgTable(
@@ -382,6 +440,8 @@ export const notifications = pgTable(
     subscriptionIds: uuid('subscription_ids').array(),
     targetUids: text('target_uids').array(),
     targetTags: jsonb('target_tags').$type<SubscriptionTags>(),
+    /** A `segment` audience: the expression (a saved segment's is copied at acceptance), resolved when the send starts. */
+    targetSegment: jsonb('target_segment').$type<SegmentExpression>(),
     status: text('status').$type<NotificationStatus>().notNull().default('queued'),
     sendAt: timestamp('send_at', { withTimezone: true }),
     /** When the audience was resolved: the fan-out takes the subscribers that existed then. Null: `created_at`. */

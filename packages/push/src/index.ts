@@ -42,6 +42,7 @@ export {
 } from './payload.js';
 export { buildPushRequest, type PushRequest } from './push-request.js';
 export { createPushSender } from './sender.js';
+export { type Translation, type Translations, translatedContent, translationChooser } from './translations.js';
 export type {
   PushOptions,
   PushOutcome,

@@ -28,6 +28,8 @@ export interface NotificationContent {
   renotify?: boolean;
   tag?: string;
   data?: Record<string, unknown>;
+  /** The number on the app's icon (`navigator.setAppBadge`; 0 clears it). */
+  appBadge?: number;
 }
 
 /**
@@ -38,7 +40,8 @@ export const MAX_BROWSER_PAYLOAD_BYTES = 3_993;
 
 /** The SDK's service worker reports engagement with `id`; key order is fixed here (jsonb does not keep it). */
 export function legacyPayload(content: NotificationContent, id: string): string {
-  const { title, body, url, icon, badge, image, actions, requireInteraction, silent, renotify, tag, data } = content;
+  const { title, body, url, icon, badge, image, actions, requireInteraction, silent, renotify, tag, data, appBadge } =
+    content;
   return JSON.stringify({
     title,
     body,
@@ -52,6 +55,7 @@ export function legacyPayload(content: NotificationContent, id: string): string 
     renotify,
     tag,
     data,
+    appBadge,
     id,
   });
 }
@@ -256,7 +260,9 @@ export function declarativeTemplate(content: NotificationContent, id: string, li
     });
     text += ']';
   }
-  text += `,"data":${json({ id, data: content.data })}},"mutable":true}`;
+  text += `,"data":${json({ id, data: content.data })}}`;
+  if (content.appBadge !== undefined) text += `,"app_badge":${json(content.appBadge)}`;
+  text += ',"mutable":true}';
   parts.push(text);
   return { parts, links };
 }

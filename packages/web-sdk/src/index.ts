@@ -23,7 +23,17 @@ function browser(): client.PushEnvironment {
     notification: push ? Notification : undefined,
     fetch: ((url, init) => fetch(url, init)) satisfies FetchLike,
     pageUrl: typeof location === 'undefined' ? 'http://localhost/' : location.href,
+    language: typeof navigator === 'undefined' ? undefined : navigator.language,
+    timeZone: resolvedTimeZone(),
   };
+}
+
+function resolvedTimeZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

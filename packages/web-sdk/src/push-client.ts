@@ -57,6 +57,10 @@ export interface PushEnvironment {
   notification: NotificationLike | undefined;
   fetch: FetchLike;
   pageUrl: string;
+  /** `navigator.language`; undefined where the browser does not say. */
+  language?: string | undefined;
+  /** The browser's IANA time zone; undefined where `Intl` does not say. */
+  timeZone?: string | undefined;
 }
 
 export type PushState = 'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed';
@@ -79,6 +83,16 @@ export interface SubscribeOptions extends WorkerOptions, ApiTarget {
   tagsSignature?: string;
   /** Unix seconds after which the signatures above stop counting; then they are made over it too. */
   signatureExpires?: number;
+  /**
+   * The visitor's language (BCP 47), which chooses the translation a send delivers. Default:
+   * `navigator.language`. `null`: none is sent.
+   */
+  language?: string | null;
+  /**
+   * The visitor's IANA time zone. Default: `Intl.DateTimeFormat().resolvedOptions().timeZone`.
+   * `null`: none is sent.
+   */
+  timeZone?: string | null;
   /**
    * Default true: the service worker reports `shown` and `clicked` for each notification
    * (`POST /events`). False: it reports nothing.
@@ -171,6 +185,17 @@ async function pushSubscription(
   }
 }
 
+/** The page's own language and time zone, else the browser's (`null` from the page: none). */
+function browserAttributes(env: PushEnvironment, options: SubscribeOptions): { language?: string; timeZone?: string } {
+  const language = options.language === undefined ? env.language : options.language;
+  const timeZone = options.timeZone === undefined ? env.timeZone : options.timeZone;
+  return {
+    // The API takes at most 35 characters; a longer (private-use) tag is left out rather than refused.
+    ...(typeof language === 'string' && language !== '' && language.length <= 35 ? { language } : {}),
+    ...(typeof timeZone === 'string' && timeZone !== '' ? { timeZone } : {}),
+  };
+}
+
 export async function subscribe(env: PushEnvironment, options: SubscribeOptions): Promise<SubscribeResult> {
   const { serviceWorker, notification } = supported(env);
   const target: ApiTarget = { baseUrl: options.baseUrl.replace(/\/+$/, ''), apiKey: options.apiKey };
@@ -206,7 +231,7 @@ export async function subscribe(env: PushEnvironment, options: SubscribeOptions)
   try {
     const { uid, uidSignature, tags, tagsSignature, signatureExpires } = options;
     const audience = { uid, uidSignature, tags, tagsSignature, signatureExpires };
-    const body = { ...subscribeBody(subscription), ...audience };
+    const body = { ...subscribeBody(subscription), ...audience, ...browserAttributes(env, options) };
     const answer = await callApi(env.fetch, target, 'POST', '/subscribe', body);
     // The endpoint given up is dead: removing it frees its subscriber slot now, not at the next send.
     if (replaced && replaced !== subscription.endpoint)

@@ -142,7 +142,37 @@ async function report(type: 'shown' | 'clicked', notificationId: unknown, action
   }
 }
 
+/** The app badge a payload asks for: `appBadge` (the service's JSON) or `app_badge` (declarative). */
+function appBadgeOf(data: PushMessageData | null): number | undefined {
+  try {
+    const value: unknown = data?.json();
+    if (!isObject(value)) return undefined;
+    const badge = value.web_push === 8030 ? value.app_badge : value.appBadge;
+    return Number.isInteger(badge) && (badge as number) >= 0 ? (badge as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface BadgingNavigator {
+  setAppBadge?: (contents?: number) => Promise<void>;
+  clearAppBadge?: () => Promise<void>;
+}
+
+/** Sets (0: clears) the app's icon badge where the Badging API exists; elsewhere nothing happens. */
+async function setAppBadge(badge: number | undefined): Promise<void> {
+  if (badge === undefined) return;
+  const badging = worker.navigator as unknown as BadgingNavigator;
+  try {
+    if (badge === 0 && typeof badging.clearAppBadge === 'function') await badging.clearAppBadge();
+    else if (badge > 0 && typeof badging.setAppBadge === 'function') await badging.setAppBadge(badge);
+  } catch (error) {
+    console.warn('[webpush] could not set the app badge', error);
+  }
+}
+
 worker.addEventListener('push', (event) => {
+  const badge = appBadgeOf(event.data);
   const shown = readPayload(event.data);
   if (!shown) {
     console.warn('[webpush] ignored a push whose payload is neither {title, body, …} nor a declarative message');
@@ -150,9 +180,12 @@ worker.addEventListener('push', (event) => {
   }
   // Reported once the notification is up, so it never waits on the network.
   event.waitUntil(
-    worker.registration
-      .showNotification(shown.title, shown.options as NotificationOptions)
-      .then(() => report('shown', shown.id)),
+    Promise.all([
+      setAppBadge(badge),
+      worker.registration
+        .showNotification(shown.title, shown.options as NotificationOptions)
+        .then(() => report('shown', shown.id)),
+    ]),
   );
 });
 

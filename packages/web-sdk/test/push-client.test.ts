@@ -113,6 +113,27 @@ t.test('subscribe: uid, uidSignature and tags go to POST /subscribe with the sub
   t.notOk('uid' in body || 'uidSignature' in body || 'tags' in body, 'absent options are not sent');
 });
 
+t.test('subscribe: the browser’s language and time zone go along unless the page passes its own', async (t) => {
+  const postedBody = async (env: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const browser = fakeBrowser();
+    await subscribe({ ...browser.env, ...env }, { ...options, ...extra });
+    return browser.api.calls.find((call) => call.method === 'POST')?.body as Record<string, unknown>;
+  };
+  const browserSays = { language: 'ja-JP', timeZone: 'Asia/Tokyo' };
+  t.match(await postedBody(browserSays), browserSays, 'navigator.language and the resolved time zone');
+  t.match(
+    await postedBody(browserSays, { language: 'en', timeZone: 'Europe/Berlin' }),
+    { language: 'en', timeZone: 'Europe/Berlin' },
+    'the page’s own win',
+  );
+  const none = await postedBody(browserSays, { language: null, timeZone: null });
+  t.notOk('language' in none || 'timeZone' in none, 'null: none is sent');
+  const unknown = await postedBody({ language: undefined, timeZone: undefined });
+  t.notOk('language' in unknown || 'timeZone' in unknown, 'a browser that does not say sends none');
+  const long = await postedBody({ language: `x-${'a'.repeat(40)}` });
+  t.notOk('language' in long, 'a tag the API would refuse (over 35 characters) is left out');
+});
+
 t.test('subscribe: an already stored subscription answers 200 → created false', async (t) => {
   const browser = fakeBrowser({ api: { 'POST /api/v1/subscribe': () => json(200, { subscriber: { id: 'sub_7' } }) } });
   const result = await subscribe(browser.env, options);

@@ -32,6 +32,8 @@ const app = {
   signaturesExpire: false,
   pushFormat: 'legacy',
   defaultUrl: null,
+  timeZone: 'Asia/Tokyo',
+  frequencyCap: { max: 2, hours: 24 },
 };
 const user = {
   id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
@@ -334,6 +336,45 @@ export const operations: Record<string, OperationDoc> = {
   'POST /api/v1/operator/plan-requests/{requestId}/grant': {
     description: 'Grants an open plan request: the account moves to the plan asked for and the request is closed.',
   },
+  // Segments
+  'POST /api/v1/apps/{appId}/segments': {
+    description:
+      'Saves a segment: a boolean expression over the app’s active subscriptions (tags, uids, language, time zone, how recently they subscribed; and/or/not at most 5 levels deep, at most 50 leaves). Send to it with `segmentId`; a send copies the expression, so deleting the segment later changes no accepted send.',
+    request: {
+      name: 'Pro users outside the US',
+      segment: { and: [{ tag: 'plan', equals: 'pro' }, { not: { tag: 'country', equals: 'US' } }] },
+    },
+    response: {
+      segment: {
+        id: NOTIFICATION_ID,
+        name: 'Pro users outside the US',
+        segment: { and: [{ tag: 'plan', equals: 'pro' }, { not: { tag: 'country', equals: 'US' } }] },
+        createdAt: CREATED_AT,
+      },
+    },
+  },
+  'GET /api/v1/apps/{appId}/segments': {
+    description: 'The app’s saved segments, each with `count`: the active subscriptions it matches now.',
+    response: {
+      segments: [
+        {
+          id: NOTIFICATION_ID,
+          name: 'Japanese speakers',
+          segment: { language: 'ja' },
+          createdAt: CREATED_AT,
+          count: 4210,
+        },
+      ],
+    },
+  },
+  'DELETE /api/v1/apps/{appId}/segments/{segmentId}': {
+    description: 'Deletes a saved segment. Sends already accepted to it keep their audience.',
+  },
+  'POST /api/v1/apps/{appId}/segments/count': {
+    description: 'Counts the active subscriptions a segment matches now: the `targets` a send to it would have.',
+    request: { segment: { or: [{ language: 'ja' }, { timeZone: 'Asia/Tokyo' }] } },
+    response: { count: 4210 },
+  },
   // Operations whose route gives its own description still get an example here.
   'POST /api/v1/auth/register': {
     description: '',
@@ -366,6 +407,7 @@ export const tags = [
   { name: 'engagement', description: 'Shown and clicked notifications, as browsers report them.' },
   { name: 'notifications', description: 'An app’s sends, from the dashboard.' },
   { name: 'subscribers', description: 'An app’s subscriptions, from the dashboard.' },
+  { name: 'segments', description: 'Saved audiences of an app, with their live counts.' },
   { name: 'apps', description: 'Your apps: VAPID keys, allowed origins, push format, identity secret, usage.' },
   { name: 'api keys', description: 'The keys your servers and pages use.' },
   { name: 'webhooks', description: 'Events sent to your server, signed (Standard Webhooks).' },

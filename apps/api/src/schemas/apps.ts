@@ -1,6 +1,15 @@
 import { MAX_ALLOWED_ORIGINS, MAX_NAME_LENGTH } from '@webpush/plans';
 import { Type } from 'typebox';
 import { HttpsUrl, RequiredString } from './common.js';
+import { TimeZoneName } from './subscriptions.js';
+
+const FrequencyCap = Type.Object(
+  {
+    max: Type.Integer({ minimum: 1, maximum: 100, description: 'Pushes (1–100)' }),
+    hours: Type.Integer({ minimum: 1, maximum: 720, description: 'In this many hours (1–720)' }),
+  },
+  { additionalProperties: false },
+);
 
 const PushFormat = Type.Union([Type.Literal('legacy'), Type.Literal('declarative')], {
   description:
@@ -29,6 +38,10 @@ export const AppSchema = Type.Object({
   pushFormat: PushFormat,
   defaultUrl: Type.Union([Type.String(), Type.Null()], {
     description: 'The page a click opens when a notification has no `url`',
+  }),
+  timeZone: Type.String({ description: 'The IANA time zone of subscriptions that have none (default `UTC`)' }),
+  frequencyCap: Type.Union([FrequencyCap, Type.Null()], {
+    description: 'At most `max` pushes of this app to one subscription in `hours`; null: no cap',
   }),
 });
 
@@ -65,6 +78,15 @@ export const UpdateAppBody = Type.Object({
   pushFormat: Type.Optional(PushFormat),
   defaultUrl: Type.Optional(
     Type.Union([HttpsUrl('The page a click opens when a notification has no `url`; null clears it'), Type.Null()]),
+  ),
+  timeZone: Type.Optional(
+    TimeZoneName('The zone of subscriptions that have none; a name `Intl` does not know is INVALID_INPUT'),
+  ),
+  frequencyCap: Type.Optional(
+    Type.Union([FrequencyCap, Type.Null()], {
+      description:
+        '`{max, hours}`: at most `max` pushes of this app to one subscription in `hours`; null removes the cap',
+    }),
   ),
 });
 export const AppResponse = Type.Object({ app: AppSchema });

@@ -10,6 +10,7 @@ import {
 } from '@webpush/plans';
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
+import { SegmentNode } from './segments.js';
 import { SubscriberTags, Uid } from './subscriptions.js';
 
 // The figures live in @webpush/plans, which the dashboard's forms read too.
@@ -80,6 +81,17 @@ const richFields = {
   ),
 };
 
+export const MAX_TRANSLATIONS = 20;
+
+const Translation = Type.Object(
+  {
+    title: RequiredString('The title in this language'),
+    body: Type.Optional(Type.String({ description: 'The body in this language (absent: the send’s)' })),
+    url: Type.Optional(PayloadUrl('The page in this language (absent: the send’s)')),
+  },
+  { additionalProperties: false },
+);
+
 const payloadFields = {
   title: RequiredString('Notification title'),
   body: RequiredString('Notification body'),
@@ -87,6 +99,21 @@ const payloadFields = {
   icon: Type.Optional(PayloadUrl('Icon image')),
   badge: Type.Optional(PayloadUrl('Badge image')),
   ...richFields,
+  appBadge: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 999,
+      description: 'The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it',
+    }),
+  ),
+  translations: Type.Optional(
+    Type.Record(Type.String(), Translation, {
+      maxProperties: MAX_TRANSLATIONS,
+      propertyNames: { pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$', maxLength: 35 },
+      description: `The send in other languages (at most ${MAX_TRANSLATIONS}), by language tag: a subscription receives the entry of its language, else of its language's first subtag (\`ja\` for \`ja-JP\`), else the send's own text; a field an entry leaves out is the send's`,
+      examples: [{ ja: { title: 'セール開始', body: '今日から 30% オフ' } }],
+    }),
+  ),
   ttl: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -120,13 +147,17 @@ export const NotifyBody = Type.Object({
     Type.Array(Uid('A user id given to `POST /subscribe`'), {
       minItems: 1,
       maxItems: MAX_TARGET_UIDS,
-      description: `Send to every active subscription carrying one of these uids (1 to ${MAX_TARGET_UIDS}). At most one of endpoint, uids, tags.`,
+      description: `Send to every active subscription carrying one of these uids (1 to ${MAX_TARGET_UIDS}). At most one of endpoint, uids, tags, segment, segmentId.`,
     }),
   ),
   tags: Type.Optional(
     SubscriberTags(
-      'Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.',
+      'Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags, segment, segmentId.',
     ),
+  ),
+  segment: Type.Optional(SegmentNode),
+  segmentId: Type.Optional(
+    Type.String({ description: 'A saved segment of the app (`POST /apps/{appId}/segments`); another app’s is 404' }),
   ),
   sendAt: Type.Optional(
     Type.String({
@@ -232,6 +263,10 @@ export const NotificationSchema = Type.Object(
     image: Type.Optional(Type.String({ description: 'The payload image, when it had one' })),
     actions: Type.Optional(Type.Array(NotificationAction, { description: 'The buttons, when it had any' })),
     tag: Type.Optional(Type.String({ description: 'The payload tag, when it had one' })),
+    appBadge: Type.Optional(Type.Integer({ description: 'The app badge, when it had one' })),
+    translations: Type.Optional(
+      Type.Record(Type.String(), Translation, { description: 'The translations, when it had any' }),
+    ),
   },
   { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
 );

@@ -26,6 +26,12 @@ export const SubscriberSchema = Type.Object({
     description: 'Your user id for this subscriber (none: null)',
   }),
   tags: Type.Record(Type.String(), Type.String(), { description: 'Your tags for this subscriber (none: {})' }),
+  language: Type.Union([Type.String(), Type.Null()], {
+    description: 'The browser’s language (BCP 47) as the SDK or your page gave it; null when unknown',
+  }),
+  timeZone: Type.Union([Type.String(), Type.Null()], {
+    description: 'The browser’s IANA time zone; null when unknown',
+  }),
   vapidPublicKey: Type.Union([Type.String(), Type.Null()], {
     description:
       'The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted',

@@ -18,6 +18,28 @@ export const SubscriberTags = (description: string) =>
     examples: [{ lang: 'ja', plan: 'pro' }],
   });
 
+/** A BCP 47 language tag (`ja-JP`, `zh-Hant-TW`, `es-419`), at most 35 characters. */
+export const LanguageTag = (description: string) =>
+  Type.String({
+    maxLength: 35,
+    pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$',
+    description,
+    examples: ['ja-JP'],
+  });
+
+/** An IANA time zone name; the API also asks the runtime's `Intl` whether it knows it (else INVALID_INPUT). */
+export const TimeZoneName = (description: string) =>
+  Type.String({ maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_+/-]*$', description, examples: ['Asia/Tokyo'] });
+
+const attributeFields = {
+  language: Type.Optional(
+    LanguageTag('The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers'),
+  ),
+  timeZone: Type.Optional(
+    TimeZoneName('The browser’s IANA time zone; stored as the runtime’s `Intl` names it (`Etc/UTC` → `UTC`)'),
+  ),
+};
+
 const audienceFields = {
   uid: Type.Optional(Uid('Your own user id for this browser (1–128 characters); several browsers may share one')),
   tags: Type.Optional(SubscriberTags('Your tags for this browser; replace all of its tags when present')),
@@ -66,6 +88,7 @@ export const SubscribeBody = Type.Object({
   keys: SubscriptionKeys(),
   expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'From toJSON(); ignored' })),
   ...audienceFields,
+  ...attributeFields,
   uidSignature: Type.Optional(
     Type.String({
       maxLength: 128,
@@ -103,6 +126,12 @@ export const UpdateSubscriptionBody = Type.Object({
     Type.Union([Uid('Your own user id for this browser'), Type.Null()], { description: 'null removes the uid' }),
   ),
   tags: audienceFields.tags,
+  language: Type.Optional(
+    Type.Union([LanguageTag('The browser’s language (BCP 47)'), Type.Null()], { description: 'null removes it' }),
+  ),
+  timeZone: Type.Optional(
+    Type.Union([TimeZoneName('The browser’s IANA time zone'), Type.Null()], { description: 'null removes it' }),
+  ),
 });
 export type UpdateSubscriptionBody = Static<typeof UpdateSubscriptionBody>;
 

@@ -2,14 +2,16 @@ import {
   type AcceptedAnswer,
   acceptNotification,
   findIdempotentResponse,
+  findSegment,
   findSubscriptionsByEndpoints,
+  isUuid,
   type NotificationPayload,
   type NotificationTarget,
   type PushFormat,
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
-import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
+import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES, translatedContent } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
 import { inSpan } from '@webpush/tracing';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +27,7 @@ import {
   type NotifyBody,
   NotifyResponse,
 } from '../schemas/notifications.js';
+import { checkSegment } from '../schemas/segments.js';
 
 /**
  * The one accept path of every sending route: `/notify` and `/notify/batch` (the app and owner come
@@ -57,7 +60,17 @@ export const clickLinkBaseOf = (publicUrl: string) => `${publicUrl}/c/`;
 /** Which route accepted a notification, for the metrics. */
 export type SendRoute = 'notify' | 'batch' | 'session';
 
-const richFieldNames = ['image', 'actions', 'requireInteraction', 'silent', 'renotify', 'tag', 'data'] as const;
+const richFieldNames = [
+  'image',
+  'actions',
+  'requireInteraction',
+  'silent',
+  'renotify',
+  'tag',
+  'data',
+  'appBadge',
+  'translations',
+] as const;
 
 /** What is stored and sent: the present fields among title, body, url, icon, badge and the rich fields. */
 export function payloadOf(body: NotifyBody | NotifyBatchBody): NotificationPayload {
@@ -85,6 +98,17 @@ export function assertPayload(payload: NotificationPayload, pushFormat: PushForm
   const actions = payload.actions ?? [];
   if (new Set(actions.map((action) => action.action)).size !== actions.length) throw new AppError('INVALID_INPUT');
   if (payload.renotify === true && payload.tag === undefined) throw new AppError('INVALID_INPUT');
+  // Two keys that differ only in case would make the choice depend on their order.
+  const languages = Object.keys(payload.translations ?? {}).map((key) => key.toLowerCase());
+  if (new Set(languages).size !== languages.length) throw new AppError('INVALID_INPUT');
+  assertSizes(payload, pushFormat, linkBase);
+  // Every subscription receives one of these texts: each is held to the same byte rules.
+  for (const translation of Object.values(payload.translations ?? {})) {
+    assertSizes(translatedContent(payload, translation), pushFormat, linkBase);
+  }
+}
+
+function assertSizes(payload: NotificationPayload, pushFormat: PushFormat, linkBase: string): void {
   const { title, body, url, icon, badge } = payload;
   if (utf8Bytes({ title, body, url, icon, badge }) > MAX_PAYLOAD_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
   if (payload.data !== undefined && utf8Bytes(payload.data) > MAX_DATA_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
@@ -248,13 +272,22 @@ export function notificationAcceptor(app: FastifyInstance) {
     const checked = await checkedOrReplayed(request, reply, sender, async () => {
       requireEncryptionKey();
       assertPayload(payloadOf(body), sender.pushFormat, clickLinkBase);
-      const targeting = [body.endpoint, body.uids, body.tags].filter((field) => field !== undefined);
+      const targeting = [body.endpoint, body.uids, body.tags, body.segment, body.segmentId].filter(
+        (field) => field !== undefined,
+      );
       if (targeting.length > 1) throw new AppError('INVALID_INPUT');
       const sendAt = scheduledTime(body.sendAt);
 
       let target: NotificationTarget = { kind: 'all' };
       if (body.uids !== undefined) target = { kind: 'uids', uids: body.uids };
       if (body.tags !== undefined) target = { kind: 'tags', tags: body.tags };
+      if (body.segment !== undefined) target = { kind: 'segment', segment: checkSegment(body.segment) };
+      if (body.segmentId !== undefined) {
+        // A malformed id finds nothing, as another app's segment does: 404 either way.
+        const saved = isUuid(body.segmentId) ? await findSegment(app.db, sender.appId, body.segmentId) : null;
+        if (!saved) throw new AppError('NOT_FOUND');
+        target = { kind: 'segment', segment: saved.segment };
+      }
       if (body.endpoint !== undefined) {
         const [match] = await findSubscriptionsByEndpoints(app.db, sender.appId, [body.endpoint]);
         if (!match) throw new AppError('NOT_FOUND');

@@ -137,3 +137,38 @@ t.test("another user's app, an unknown id or no session: 404 / 401, nothing chan
   assertError(t, anonymous, 'UNAUTHORIZED');
   t.strictSame(await stored(created.id), { name: 'Mine', allowed_origins: [] });
 });
+
+t.test('PATCH /apps/{appId} stores timeZone and frequencyCap; the app object shows them', async (t) => {
+  const user = await registerUser(app);
+  const created = await createApp(app, user.token, 'Zones');
+  const fresh = await app.inject({ method: 'GET', url: `/api/v1/apps/${created.id}`, headers: bearer(user.token) });
+  t.match(fresh.json(), { app: { timeZone: 'UTC', frequencyCap: null } }, 'new apps: UTC, no cap');
+
+  const set = await patch(user.token, created.id, { timeZone: 'Etc/UTC', frequencyCap: { max: 2, hours: 24 } });
+  t.equal(set.statusCode, 200, set.body);
+  t.match(set.json(), { app: { timeZone: 'UTC', frequencyCap: { max: 2, hours: 24 } } });
+  const tokyo = await patch(user.token, created.id, { timeZone: 'Asia/Tokyo' });
+  t.match(tokyo.json(), { app: { timeZone: 'Asia/Tokyo', frequencyCap: { max: 2, hours: 24 } } });
+  const list = await app.inject({ method: 'GET', url: '/api/v1/apps', headers: bearer(user.token) });
+  t.match(list.json(), { apps: [{ timeZone: 'Asia/Tokyo', frequencyCap: { max: 2, hours: 24 } }] });
+  const cleared = await patch(user.token, created.id, { frequencyCap: null });
+  t.match(cleared.json(), { app: { timeZone: 'Asia/Tokyo', frequencyCap: null } });
+
+  for (const body of [
+    { timeZone: 'Mars/Base' },
+    { timeZone: '+09:00' },
+    { timeZone: null },
+    { frequencyCap: { max: 0, hours: 24 } },
+    { frequencyCap: { max: 101, hours: 24 } },
+    { frequencyCap: { max: 2, hours: 721 } },
+    { frequencyCap: { max: 2 } },
+    { frequencyCap: { max: 2, hours: 24, extra: 1 } },
+    { frequencyCap: 3 },
+  ]) {
+    const refused = await patch(user.token, created.id, body);
+    t.equal(refused.statusCode, 400, JSON.stringify(body));
+  }
+  assertError(t, await patch(user.token, created.id, { timeZone: 'Mars/Base' }), 'INVALID_INPUT');
+  const [row] = await sql`select time_zone, frequency_cap from apps where id = ${created.id}`;
+  t.same(row, { time_zone: 'Asia/Tokyo', frequency_cap: null }, 'refused changes changed nothing');
+});

@@ -37,11 +37,13 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
     'allowedOrigins',
     'createdAt',
     'defaultUrl',
+    'frequencyCap',
     'id',
     'name',
     'pushFormat',
     'requireSignedTags',
     'signaturesExpire',
+    'timeZone',
     'vapidPublicKey',
   ]);
   t.match(body.app, { pushFormat: 'legacy', defaultUrl: null }, 'new apps are legacy');

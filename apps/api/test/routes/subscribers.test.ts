@@ -84,6 +84,8 @@ t.test('GET lists the app’s subscribers newest first in the pinned shape', asy
     status: 'active',
     uid: null,
     tags: {},
+    language: null,
+    timeZone: null,
     vapidPublicKey: lister.app.vapidPublicKey,
     createdAt: first?.createdAt,
   });
@@ -93,6 +95,8 @@ t.test('GET lists the app’s subscribers newest first in the pinned shape', asy
     status: 'expired',
     uid: null,
     tags: {},
+    language: null,
+    timeZone: null,
     vapidPublicKey: lister.app.vapidPublicKey,
     createdAt: second?.createdAt,
   });

@@ -132,6 +132,11 @@ export interface paths {
                          *           "signaturesExpire": false,
                          *           "pushFormat": "legacy",
                          *           "defaultUrl": null,
+                         *           "timeZone": "Asia/Tokyo",
+                         *           "frequencyCap": {
+                         *             "max": 2,
+                         *             "hours": 24
+                         *           },
                          *           "stats": {
                          *             "activeSubscribers": 1250,
                          *             "sendsThisMonth": 4
@@ -158,6 +163,15 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
                             } & {
                                 /** @description What the app’s card shows; GET /apps/{appId} has the expired subscribers too */
                                 stats: {
@@ -276,7 +290,12 @@ export interface paths {
                          *         "requireSignedTags": false,
                          *         "signaturesExpire": false,
                          *         "pushFormat": "legacy",
-                         *         "defaultUrl": null
+                         *         "defaultUrl": null,
+                         *         "timeZone": "Asia/Tokyo",
+                         *         "frequencyCap": {
+                         *           "max": 2,
+                         *           "hours": 24
+                         *         }
                          *       }
                          *     }
                          */
@@ -298,6 +317,15 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
                             };
                         };
                     };
@@ -491,6 +519,15 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
                             } & {
                                 stats: {
                                     activeSubscribers: number;
@@ -745,6 +782,18 @@ export interface paths {
                          * @example https://example.com/
                          */
                         defaultUrl?: string | null;
+                        /**
+                         * @description The zone of subscriptions that have none; a name `Intl` does not know is INVALID_INPUT
+                         * @example Asia/Tokyo
+                         */
+                        timeZone?: string;
+                        /** @description `{max, hours}`: at most `max` pushes of this app to one subscription in `hours`; null removes the cap */
+                        frequencyCap?: {
+                            /** @description Pushes (1–100) */
+                            max: number;
+                            /** @description In this many hours (1–720) */
+                            hours: number;
+                        } | null;
                     };
                 };
             };
@@ -773,6 +822,15 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
                             };
                         };
                     };
@@ -1878,6 +1936,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             }[];
                             /** @description Pass as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
@@ -2045,6 +2119,30 @@ export interface paths {
                         data?: {
                             [key: string]: unknown;
                         };
+                        /** @description The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it */
+                        appBadge?: number;
+                        /**
+                         * @description The send in other languages (at most 20), by language tag: a subscription receives the entry of its language, else of its language's first subtag (`ja` for `ja-JP`), else the send's own text; a field an entry leaves out is the send's
+                         * @example {
+                         *       "ja": {
+                         *         "title": "セール開始",
+                         *         "body": "今日から 30% オフ"
+                         *       }
+                         *     }
+                         */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The title in this language */
+                                title: string;
+                                /** @description The body in this language (absent: the send’s) */
+                                body?: string;
+                                /**
+                                 * @description The page in this language (absent: the send’s)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                            };
+                        };
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -2062,10 +2160,10 @@ export interface paths {
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint?: string;
-                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags, segment, segmentId. */
                         uids?: string[];
                         /**
-                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags, segment, segmentId.
                          * @example {
                          *       "lang": "ja",
                          *       "plan": "pro"
@@ -2074,6 +2172,68 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment?: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description A saved segment of the app (`POST /apps/{appId}/segments`); another app’s is 404 */
+                        segmentId?: string;
                         /**
                          * Format: date-time
                          * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
@@ -2419,6 +2579,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             };
                         };
                     };
@@ -2544,6 +2720,695 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/apps/{appId}/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app’s saved segments, oldest first, each with the number of active subscriptions it matches now
+         * @description The app’s saved segments, each with `count`: the active subscriptions it matches now.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "segments": [
+                         *         {
+                         *           "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *           "name": "Japanese speakers",
+                         *           "segment": {
+                         *             "language": "ja"
+                         *           },
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "count": 4210
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Oldest first */
+                            segments: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description The expression, as saved */
+                                segment: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description The active subscriptions it matches now */
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Save a segment of the app’s subscribers under a name, to send to by `segmentId`
+         * @description Saves a segment: a boolean expression over the app’s active subscriptions (tags, uids, language, time zone, how recently they subscribed; and/or/not at most 5 levels deep, at most 50 leaves). Send to it with `segmentId`; a send copies the expression, so deleting the segment later changes no accepted send.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "Pro users outside the US",
+                     *       "segment": {
+                     *         "and": [
+                     *           {
+                     *             "tag": "plan",
+                     *             "equals": "pro"
+                     *           },
+                     *           {
+                     *             "not": {
+                     *               "tag": "country",
+                     *               "equals": "US"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A name for the segment */
+                        name: string;
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "segment": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "name": "Pro users outside the US",
+                         *         "segment": {
+                         *           "and": [
+                         *             {
+                         *               "tag": "plan",
+                         *               "equals": "pro"
+                         *             },
+                         *             {
+                         *               "not": {
+                         *                 "tag": "country",
+                         *                 "equals": "US"
+                         *               }
+                         *             }
+                         *           ]
+                         *         },
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            segment: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description The expression, as saved */
+                                segment: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved segment; sends already accepted to it keep their audience
+         * @description Deletes a saved segment. Sends already accepted to it keep their audience.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Segment id (uuid) */
+                    segmentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/segments/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many active subscriptions a segment matches now: what a send to it would target
+         * @description Counts the active subscriptions a segment matches now: the `targets` a send to it would have.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "segment": {
+                     *         "or": [
+                     *           {
+                     *             "language": "ja"
+                     *           },
+                     *           {
+                     *             "timeZone": "Asia/Tokyo"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "count": 4210
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description What a send to this segment would target now */
+                            count: number;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/apps/{appId}/subscribers": {
         parameters: {
             query?: never;
@@ -2601,6 +3466,10 @@ export interface paths {
                                 tags: {
                                     [key: string]: string;
                                 };
+                                /** @description The browser’s language (BCP 47) as the SDK or your page gave it; null when unknown */
+                                language: string | null;
+                                /** @description The browser’s IANA time zone; null when unknown */
+                                timeZone: string | null;
                                 /** @description The VAPID public key the subscription was made with (it is pushed with that key); null for an expired subscription whose retired key was deleted */
                                 vapidPublicKey: string | null;
                                 /** Format: date-time */
@@ -3317,6 +4186,15 @@ export interface paths {
                                 pushFormat: "legacy" | "declarative";
                                 /** @description The page a click opens when a notification has no `url` */
                                 defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
                             };
                         };
                     };
@@ -8034,6 +8912,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             };
                         };
                     };
@@ -8253,6 +9147,22 @@ export interface paths {
                                 }[];
                                 /** @description The payload tag, when it had one */
                                 tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
                             };
                         };
                     };
@@ -8489,6 +9399,30 @@ export interface paths {
                         data?: {
                             [key: string]: unknown;
                         };
+                        /** @description The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it */
+                        appBadge?: number;
+                        /**
+                         * @description The send in other languages (at most 20), by language tag: a subscription receives the entry of its language, else of its language's first subtag (`ja` for `ja-JP`), else the send's own text; a field an entry leaves out is the send's
+                         * @example {
+                         *       "ja": {
+                         *         "title": "セール開始",
+                         *         "body": "今日から 30% オフ"
+                         *       }
+                         *     }
+                         */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The title in this language */
+                                title: string;
+                                /** @description The body in this language (absent: the send’s) */
+                                body?: string;
+                                /**
+                                 * @description The page in this language (absent: the send’s)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                            };
+                        };
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -8506,10 +9440,10 @@ export interface paths {
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint?: string;
-                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags. */
+                        /** @description Send to every active subscription carrying one of these uids (1 to 1000). At most one of endpoint, uids, tags, segment, segmentId. */
                         uids?: string[];
                         /**
-                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags.
+                         * @description Send to every active subscription whose tags contain all of these key/value pairs. At most one of endpoint, uids, tags, segment, segmentId.
                          * @example {
                          *       "lang": "ja",
                          *       "plan": "pro"
@@ -8518,6 +9452,68 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment?: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description A saved segment of the app (`POST /apps/{appId}/segments`); another app’s is 404 */
+                        segmentId?: string;
                         /**
                          * Format: date-time
                          * @description Schedule the send (RFC 3339, in the future, at most 30 days ahead): answered `status: "scheduled"`; the audience is resolved and the month’s usage reserved when it starts
@@ -8847,6 +9843,30 @@ export interface paths {
                         /** @description Handed to the page's service worker; at most 1024 bytes as UTF-8 JSON (else 413) */
                         data?: {
                             [key: string]: unknown;
+                        };
+                        /** @description The number shown on the app’s icon (installed web apps; `navigator.setAppBadge`); 0 clears it */
+                        appBadge?: number;
+                        /**
+                         * @description The send in other languages (at most 20), by language tag: a subscription receives the entry of its language, else of its language's first subtag (`ja` for `ja-JP`), else the send's own text; a field an entry leaves out is the send's
+                         * @example {
+                         *       "ja": {
+                         *         "title": "セール開始",
+                         *         "body": "今日から 30% オフ"
+                         *       }
+                         *     }
+                         */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The title in this language */
+                                title: string;
+                                /** @description The body in this language (absent: the send’s) */
+                                body?: string;
+                                /**
+                                 * @description The page in this language (absent: the send’s)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                            };
                         };
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
@@ -10581,6 +11601,16 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /**
+                         * @description The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers
+                         * @example ja-JP
+                         */
+                        language?: string;
+                        /**
+                         * @description The browser’s IANA time zone; stored as the runtime’s `Intl` names it (`Etc/UTC` → `UTC`)
+                         * @example Asia/Tokyo
+                         */
+                        timeZone?: string;
                         /** @description Required with a `subscribe_only` key when `uid` is set: lowercase hex HMAC-SHA-256 of the uid under the app’s identity secret (with `signatureExpires`: of uid + NUL + the expiry in decimal) */
                         uidSignature?: string;
                         /** @description Required with a `subscribe_only` key when `tags` are set and the app has `requireSignedTags`: lowercase hex HMAC-SHA-256 under the identity secret of the tags as JSON with keys sorted (with `signatureExpires`: + NUL + the expiry in decimal) */
@@ -10972,8 +12002,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or remove the uid and/or replace the tags of a subscription (from your server)
-         * @description `uid: null` removes the uid; absent fields stay as they are.
+         * Set or remove the uid, language or time zone and/or replace the tags of a subscription (from your server)
+         * @description `null` removes the uid, language or time zone; absent fields stay as they are.
          */
         patch: {
             parameters: {
@@ -11011,6 +12041,10 @@ export interface paths {
                         tags?: {
                             [key: string]: string;
                         };
+                        /** @description null removes it */
+                        language?: string | (never | null);
+                        /** @description null removes it */
+                        timeZone?: string | (never | null);
                     };
                 };
             };

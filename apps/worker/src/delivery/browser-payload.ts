@@ -1,4 +1,4 @@
-import type { DeliveryContext } from '@webpush/db';
+import type { DeliveryContext, NotificationPayload } from '@webpush/db';
 import {
   CLICK_TOKEN_LENGTH,
   type ClickTokens,
@@ -7,6 +7,8 @@ import {
   legacyPayload,
   type TemplateLinks,
   templateSlots,
+  translatedContent,
+  translationChooser,
 } from '@webpush/push';
 
 /**
@@ -33,18 +35,48 @@ export interface BrowserPayload {
 /** `${PUBLIC_URL}/c/`: where click links point. */
 export const clickLinkBase = (publicUrl: string) => `${publicUrl}/c/`;
 
+/**
+ * What a subscription of a given language receives: the send's own payload, or the one of its
+ * translation (docs/sending.md, "One send in several languages"). Each distinct text is built once
+ * per chunk; choosing costs two map lookups a target.
+ */
+export function browserPayloads(
+  delivery: DeliveryContext,
+  clickTokens: ClickTokens | null,
+  publicUrl: string,
+): (language: string | null) => BrowserPayload {
+  const { payload } = delivery.notification;
+  const own = browserPayload(delivery, clickTokens, publicUrl);
+  const translations = payload.translations;
+  if (translations === undefined) return () => own;
+  const choose = translationChooser(translations);
+  const built = new Map<string, BrowserPayload>();
+  return (language) => {
+    const key = choose(language);
+    if (key === null) return own;
+    let translated = built.get(key);
+    if (!translated) {
+      const content = translatedContent(payload, translations[key]);
+      translated = browserPayload(delivery, clickTokens, publicUrl, content);
+      built.set(key, translated);
+    }
+    return translated;
+  };
+}
+
 export function browserPayload(
   delivery: DeliveryContext,
   clickTokens: ClickTokens | null,
   publicUrl: string,
+  content: NotificationPayload = delivery.notification.payload,
 ): BrowserPayload {
   const { notification, app } = delivery;
   if (app.pushFormat !== 'declarative' || clickTokens === null) {
-    const text = legacyPayload(notification.payload, notification.id);
+    const text = legacyPayload(content, notification.id);
     const template = Buffer.from(text, 'utf8');
     return { template, textFor: () => text, sizedText: text, linksFor: () => undefined };
   }
-  const shape = declarativeTemplate(notification.payload, notification.id, clickLinkBase(publicUrl));
+  const shape = declarativeTemplate(content, notification.id, clickLinkBase(publicUrl));
   const slots = templateSlots(shape);
   const tokenOf = (subscriptionId: string) => (link: number) =>
     clickTokens.sign({ notificationId: notification.id, subscriptionId, link });

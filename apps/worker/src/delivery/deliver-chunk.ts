@@ -3,7 +3,7 @@ import { failureKey, type PushOptions, type PushOutcome, refusedBySubscription }
 import type { DeliveryChunkJob } from '@webpush/queue';
 import { inSpan, openSpan, type Span, SpanStatusCode, tracingActive } from '@webpush/tracing';
 import type { WorkerContext } from '../context.js';
-import { type BrowserPayload, browserPayload } from './browser-payload.js';
+import { type BrowserPayload, browserPayloads } from './browser-payload.js';
 import { ChunkBodies } from './chunk-bodies.js';
 import { queueChunks } from './chunk-jobs.js';
 import { recordChunkOutcomeThroughOutage } from './chunk-outcome.js';
@@ -80,8 +80,9 @@ interface ChunkRun {
   readonly vanished: number;
   readonly signing: SigningKeys;
   readonly options: PushOptions;
-  readonly payload: BrowserPayload;
-  readonly bodies: ChunkBodies | null;
+  /** What each subscription receives (its language chooses among a send's translations). */
+  readonly payloadFor: (subscription: DeliverableSubscription) => BrowserPayload;
+  readonly bodies: ChunkBodies<DeliverableSubscription> | null;
   readonly progress: ChunkProgress;
   readonly mayRetry: boolean;
   readonly traced: boolean;
@@ -130,7 +131,8 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
   const anyKey = [...signing.values()].some((credentials) => credentials !== null);
   const options: PushOptions = { ttl: delivery.notification.ttl, urgency: delivery.notification.urgency };
   if (delivery.notification.topic !== null) options.topic = delivery.notification.topic;
-  const payload = browserPayload(delivery, context.clickTokens, config.publicUrl);
+  const payloadOfLanguage = browserPayloads(delivery, context.clickTokens, config.publicUrl);
+  const payloadFor = (subscription: DeliverableSubscription) => payloadOfLanguage(subscription.language);
   return {
     context,
     job,
@@ -139,8 +141,8 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
     vanished: start.unanswered - subscriptions.length,
     signing,
     options,
-    payload,
-    bodies: anyKey && context.encryption ? new ChunkBodies(context.encryption, payload, subscriptions) : null,
+    payloadFor,
+    bodies: anyKey && context.encryption ? new ChunkBodies(context.encryption, payloadFor, subscriptions) : null,
     progress: context.progress.open(key),
     mayRetry: job.attempt < config.delivery.maxAttempts,
     traced: tracingActive(),
@@ -203,7 +205,8 @@ async function push(run: ChunkRun, subscription: DeliverableSubscription, index:
   try {
     // With a body from the pool the sender only checks the text's size: a declarative payload's
     // own text (two click tokens, two HMACs) is made only when the sender encrypts itself.
-    const text = body ? run.payload.sizedText : run.payload.textFor(subscription.id);
+    const payload = run.payloadFor(subscription);
+    const text = body ? payload.sizedText : payload.textFor(subscription.id);
     outcome = await run.context.sender.send(subscription, text, vapid, run.options, body);
   } catch (error) {
     outcome = { kind: 'retry', reason: error instanceof Error ? error.message : 'send threw' };

@@ -1,6 +1,6 @@
 import { type NotificationPayload, type PushFormat, type StartedSend, startDueScheduledSend } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
-import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
+import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES, translatedContent } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
 import type { WorkerContext } from '../context.js';
 import { clickLinkBase } from '../delivery/browser-payload.js';
@@ -29,8 +29,11 @@ export function startScheduler(context: WorkerContext): Scheduler {
   // The 3,993-byte rule again, for the app's push format as it is now (it may have switched to
   // declarative, whose click links make the payload bigger, since the send was accepted).
   const linkBase = clickLinkBase(config.publicUrl);
+  // Each translation is delivered to someone: every one must fit.
   const payloadFits = (payload: NotificationPayload, pushFormat: PushFormat) =>
-    deliveredPayloadBytes(payload, pushFormat, linkBase) <= MAX_BROWSER_PAYLOAD_BYTES;
+    [payload, ...Object.values(payload.translations ?? {}).map((entry) => translatedContent(payload, entry))].every(
+      (content) => deliveredPayloadBytes(content, pushFormat, linkBase) <= MAX_BROWSER_PAYLOAD_BYTES,
+    );
 
   async function runOnce(): Promise<StartedSend[]> {
     const started: StartedSend[] = [];

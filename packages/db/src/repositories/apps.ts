@@ -1,7 +1,7 @@
 import { and, asc, count, eq, getTableColumns, gt, like, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
-import { apps, notifications, type PushFormat, subscriptions, users } from '../schema.js';
+import { apps, type FrequencyCap, notifications, type PushFormat, subscriptions, users } from '../schema.js';
 import { type AuditContext, recordAudit } from './audit-log.js';
 import { appSendsThisMonth } from './notifications/index.js';
 import { releaseSlots } from './subscriber-counters.js';
@@ -95,6 +95,8 @@ export interface AppChanges {
   defaultUrl?: string | null;
   requireSignedTags?: boolean;
   signaturesExpire?: boolean;
+  timeZone?: string;
+  frequencyCap?: FrequencyCap | null;
 }
 
 /**

@@ -1,19 +1,28 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
-import { apps, type NotificationTargetKind, type SubscriptionTags, subscriptions } from '../schema.js';
+import {
+  apps,
+  type NotificationTargetKind,
+  type SegmentExpression,
+  type SubscriptionTags,
+  subscriptions,
+} from '../schema.js';
 import { type AuditContext, recordAudit } from './audit-log.js';
+import { compileSegment, countSegment, segmentFragment } from './segments.js';
 
-/** A send's audience as stored on the notification row (`target_kind`, `target_uids`, `target_tags`). */
+/** A send's audience as stored on the notification row (`target_kind`, `target_uids`, `target_tags`, `target_segment`). */
 export interface StoredAudience {
   targetKind: NotificationTargetKind;
   targetUids: readonly string[] | null;
   targetTags: SubscriptionTags | null;
+  targetSegment: SegmentExpression | null;
 }
 
 export interface StoredAudienceRow {
   target_kind: NotificationTargetKind;
   target_uids: readonly string[] | null;
   target_tags: SubscriptionTags | null;
+  target_segment: SegmentExpression | null;
 }
 
 /**
@@ -34,7 +43,10 @@ function tagsContain(sql: Database['$client'], tags: SubscriptionTags) {
  * as sends are. The SQL function `count_active_targets` (migrations 0012 and 0023), which every
  * `uids` and `tags` count goes through, applies the same two conditions: change both.
  */
-export function audienceFilter(sql: Database['$client'], audience: StoredAudienceRow) {
+export function audienceFilter(sql: Database['$client'], audience: StoredAudienceRow, counted: string) {
+  // `counted`: when the targets were counted, so `subscribedWithinDays` selects what was counted.
+  if (audience.target_kind === 'segment' && audience.target_segment !== null)
+    return sql`and ${segmentFragment(sql, compileSegment(audience.target_segment, counted))}`;
   if (audience.target_kind === 'uids') return sql`and s.uid = any(${[...(audience.target_uids ?? [])]}::text[])`;
   if (audience.target_kind === 'tags') return tagsContain(sql, audience.target_tags ?? {});
   return sql``;
@@ -45,6 +57,9 @@ export async function countAudience(tx: Transaction | Database, appId: string, a
   if (audience.targetKind === 'all') {
     const [row] = await tx.execute<{ n: number }>(sql`select count_active_subscribers(${appId}::uuid) as n`);
     return row?.n ?? 0;
+  }
+  if (audience.targetKind === 'segment') {
+    return audience.targetSegment === null ? 0 : countSegment(tx, appId, audience.targetSegment);
   }
   if (audience.targetKind === 'uids' && (audience.targetUids ?? []).length === 0) return 0;
   const uids = audience.targetKind === 'uids' ? [...(audience.targetUids ?? [])] : null;
@@ -61,6 +76,9 @@ export interface AudienceChange {
   uid?: string | null;
   /** Absent: unchanged; present: replaces every tag. */
   tags?: SubscriptionTags;
+  /** Absent: unchanged; null: removed (`PATCH /subscribe` only). */
+  language?: string | null;
+  timeZone?: string | null;
 }
 
 /** Sets uid and/or tags of one subscription of `appId` by endpoint; null when the app has no such endpoint. */
@@ -75,6 +93,8 @@ export async function updateSubscriptionAudience(
     .set({
       ...(change.uid === undefined ? {} : { uid: change.uid }),
       ...(change.tags === undefined ? {} : { tags: change.tags }),
+      ...(change.language === undefined ? {} : { language: change.language }),
+      ...(change.timeZone === undefined ? {} : { timeZone: change.timeZone }),
       updatedAt: sql`now()`,
     })
     .where(and(eq(subscriptions.appId, appId), eq(subscriptions.endpoint, endpoint)))

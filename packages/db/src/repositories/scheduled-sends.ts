@@ -37,6 +37,7 @@ export async function startDueScheduledSend(
         subscriptionIds: notifications.subscriptionIds,
         targetUids: notifications.targetUids,
         targetTags: notifications.targetTags,
+        targetSegment: notifications.targetSegment,
         ownerId: apps.userId,
         plan: users.plan,
         payload: notifications.payload,

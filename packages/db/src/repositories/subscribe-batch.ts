@@ -155,6 +155,8 @@ async function insertAll(sql: Database['$client'], requests: SubscribeRequest[])
       auth: request.keys.auth,
       uid: request.audience?.uid ?? null,
       tags: request.audience?.tags ?? null,
+      language: request.audience?.language ?? null,
+      time_zone: request.audience?.timeZone ?? null,
       key_version: request.vapidKeyVersion ?? null,
     })),
   );
@@ -162,13 +164,13 @@ async function insertAll(sql: Database['$client'], requests: SubscribeRequest[])
     with input as (
       select * from json_to_recordset(${input}::json) as t(
         i int, app_id uuid, owner_id uuid, max_active int, endpoint text, p256dh text, auth text,
-        uid text, tags jsonb, key_version int)
+        uid text, tags jsonb, language text, time_zone text, key_version int)
     ), app as (
       select id, vapid_key_version from apps where id in (select app_id from input) order by id
       for key share skip locked
     ), inserted as (
-      insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, vapid_key_version)
-      select i.app_id, i.endpoint, i.p256dh, i.auth, i.uid, coalesce(i.tags, '{}'::jsonb),
+      insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, language, time_zone, vapid_key_version)
+      select i.app_id, i.endpoint, i.p256dh, i.auth, i.uid, coalesce(i.tags, '{}'::jsonb), i.language, i.time_zone,
         coalesce(i.key_version, a.vapid_key_version)
       from input i join app a on a.id = i.app_id
       order by i.app_id, i.endpoint

@@ -57,6 +57,9 @@ export async function upsertSubscription(
   const uid = options.audience?.uid ?? null;
   const tags = options.audience?.tags === undefined ? null : JSON.stringify(options.audience.tags);
   const keyVersion = options.vapidKeyVersion ?? null;
+  // A subscribe gives these or not (never null): absent keeps what a re-subscribe had.
+  const language = options.audience?.language ?? null;
+  const timeZone = options.audience?.timeZone ?? null;
   // Two rounds at most in practice: a concurrent insert or delete of the same endpoint sends the
   // statement of the other kind round again.
   let admissionAsked = false;
@@ -88,9 +91,9 @@ export async function upsertSubscription(
           with app as (
             select id, vapid_key_version from apps where id = ${appId} for key share
           ), inserted as (
-            insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, vapid_key_version)
+            insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, language, time_zone, vapid_key_version)
             select app.id, ${keys.endpoint}, ${keys.p256dh}, ${keys.auth}, ${uid}, coalesce(${tags}::jsonb, '{}'::jsonb),
-              coalesce(${keyVersion}::int, app.vapid_key_version)
+              ${language}::text, ${timeZone}::text, coalesce(${keyVersion}::int, app.vapid_key_version)
             from app
             on conflict (app_id, endpoint) do nothing
             returning id
@@ -127,6 +130,7 @@ export async function upsertSubscription(
           update subscriptions s set p256dh = ${keys.p256dh}, auth = ${keys.auth},
             uid = case when ${uidGiven} then ${uid} else s.uid end,
             tags = coalesce(${tags}::jsonb, s.tags),
+            language = coalesce(${language}::text, s.language), time_zone = coalesce(${timeZone}::text, s.time_zone),
             vapid_key_version = coalesce(${keyVersion}::int, (select a.vapid_key_version from apps a where a.id = s.app_id)),
             status = 'active', expired_at = null, updated_at = now()
           from previous p where s.id = p.id
@@ -175,6 +179,8 @@ export interface SubscriptionSummary {
   status: SubscriptionStatus;
   uid: string | null;
   tags: SubscriptionTags;
+  language: string | null;
+  timeZone: string | null;
   /** The VAPID public key the subscription was made with; null once that retired key was deleted. */
   vapidPublicKey: string | null;
   createdAt: Date;
@@ -199,6 +205,8 @@ export async function listSubscriptions(
       status: subscriptions.status,
       uid: subscriptions.uid,
       tags: subscriptions.tags,
+      language: subscriptions.language,
+      timeZone: subscriptions.timeZone,
       // Spelt out: drizzle writes a lone table's columns unqualified, which inside these subqueries
       // would name the subquery's own columns.
       vapidPublicKey: sql<string | null>`coalesce(

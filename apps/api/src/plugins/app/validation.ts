@@ -37,7 +37,11 @@ export function pushEndpointKeyword(allowlist: readonly PushHostRule[]) {
   };
 }
 
-const RICH_FIELD = /^\/(actions|tag|data)(\/|$)/;
+/**
+ * Optional fields whose inner parts can be "missing" (a button without a title, a segment node that
+ * matches none of its shapes, a translation without a title): a bad shape, not a missing field.
+ */
+const RICH_FIELD = /^\/(actions|tag|data|segment|translations)(\/|$)/;
 
 /**
  * Maps schema failures to the contract's codes, in its order: missing field → MISSING_FIELDS,
@@ -48,8 +52,8 @@ export function codeForValidation(errors: readonly FastifySchemaValidationError[
   if (!bodyPresent) return 'MISSING_FIELDS';
   const missing = (e: FastifySchemaValidationError) =>
     e.keyword === 'required' || (e.keyword === 'minLength' && e.params.limit === 1);
-  // A button without a title, or an empty tag, is a bad shape (INVALID_INPUT), not a
-  // missing field of the request.
+  // A button without a title, an empty tag or a segment of no known shape is a bad shape
+  // (INVALID_INPUT), not a missing field of the request.
   if (has((e) => missing(e) && !RICH_FIELD.test(e.instancePath))) {
     return 'MISSING_FIELDS';
   }

@@ -11,4 +11,6 @@ export const publicApp = (app: App) => ({
   signaturesExpire: app.signaturesExpire,
   pushFormat: app.pushFormat,
   defaultUrl: app.defaultUrl,
+  timeZone: app.timeZone,
+  frequencyCap: app.frequencyCap,
 });

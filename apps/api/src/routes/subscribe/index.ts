@@ -20,6 +20,7 @@ import {
   UnsubscribeBody,
   UpdateSubscriptionBody,
 } from '#schemas/subscriptions.js';
+import { canonicalTimeZone } from '#src/time-zone.js';
 import { isValidTagsSignature, isValidUidSignature } from '../../identity-secret.js';
 
 interface SignedAudience {
@@ -105,7 +106,8 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const principal = apiKeyPrincipal(request);
-      const { endpoint, p256dh, auth, uid, tags } = request.body;
+      const { endpoint, p256dh, auth, uid, tags, language } = request.body;
+      const timeZone = request.body.timeZone === undefined ? undefined : canonicalTimeZone(request.body.timeZone);
       // Keys no browser could hold would take a subscriber slot and fail every push.
       if (!isValidSubscriptionKeys({ p256dh, auth })) throw new AppError('INVALID_INPUT');
       const { applicationServerKey } = request.body;
@@ -128,7 +130,12 @@ export default async function routes(fastify: FastifyInstance) {
         appId: principal.appId,
         keys: { endpoint, p256dh, auth },
         maxActive: limitsFor(principal.plan).activeSubscribers,
-        audience: { ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
+        audience: {
+          ...(uid === undefined ? {} : { uid }),
+          ...(tags === undefined ? {} : { tags }),
+          ...(language === undefined ? {} : { language }),
+          ...(timeZone === undefined ? {} : { timeZone }),
+        },
         ...(vapidKeyVersion === undefined ? {} : { vapidKeyVersion }),
         ...(app.newSubscriptionCap.enabled
           ? {
@@ -157,8 +164,9 @@ export default async function routes(fastify: FastifyInstance) {
       onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'notify' })],
       schema: {
         tags: ['subscriptions'],
-        summary: 'Set or remove the uid and/or replace the tags of a subscription (from your server)',
-        description: '`uid: null` removes the uid; absent fields stay as they are.',
+        summary:
+          'Set or remove the uid, language or time zone and/or replace the tags of a subscription (from your server)',
+        description: '`null` removes the uid, language or time zone; absent fields stay as they are.',
         security: keySecurity,
         body: UpdateSubscriptionBody,
         response: {
@@ -178,10 +186,12 @@ export default async function routes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { endpoint, uid, tags } = request.body;
+      const { endpoint, uid, tags, language, timeZone } = request.body;
       const updated = await updateSubscriptionAudience(app.db, apiKeyPrincipal(request).appId, endpoint, {
         ...(uid === undefined ? {} : { uid }),
         ...(tags === undefined ? {} : { tags }),
+        ...(language === undefined ? {} : { language }),
+        ...(timeZone === undefined ? {} : { timeZone: timeZone === null ? null : canonicalTimeZone(timeZone) }),
       });
       if (!updated) throw new AppError('NOT_FOUND');
       return { subscriber: { id: updated.id } };

@@ -24,6 +24,8 @@ export interface DeliverableSubscription {
   /** The version of the app's VAPID key the subscription was made with: its pushes are signed with it. */
   vapidKeyVersion: number;
   refusals: number;
+  /** Chooses the translation it receives, if the send has any. */
+  language: string | null;
 }
 
 export type ChunkStart =
@@ -83,7 +85,7 @@ export async function startChunk(
     ids.length === 0
       ? Promise.resolve([])
       : sql<DeliverableSubscription[]>`
-      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion", s.refusals
+      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion", s.refusals, s.language
       from subscriptions s
       where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
         and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c

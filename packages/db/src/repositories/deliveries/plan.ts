@@ -1,5 +1,5 @@
 import type { Database } from '../../client.js';
-import type { NotificationTargetKind, SubscriptionTags } from '../../schema.js';
+import type { NotificationTargetKind, SegmentExpression, SubscriptionTags } from '../../schema.js';
 import { audienceFilter } from '../audiences.js';
 import type { Notification } from '../notifications/index.js';
 import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction } from './shared.js';
@@ -94,6 +94,7 @@ export async function planDeliveryChunks(
       sql`set local plan_cache_mode = force_custom_plan`,
       sql<PlanRow[]>`
         select app_id, targets, planned, plan_cursor, subscription_ids, target_kind, target_uids, target_tags,
+          target_segment,
           coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out
         from notifications where id = ${notificationId} and status in ('queued', 'sending')
         for update`,
@@ -114,7 +115,7 @@ export async function planDeliveryChunks(
           where s.app_id = ${notification.app_id} and s.status = 'active'
             and s.created_at <= ${notification.since}::timestamptz
             ${cursor === null ? sql`` : sql`and s.id > ${cursor}::uuid`}
-            ${audienceFilter(sql, notification)}
+            ${audienceFilter(sql, notification, notification.since)}
           order by s.id limit ${limit}`;
     const rows =
       limit === 0
@@ -171,6 +172,7 @@ interface PlanRow {
   target_kind: NotificationTargetKind;
   target_uids: string[] | null;
   target_tags: SubscriptionTags | null;
+  target_segment: SegmentExpression | null;
   /** As PostgreSQL prints it (this client hands timestamps back as text); sent back as is. */
   since: string;
   fanned_out: boolean;

@@ -8,12 +8,14 @@ import {
   type NotificationStatus,
   type NotificationTargetKind,
   notifications,
+  type SegmentExpression,
   type SubscriptionStatus,
   type SubscriptionTags,
   subscriptions,
   type Urgency,
 } from '../../schema.js';
 import { countAudience, type StoredAudience } from '../audiences.js';
+import { compileSegment, segmentSql } from '../segments.js';
 import { currentUsageMonth } from '../usage.js';
 
 /** How long an `Idempotency-Key` replays its first 202. */
@@ -24,7 +26,8 @@ export type NotificationTarget =
   | { kind: 'all' }
   | { kind: 'endpoint' | 'batch'; subscriptionIds: readonly string[] }
   | { kind: 'uids'; uids: readonly string[] }
-  | { kind: 'tags'; tags: SubscriptionTags };
+  | { kind: 'tags'; tags: SubscriptionTags }
+  | { kind: 'segment'; segment: SegmentExpression };
 
 export function storedAudience(
   target: NotificationTarget,
@@ -34,6 +37,7 @@ export function storedAudience(
     subscriptionIds: 'subscriptionIds' in target ? [...new Set(target.subscriptionIds)] : null,
     targetUids: target.kind === 'uids' ? [...new Set(target.uids)] : null,
     targetTags: target.kind === 'tags' ? target.tags : null,
+    targetSegment: target.kind === 'segment' ? target.segment : null,
   };
 }
 
@@ -160,7 +164,7 @@ interface AcceptRow {
  *
  * Every value is a placeholder, so each shape's text is rendered once and prepared once per connection.
  */
-function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL {
+function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape, segment: SQL | null): SQL {
   const value = (name: keyof AcceptValues) => sql.placeholder(name);
   const notReplay = keyed ? sql`not exists (select 1 from fresh)` : sql`true`;
   const fresh = keyed
@@ -180,7 +184,10 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
       ? sql`cardinality(${value('subscriptionIds')}::uuid[])`
       : kind === 'all'
         ? sql`count_active_subscribers(${value('appId')}::uuid)`
-        : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
+        : segment !== null
+          ? sql`(select count(*)::int from subscriptions s
+              where s.app_id = ${value('appId')}::uuid and s.status = 'active' and ${segment})`
+          : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
   return sql`
@@ -196,12 +203,12 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape): SQL 
     ),
     inserted as (
       insert into notifications (id, app_id, payload, ttl, urgency, topic, target_kind, subscription_ids,
-        target_uids, target_tags, send_at, status, targets, idempotency_key, accepted_response,
+        target_uids, target_tags, target_segment, send_at, status, targets, idempotency_key, accepted_response,
         fanned_out_at, completed_at)
       select ${value('id')}::uuid, ${value('appId')}::uuid, ${value('payload')}::jsonb,
         ${value('ttl')}::int, ${value('urgency')}::text, ${value('topic')}::text, ${value('targetKind')}::text,
         ${value('subscriptionIds')}::uuid[], ${value('targetUids')}::text[], ${value('targetTags')}::jsonb,
-        ${value('sendAt')}::timestamptz,
+        ${value('targetSegment')}::jsonb, ${value('sendAt')}::timestamptz,
         ${scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`},
         targets, ${value('key')}::text,
         ${keyed ? sql`jsonb_set(${value('template')}::jsonb, '{notification,targets}', to_jsonb(targets))` : sql`null::jsonb`},
@@ -245,6 +252,7 @@ type AcceptValues = {
   subscriptionIds: string[] | null;
   targetUids: string[] | null;
   targetTags: string | null;
+  targetSegment: string | null;
   /** ISO text: drizzle makes postgres.js pass timestamps through as strings, both ways. */
   sendAt: string | null;
   template: string;
@@ -260,7 +268,7 @@ function acceptQuery(
   input: NewNotification,
   sendsPerMonth: number | null,
   template: AcceptedAnswer,
-): { text: string; params: unknown[] } {
+): { text: string; params: unknown[]; prepare: boolean } {
   const audience = storedAudience(input.target);
   const shape: AcceptShape = {
     keyed: input.idempotencyKey !== null,
@@ -269,11 +277,15 @@ function acceptQuery(
     limited: sendsPerMonth !== null,
   };
   const shapeKey = `${shape.keyed}:${shape.scheduled}:${shape.kind}:${shape.limited}`;
-  let rendered = acceptTexts.get(shapeKey);
+  // A segment counted now is part of the text, so that text has unbounded shapes: rendered for this
+  // request and sent unprepared (planned for its app and values), never kept.
+  const segment =
+    audience.targetSegment !== null && !shape.scheduled ? segmentSql(compileSegment(audience.targetSegment)) : null;
+  let rendered = segment === null ? acceptTexts.get(shapeKey) : undefined;
   if (!rendered) {
-    const { sql: text, params } = dialect.sqlToQuery(acceptStatement(shape));
+    const { sql: text, params } = dialect.sqlToQuery(acceptStatement(shape, segment));
     rendered = { text, params };
-    acceptTexts.set(shapeKey, rendered);
+    if (segment === null) acceptTexts.set(shapeKey, rendered);
   }
   const values: AcceptValues = {
     ownerId,
@@ -288,11 +300,12 @@ function acceptQuery(
     subscriptionIds: audience.subscriptionIds,
     targetUids: audience.targetUids,
     targetTags: audience.targetTags === null ? null : JSON.stringify(audience.targetTags),
+    targetSegment: audience.targetSegment === null ? null : JSON.stringify(audience.targetSegment),
     sendAt: input.sendAt?.toISOString() ?? null,
     template: JSON.stringify(template),
     sendsPerMonth,
   };
-  return { text: rendered.text, params: fillPlaceholders(rendered.params, values) };
+  return { text: rendered.text, params: fillPlaceholders(rendered.params, values), prepare: segment === null };
 }
 
 /**
@@ -315,14 +328,14 @@ export async function acceptNotification<R extends Record<string, unknown> & Acc
   // Time-ordered (a version 7 UUID, RFC 9562), like the column's default: new index entries go to
   // the right edge instead of a page each (docs/architecture.md).
   const id = timeOrderedUuid();
-  const { text, params } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
+  const { text, params, prepare } = acceptQuery(ownerId, appId, id, input, sendsPerMonth, respond({ id, targets: 0 }));
   for (let attempt = 1; ; attempt++) {
     try {
       // Prepared: the text has a handful of shapes, every value is a parameter.
       const [row] = await db.$client.unsafe<(AcceptRow & postgres.Row)[]>(
         text,
         params as postgres.ParameterOrJSON<never>[],
-        { prepare: true },
+        { prepare },
       );
       if (!row) throw new Error('the accept statement returned no row');
       if (row.replayed) {

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppResponse, AppWithStatsResponse, UpdateAppBody } from '#schemas/apps.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
+import { canonicalTimeZone } from '#src/time-zone.js';
 import { publicApp } from '../public-app.js';
 import { normaliseAllowedOrigins } from './allowed-origins.js';
 
@@ -48,7 +49,9 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = sessionUser(request);
-      const { name, allowedOrigins, requireSignedTags, signaturesExpire, pushFormat, defaultUrl } = request.body;
+      const { name, allowedOrigins, requireSignedTags, signaturesExpire, pushFormat, defaultUrl, frequencyCap } =
+        request.body;
+      const timeZone = request.body.timeZone === undefined ? undefined : canonicalTimeZone(request.body.timeZone);
       const changes = {
         ...(name === undefined ? {} : { name: name.trim() || name }),
         ...(allowedOrigins === undefined ? {} : { allowedOrigins: normaliseAllowedOrigins(allowedOrigins) }),
@@ -56,6 +59,8 @@ export default async function routes(fastify: FastifyInstance) {
         ...(signaturesExpire === undefined ? {} : { signaturesExpire }),
         ...(pushFormat === undefined ? {} : { pushFormat }),
         ...(defaultUrl === undefined ? {} : { defaultUrl }),
+        ...(timeZone === undefined ? {} : { timeZone }),
+        ...(frequencyCap === undefined ? {} : { frequencyCap }),
       };
       const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes, auditContext(request));
       if (!updated) throw new AppError('NOT_FOUND');

@@ -17,6 +17,8 @@ const publicSubscriber = (subscription: SubscriptionSummary) => ({
   status: subscription.status,
   uid: subscription.uid,
   tags: subscription.tags,
+  language: subscription.language,
+  timeZone: subscription.timeZone,
   vapidPublicKey: subscription.vapidPublicKey,
   createdAt: subscription.createdAt.toISOString(),
 });
