@@ -18,7 +18,7 @@ export const SubscriberTags = (description: string) =>
     examples: [{ lang: 'ja', plan: 'pro' }],
   });
 
-const audienceFields = {
+export const audienceFields = {
   uid: Type.Optional(Uid('Your own user id for this browser (1–128 characters); several browsers may share one')),
   tags: Type.Optional(SubscriberTags('Your tags for this browser; replace all of its tags when present')),
 };
