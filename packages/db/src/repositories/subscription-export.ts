@@ -2,7 +2,7 @@ import type { Database } from '../client.js';
 import type { SubscriptionStatus, SubscriptionTags } from '../schema.js';
 
 /** Rows fetched per round trip of an export's cursor: large enough to stream fast, small enough to hold. */
-const CURSOR_BATCH = 2_000;
+const CURSOR_BATCH = 500;
 
 export interface ExportedSubscription {
   id: string;

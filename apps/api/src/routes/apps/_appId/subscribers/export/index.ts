@@ -93,6 +93,8 @@ export default async function routes(fastify: FastifyInstance) {
         format === 'jsonl'
           ? jsonLines(exportSubscriptionKeys(app.db, appId))
           : csvChunks(exportSubscriptions(app.db, appId)),
+        // Two batches ahead at most: the socket's own buffer holds the rest of what is in flight.
+        { highWaterMark: 2 },
       );
       stream.once('close', () => {
         running--;
