@@ -1,3 +1,4 @@
+import { createECDH } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createSession, createUser } from '@webpush/db';
 import { errorCatalogue, errorDetails } from '@webpush/errors';
@@ -75,6 +76,9 @@ await app.ready();
 
 const subscribed = push.subscribe();
 const neverSubscribed = push.subscribe();
+// A key pair a new app may bring (`vapidKeys`), so that schema-built bodies also create apps with it.
+const broughtKeys = createECDH('prime256v1');
+broughtKeys.generateKeys();
 
 /**
  * A user with a live session, made straight in the database: registering through the API would pay
@@ -189,6 +193,8 @@ const knownValues: Record<string, unknown[]> = {
     { ja: { title: 'あ'.repeat(2000) } },
     { ja: { title: 'x' }, JA: { title: 'y' } },
   ],
+  publicKey: [broughtKeys.getPublicKey().toString('base64url')],
+  privateKey: [broughtKeys.getPrivateKey().toString('base64url')],
 };
 
 type Operation = {

@@ -18,6 +18,8 @@ export * from './repositories/segments.js';
 export * from './repositories/sessions.js';
 export * from './repositories/subscribe-batch.js';
 export { repairSubscriberCounters, type SubscriberCountDrift } from './repositories/subscriber-counters.js';
+export * from './repositories/subscription-export.js';
+export * from './repositories/subscription-import.js';
 export * from './repositories/subscriptions.js';
 export * from './repositories/tenants.js';
 export * from './repositories/usage.js';

@@ -29,3 +29,7 @@ export const MAX_NAME_LENGTH = 200;
 export const MAX_WEBHOOK_URL_LENGTH = 2_048;
 /** Origins an app's `subscribe_only` keys may be used from. */
 export const MAX_ALLOWED_ORIGINS = 20;
+/** Subscriptions one `POST /apps/{appId}/subscribers/import` takes; a larger list goes in several requests. */
+export const MAX_IMPORT_SUBSCRIBERS = 10_000;
+/** The body of an import, which alone may exceed `BODY_LIMIT_BYTES`: 10,000 subscriptions with uid and tags fit. */
+export const MAX_IMPORT_BODY_BYTES = 4 * 1024 * 1024;

@@ -52,4 +52,11 @@ export type {
   Urgency,
   VapidCredentials,
 } from './types.js';
-export { JWT_LIFETIME_SECONDS, JWT_REFRESH_MARGIN_SECONDS, VapidKeyError, VapidSigner } from './vapid.js';
+export {
+  checkVapidKeyPair,
+  JWT_LIFETIME_SECONDS,
+  JWT_REFRESH_MARGIN_SECONDS,
+  VapidKeyError,
+  type VapidKeyPair,
+  VapidSigner,
+} from './vapid.js';

@@ -1,4 +1,5 @@
 import { createECDH, createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { isP256Point } from './encryption.js';
 import { LruMap } from './lru-map.js';
 import type { VapidCredentials } from './types.js';
 
@@ -63,6 +64,38 @@ function importKey(vapid: VapidCredentials): ImportedKey {
     },
   });
   return { publicKey: vapid.publicKey, privateKey: vapid.privateKey, key, k: publicPoint.toString('base64url') };
+}
+
+/** Standard base64 or base64url, with or without padding: the forms other services and tools export. */
+const BASE64_KEY = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+function decodeKey(value: string): Buffer | null {
+  if (!BASE64_KEY.test(value)) return null;
+  return Buffer.from(value.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'), 'base64url');
+}
+
+export interface VapidKeyPair {
+  publicKey: string;
+  privateKey: string;
+}
+
+/**
+ * A VAPID key pair brought from elsewhere, in the unpadded base64url form the sender stores; null
+ * unless the public key is an uncompressed P-256 point, the private key 32 bytes, a valid scalar,
+ * and the private key gives that public key (every push service would refuse a mismatched pair).
+ */
+export function checkVapidKeyPair(pair: VapidKeyPair): VapidKeyPair | null {
+  const point = decodeKey(pair.publicKey);
+  const d = decodeKey(pair.privateKey);
+  if (point === null || d === null || d.length !== 32 || !isP256Point(point)) return null;
+  const derived = createECDH('prime256v1');
+  try {
+    derived.setPrivateKey(d);
+  } catch {
+    return null;
+  }
+  if (!derived.getPublicKey().equals(point)) return null;
+  return { publicKey: point.toString('base64url'), privateKey: d.toString('base64url') };
 }
 
 export interface VapidSignerOptions {

@@ -117,7 +117,8 @@ export const operations: Record<string, OperationDoc> = {
   },
   // Apps and keys
   'POST /api/v1/apps': {
-    description: 'Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.',
+    description:
+      'Creates an app with a new VAPID key pair, or with the pair your existing subscribers were made with (`vapidKeys`), so that they can be imported and keep working. Your plan sets how many apps you may have.',
     request: { name: 'My blog' },
     response: { app },
   },
@@ -165,6 +166,13 @@ export const operations: Record<string, OperationDoc> = {
   },
   'GET /api/v1/apps/{appId}/subscribers': {
     description: 'The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.',
+  },
+  'POST /api/v1/apps/{appId}/subscribers/import': {
+    description: 'Imports subscriptions made elsewhere into the app.',
+    request: {
+      subscribers: [{ endpoint: ENDPOINT, keys: { p256dh: P256DH, auth: AUTH }, uid: 'user-42', tags: { lang: 'ja' } }],
+    },
+    response: { imported: 1, updated: 0, rejected: [] },
   },
   'DELETE /api/v1/apps/{appId}/subscribers/{subscriberId}': {
     description: 'Removes one subscription of the app; the browser gets no more pushes from it.',

@@ -51,8 +51,23 @@ export const AppStatsSchema = Type.Object({
   sendsThisMonth: Type.Integer({ description: 'Sends accepted this calendar month (UTC)' }),
 });
 
+const VapidKey = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9_\\-+/]+={0,2}$', description });
+
 export const CreateAppBody = Type.Object({
   name: RequiredString('Display name', { maxLength: MAX_NAME_LENGTH, examples: ['My blog'] }),
+  vapidKeys: Type.Optional(
+    Type.Object(
+      {
+        publicKey: VapidKey('The 65-byte uncompressed P-256 public key (base64url)'),
+        privateKey: VapidKey('The 32-byte P-256 private key (base64url); stored encrypted, never shown again'),
+      },
+      {
+        description:
+          'Your own VAPID key pair (the one your current subscribers were made with), instead of a new one: the app signs with it, so those subscriptions keep working once imported. A private key that does not give the public key is 400 INVALID_INPUT',
+      },
+    ),
+  ),
 });
 export const UpdateAppBody = Type.Object({
   name: Type.Optional(RequiredString('Display name', { maxLength: MAX_NAME_LENGTH })),

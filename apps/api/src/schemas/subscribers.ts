@@ -1,5 +1,7 @@
+import { MAX_IMPORT_SUBSCRIBERS } from '@webpush/plans';
 import { Type } from 'typebox';
-import { NextCursor, PageQueryFields } from './common.js';
+import { NextCursor, PageQueryFields, PushEndpoint } from './common.js';
+import { Auth, audienceFields, P256dh, SubscriptionKeys } from './subscriptions.js';
 
 const SubscriptionStatus = (description?: string) =>
   Type.Union([Type.Literal('active'), Type.Literal('expired')], description ? { description } : {});
@@ -47,4 +49,70 @@ export const SubscriberListResponse = Type.Object({
 export const SubscriberParams = Type.Object({
   appId: Type.String({ description: 'App id (uuid)' }),
   subscriberId: Type.String({ description: 'Subscriber id (uuid)' }),
+});
+
+/**
+ * One subscription of an import as documented: the browser's `PushSubscription.toJSON()` with your
+ * uid and tags. Each is checked on its own (`ImportEntryChecks`), so a bad one is refused alone.
+ */
+const ImportEntry = Type.Object({
+  endpoint: Type.String({
+    description: 'Push endpoint, exactly as the browser gave it (on the push-service allow-list)',
+  }),
+  keys: Type.Object({
+    p256dh: Type.String({ description: 'Subscription public key (base64url)' }),
+    auth: Type.String({ description: 'Subscription auth secret (base64url)' }),
+  }),
+  ...audienceFields,
+});
+
+export const ImportBody = Type.Object({
+  subscribers: Type.Array(ImportEntry, {
+    minItems: 1,
+    maxItems: MAX_IMPORT_SUBSCRIBERS,
+    description: `1 to ${MAX_IMPORT_SUBSCRIBERS.toLocaleString('en')} subscriptions, each checked as POST /subscribe checks one (no uidSignature needed). A list that is not an array, or of another length, is 400 INVALID_INPUT; a bad entry is refused alone, in \`rejected\``,
+  }),
+});
+
+/** What the route validates before the handler: the list's shape only. */
+export const ImportEnvelope = Type.Object({
+  subscribers: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_IMPORT_SUBSCRIBERS }),
+});
+
+/** One entry, checked after `flattenKeys` as POST /subscribe checks its body (codes in the contract's order). */
+export const ImportEntryChecks = Type.Object({
+  endpoint: PushEndpoint(undefined, { minLength: 1 }),
+  p256dh: P256dh(),
+  auth: Auth(),
+  keys: SubscriptionKeys(),
+  expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  ...audienceFields,
+});
+
+export const ImportResponse = Type.Object({
+  imported: Type.Integer({ description: 'New subscriptions stored' }),
+  updated: Type.Integer({
+    description:
+      'Entries whose endpoint the app already had: its keys, and uid and tags when given, replaced; re-activated if it had expired',
+  }),
+  rejected: Type.Array(
+    Type.Object({
+      index: Type.Integer({ description: 'Position in `subscribers`, from 0' }),
+      code: Type.String({
+        description:
+          "Why: MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT or INVALID_INPUT as POST /subscribe would answer, or SUBSCRIBER_LIMIT_EXCEEDED past the plan's subscriber limit",
+      }),
+    }),
+    { description: 'The entries not stored, in list order' },
+  ),
+});
+
+export const ExportQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union([Type.Literal('csv'), Type.Literal('jsonl')], {
+      default: 'csv',
+      description:
+        "`csv` (default): every subscription, without keys. `jsonl`: the active subscriptions with their keys, one `PushSubscription.toJSON()`-shaped object a line, for an import elsewhere. Keys let anyone holding the app's VAPID private key push to those browsers: keep the file as you keep that key",
+    }),
+  ),
 });

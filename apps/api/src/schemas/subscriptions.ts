@@ -40,7 +40,7 @@ const attributeFields = {
   ),
 };
 
-const audienceFields = {
+export const audienceFields = {
   uid: Type.Optional(Uid('Your own user id for this browser (1–128 characters); several browsers may share one')),
   tags: Type.Optional(SubscriberTags('Your tags for this browser; replace all of its tags when present')),
 };

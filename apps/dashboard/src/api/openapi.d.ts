@@ -244,8 +244,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create an app (with its own VAPID key pair)
-         * @description Creates an app with its own VAPID key pair. Your plan sets how many apps you may have.
+         * Create an app (with a new VAPID key pair, or the one you bring)
+         * @description Creates an app with a new VAPID key pair, or with the pair your existing subscribers were made with (`vapidKeys`), so that they can be imported and keep working. Your plan sets how many apps you may have.
          */
         post: {
             parameters: {
@@ -267,6 +267,13 @@ export interface paths {
                          * @example My blog
                          */
                         name: string;
+                        /** @description Your own VAPID key pair (the one your current subscribers were made with), instead of a new one: the app signs with it, so those subscriptions keep working once imported. A private key that does not give the public key is 400 INVALID_INPUT */
+                        vapidKeys?: {
+                            /** @description The 65-byte uncompressed P-256 public key (base64url) */
+                            publicKey: string;
+                            /** @description The 32-byte P-256 private key (base64url); stored encrypted, never shown again */
+                            privateKey: string;
+                        };
                     };
                 };
             };
@@ -3836,6 +3843,314 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/subscribers/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's subscribers as a file: CSV, or JSON lines with their keys (sensitive)
+         * @description Streamed, oldest first, whatever the number of subscriptions. CSV (`text/csv`): one row per subscription, header `id,endpoint,status,uid,tags,language,timeZone,createdAt`, tags as JSON, quoted as RFC 4180 says. `format=jsonl` (`application/x-ndjson`): each active subscription with its keys, as POST /apps/{appId}/subscribers/import takes it, for moving to another instance; owner only, logged. 429 RATE_LIMITED while this API process already streams two exports.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `csv` (default): every subscription, without keys. `jsonl`: the active subscriptions with their keys, one `PushSubscription.toJSON()`-shaped object a line, for an import elsewhere. Keys let anyone holding the app's VAPID private key push to those browsers: keep the file as you keep that key */
+                    format?: "csv" | "jsonl";
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file, streamed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                        "application/x-ndjson": string;
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/subscribers/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import subscriptions made elsewhere (another service, your own web-push script)
+         * @description One transaction: each entry is checked as POST /subscribe checks it (no uidSignature needed) and taken to be made with the app’s current VAPID key. An endpoint the app has is updated. Entries past the plan’s subscriber limit are refused with SUBSCRIBER_LIMIT_EXCEEDED, in list order. Sending the same list again stores nothing more. Bodies up to 4 MiB (413 PAYLOAD_TOO_LARGE above).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "subscribers": [
+                     *         {
+                     *           "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                     *           "keys": {
+                     *             "p256dh": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                     *             "auth": "x8Tewbiv0CG7pXUjotWHxA"
+                     *           },
+                     *           "uid": "user-42",
+                     *           "tags": {
+                     *             "lang": "ja"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description 1 to 10,000 subscriptions, each checked as POST /subscribe checks one (no uidSignature needed). A list that is not an array, or of another length, is 400 INVALID_INPUT; a bad entry is refused alone, in `rejected` */
+                        subscribers: {
+                            /** @description Push endpoint, exactly as the browser gave it (on the push-service allow-list) */
+                            endpoint: string;
+                            keys: {
+                                /** @description Subscription public key (base64url) */
+                                p256dh: string;
+                                /** @description Subscription auth secret (base64url) */
+                                auth: string;
+                            };
+                            /** @description Your own user id for this browser (1–128 characters); several browsers may share one */
+                            uid?: string;
+                            /**
+                             * @description Your tags for this browser; replace all of its tags when present
+                             * @example {
+                             *       "lang": "ja",
+                             *       "plan": "pro"
+                             *     }
+                             */
+                            tags?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "imported": 1,
+                         *       "updated": 0,
+                         *       "rejected": []
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description New subscriptions stored */
+                            imported: number;
+                            /** @description Entries whose endpoint the app already had: its keys, and uid and tags when given, replaced; re-activated if it had expired */
+                            updated: number;
+                            /** @description The entries not stored, in list order */
+                            rejected: {
+                                /** @description Position in `subscribers`, from 0 */
+                                index: number;
+                                /** @description Why: MISSING_FIELDS, INVALID_URL, INVALID_ENDPOINT or INVALID_INPUT as POST /subscribe would answer, or SUBSCRIBER_LIMIT_EXCEEDED past the plan's subscriber limit */
+                                code: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createAppWithinLimit, listAppsWithCounts } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
+import { checkVapidKeyPair } from '@webpush/push';
 import { vapidKeyContext } from '@webpush/secrets';
 import type { FastifyInstance } from 'fastify';
 import webpush from 'web-push';
@@ -19,7 +20,7 @@ export default async function routes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'Create an app (with its own VAPID key pair)',
+        summary: 'Create an app (with a new VAPID key pair, or the one you bring)',
         security: sessionSecurity,
         body: CreateAppBody,
         response: {
@@ -33,7 +34,9 @@ export default async function routes(fastify: FastifyInstance) {
       // A name of only white space is no name: missing, like an empty one (the schema's minLength).
       const name = request.body.name.trim();
       if (name === '') throw new AppError('MISSING_FIELDS');
-      const keys = webpush.generateVAPIDKeys();
+      const given = request.body.vapidKeys;
+      const keys = given === undefined ? webpush.generateVAPIDKeys() : checkVapidKeyPair(given);
+      if (keys === null) throw new AppError('INVALID_INPUT');
       const id = randomUUID(); // chosen here: the sealed private key is bound to it
       const created = await createAppWithinLimit(
         app.db,
