@@ -3890,6 +3890,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -3903,6 +3909,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -3916,6 +3928,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -3929,6 +3947,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "RATE_LIMITED";
@@ -3942,6 +3966,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
@@ -4063,6 +4093,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "MISSING_FIELDS" | "INVALID_INPUT";
@@ -4076,6 +4112,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "UNAUTHORIZED" | "INVALID_SESSION";
@@ -4089,6 +4131,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "ORIGIN_NOT_ALLOWED";
@@ -4102,6 +4150,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "NOT_FOUND";
@@ -4115,6 +4169,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "PAYLOAD_TOO_LARGE";
@@ -4128,6 +4188,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INVALID_INPUT";
@@ -4141,6 +4207,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
