@@ -13,7 +13,7 @@ import './notifications.css';
 
 /** What the notification showed: its icon, title, body, image and buttons, with every URL spelled out. */
 function Content({ notification }: { notification: Notification }) {
-  const { t } = useI18n();
+  const { t, plural } = useI18n();
   const richText = useRichText();
   const actions = notification.actions ?? [];
   // The icon's box is too small for words: a failed icon is said beside its address.
@@ -83,7 +83,7 @@ function Content({ notification }: { notification: Notification }) {
                     {action.url ?? notification.url ?? <span className="muted">{t('notification.noLink')}</span>}
                   </span>{' '}
                   <span className="hint">
-                    {t('notification.buttonClicks', { count: notification.actionClicks[action.action] ?? 0 })}
+                    {plural('notification.buttonClicks.other', notification.actionClicks[action.action] ?? 0)}
                   </span>
                 </li>
               ))}
