@@ -86,11 +86,16 @@ export function useProviders() {
   });
 }
 
+/** Set by a sign-out here: the page it leaves sends the browser to a plain /sign-in, with no `next`. */
+let signedOutHere = false;
+export const leftBySigningOut = () => signedOutHere;
+
 /**
  * After sign-in or sign-out: the new user (or null) replaces the old one, and every other cached
  * answer, which belonged to the previous session, is dropped.
  */
-export function switchUser(queryClient: QueryClient, user: User | null): void {
+export function switchUser(queryClient: QueryClient, user: User | null, { signingOut = false } = {}): void {
+  signedOutHere = signingOut;
   rememberSignedIn(user);
   guessedSignedOut = false;
   queryClient.setQueryData(['me'], user);

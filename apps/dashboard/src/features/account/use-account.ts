@@ -23,11 +23,11 @@ export function useSignOut(onSignedOut: () => void | Promise<void>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => call(api.POST('/api/v1/auth/logout')),
-    // Away from the page first: dropping the user while still on a signed-in page would send the
+    // Marked as a sign-out: the signed-in page, left without a user, would otherwise send the
     // browser to /sign-in?next=<that page>, as if the session had expired there.
     onSuccess: async () => {
+      switchUser(queryClient, null, { signingOut: true });
       await onSignedOut();
-      switchUser(queryClient, null);
     },
   });
 }
