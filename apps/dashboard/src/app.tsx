@@ -8,6 +8,7 @@ import { AppsPage } from './features/apps/apps.js';
 import { ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './features/auth/account-email.js';
 import { AuthPage } from './features/auth/auth.js';
 import { KeysPage } from './features/keys/keys.js';
+import { NotificationPage } from './features/notifications/notification.js';
 import { NotificationsPage } from './features/notifications/notifications.js';
 import { OperatorPage } from './features/operator/operator.js';
 import { OverviewPage } from './features/overview/overview.js';
@@ -39,6 +40,7 @@ export function App() {
             <Route index element={<OverviewPage />} />
             <Route path="send" element={<SendPage />} />
             <Route path="notifications" element={<NotificationsPage />} />
+            <Route path="notifications/:id" element={<NotificationPage />} />
             <Route path="subscribers" element={<SubscribersPage />} />
             <Route path="keys" element={<KeysPage />} />
             <Route path="settings" element={<SettingsPage />} />

@@ -15,3 +15,9 @@ export const usePlans = (initialData?: () => PlanList | undefined) =>
     queryFn: fetchPlans,
     ...(initialData ? { initialData, initialDataUpdatedAt: 0 } : {}),
   });
+
+/** A plan's display name from its id ("pro" → "Pro"), for sentences; the id itself until the list is in. */
+export function usePlanName(): (id: string) => string {
+  const plans = usePlans();
+  return (id) => plans.data?.plans.find((plan) => plan.id === id)?.name ?? id;
+}

@@ -1,5 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, type RefObject, useLayoutEffect, useRef } from 'react';
 import { ErrorPanel } from './error-panel.js';
 import { Skeleton } from './skeleton.js';
 
@@ -28,8 +28,25 @@ export function Loaded<T>({
 }
 
 /**
- * The dashboard's tables: scrollable sideways on a narrow screen, a header row of column names, and
- * an actions column whose name only screen readers hear.
+ * Below the stacking breakpoint (base.css) a row is a card and each cell is read with its column's
+ * name beside it: every body cell gets `data-label`, its header's text, after each render.
+ */
+export function useStackedLabels(table: RefObject<HTMLTableElement | null>): void {
+  useLayoutEffect(() => {
+    const element = table.current;
+    if (!element) return;
+    const names = [...element.querySelectorAll('thead th')].map((th) => th.textContent?.trim() ?? '');
+    for (const row of element.querySelectorAll<HTMLTableRowElement>('tbody tr')) {
+      [...row.cells].forEach((cell, index) => {
+        if (cell.colSpan === 1 && names[index]) cell.dataset.label = names[index];
+      });
+    }
+  });
+}
+
+/**
+ * The dashboard's tables: a header row of column names and an actions column whose name only screen
+ * readers hear; on a narrow screen each row stacks into a card of labelled cells.
  */
 export function DataTable({
   columns,
@@ -46,9 +63,11 @@ export function DataTable({
   label?: string;
   children: ReactNode;
 }) {
+  const table = useRef<HTMLTableElement>(null);
+  useStackedLabels(table);
   return (
     <div className="table-wrap">
-      <table className={className} aria-label={label}>
+      <table ref={table} className={className ? `stacking ${className}` : 'stacking'} aria-label={label}>
         <thead>
           <tr>
             {columns.map((column) =>

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router';
 import { useMe } from '../api/session.js';
 import { VerifyBanner } from '../features/auth/account-email.js';
@@ -12,6 +13,10 @@ export function Layout() {
   // /verify-email has its own way to resend.
   const { pathname } = useLocation();
   const banner = signedIn && pathname !== '/verify-email';
+  // Below 720 px the links fold behind a menu button (layout.css); a navigation folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closes on every change of page
+  useEffect(() => setMenuOpen(false), [pathname]);
   return (
     <>
       <a className="skip-link" href="#main">
@@ -23,7 +28,17 @@ export function Layout() {
             <span className="brand-mark" aria-hidden="true" />
             {t('common.brand')}
           </Link>
-          <nav aria-label={t('layout.mainNav')}>
+          <button
+            type="button"
+            className="menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span className="menu-icon" aria-hidden="true" />
+            <span className="visually-hidden">{t('layout.menu')}</span>
+          </button>
+          <nav id="main-nav" aria-label={t('layout.mainNav')} className={menuOpen ? 'main-nav open' : 'main-nav'}>
             <ul className="nav-list">
               {signedIn && (
                 <li>

@@ -1,5 +1,6 @@
+import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { useMe } from '../api/session.js';
+import { leftBySigningOut, signedOutIsAGuess, useMe } from '../api/session.js';
 import { ErrorPanel } from './error-panel.js';
 import { PageSkeleton } from './skeleton.js';
 
@@ -7,11 +8,18 @@ import { PageSkeleton } from './skeleton.js';
 export function RequireUser() {
   const me = useMe();
   const location = useLocation();
-  if (me.isPending) return <PageSkeleton />;
+  // A signed-out page guessed "nobody" without asking: ask now, before sending the visitor to sign-in.
+  const guessed = me.data === null && signedOutIsAGuess();
+  const { refetch } = me;
+  useEffect(() => {
+    if (guessed) void refetch();
+  }, [guessed, refetch]);
+  if (me.isPending || guessed) return <PageSkeleton />;
   if (me.isError) return <ErrorPanel error={me.error} onRetry={() => void me.refetch()} />;
   if (!me.data) {
     const next = `${location.pathname}${location.search}`;
-    return <Navigate to={next === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(next)}`} replace />;
+    if (next === '/' || leftBySigningOut()) return <Navigate to="/sign-in" replace />;
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
   }
   return <Outlet />;
 }

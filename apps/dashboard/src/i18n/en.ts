@@ -39,6 +39,7 @@ export const en = {
   'layout.operator': 'Console',
   'layout.signIn': 'Sign in',
   'layout.language': 'Language',
+  'layout.menu': 'Menu',
 
   // Errors, by the API's code. The API's own Japanese message is the fallback for a code not here.
   'error.generic': 'Something went wrong.',
@@ -151,19 +152,23 @@ export const en = {
   'pricing.sends.other': '{count} sends a month',
   'pricing.sendsUnlimited': 'Unlimited sends',
   'pricing.planId': 'Plan id',
+  'pricing.free': 'Free',
+  'pricing.contactUs': 'Price: contact us',
+  'pricing.perMonth': '{amount} a month',
+  'pricing.perYear': '{amount} a year',
   'pricing.changingHeading': 'Changing plans',
   'pricing.changingBody':
-    'Ask for another plan with its button above. The operator is told by e-mail and changes your plan; the new limits hold from then on, and your account page shows the plan you are on.',
+    'Ask for a bigger plan with its button above. The request waits in the operator’s console (and reaches them by e-mail where the service has an operator address); once they grant it, the new limits hold, and your account page shows the plan you are on. A smaller plan is not requested here: contact the operator.',
   'pricing.sendsNote':
     'A send is one message to one subscription. Months are calendar months in UTC. A send that would go over the month’s limit is refused whole, before anything is queued.',
   'pricing.requestLabel': 'Request the {plan} plan',
   'pricing.requestTitle': 'Request the {plan} plan?',
   'pricing.requestBody':
-    'The operator of this service is told by e-mail and changes your plan. You can keep using the service meanwhile.',
+    'The request goes to the operator’s console, and by e-mail where the service has an operator address; the operator changes your plan. You can keep using the service meanwhile.',
   'pricing.requestMessage': 'Note to the operator (optional)',
   'pricing.requestSend': 'Send the request',
   'pricing.requested':
-    'You asked for {plan} on {date}. The operator has been told; your plan changes as soon as they grant it.',
+    'You asked for {plan} on {date}. The request waits in the operator’s console; your plan changes as soon as they grant it.',
   'pricing.requestedBadge': 'Requested',
   'pricing.signInToRequest': 'Sign in to request this plan',
 
@@ -181,7 +186,8 @@ export const en = {
   'account.notVerified': 'not verified',
   'account.plan': 'Plan',
   'account.comparePlans': 'Compare plans',
-  'account.planNote': 'To change your plan, request one on the pricing page: the operator is told and grants it.',
+  'account.planNote':
+    'To change your plan, request one on the pricing page: the operator sees it in their console and grants it.',
   'account.planRequested': 'You asked for the {plan} plan on {date}: waiting for the operator.',
   'account.language': 'Language',
   'account.languageHint': 'The dashboard and the e-mails we send you (verification, password reset) use this language.',
@@ -208,6 +214,15 @@ export const en = {
   'account.signOutHeading': 'Sign out',
   'account.signOutLead': 'Ends this session on this browser.',
   'account.signOut': 'Sign out',
+  'password.title': 'Password',
+  'password.lead': 'Changing it keeps you signed in here and signs out every other session.',
+  'password.current': 'Current password',
+  'password.new': 'New password',
+  'password.confirm': 'New password again',
+  'password.mismatch': 'The two new passwords differ.',
+  'password.wrongCurrent': 'The current password is wrong.',
+  'password.submit': 'Change password',
+  'password.changed': 'Password changed. You stay signed in here; your other sessions were signed out.',
 
   // E-mail verification and password reset
   'verify.sending': 'Sending…',
@@ -218,6 +233,7 @@ export const en = {
   'verify.title': 'Verify your e-mail',
   'verify.noToken': 'This link has no token. Open the link from the e-mail again.',
   'verify.done': 'Thank you: {email} is verified.',
+  'verify.already': 'Your e-mail is already verified: this link was used before. Nothing more to do.',
   'verify.home': 'Go to your apps',
   'verify.askNew': 'Ask for a new link:',
   'verify.signInForNew': '{signIn} to get a new link.',
@@ -264,6 +280,8 @@ export const en = {
   'overview.snippetPage': '2. Your page',
   'overview.snippetSend': '3. Send from your server',
   'overview.snippetButton': 'Notify me',
+  'overview.snippetSubscribeKey': 'wpk_…your subscribe_only key',
+  'overview.snippetNotifyKey': 'wpk_…your notify key',
   'overview.vapidTitle': 'VAPID public key',
   'overview.vapidLead': 'The SDK fetches it for you; use it if you subscribe browsers yourself.',
   'overview.copyKey': 'Copy key',
@@ -332,6 +350,8 @@ export const en = {
   'send.previewNote': 'Preview (browsers differ in the details)',
   'send.previewTitle': 'Title',
   'send.previewBody': 'The body of your notification.',
+  'send.previewNoIcon': 'The icon could not be loaded: check its address.',
+  'send.previewNoImage': 'The image could not be loaded: check its address.',
   'send.newNotification': 'New notification',
   'send.audience': 'Audience',
   'send.all': 'All subscribers',
@@ -417,6 +437,20 @@ export const en = {
   'notifications.note':
     "Shown and clicked are reported by the SDK's service worker (unless the site turned tracking off), each subscriber counted once. CTR, the click-through rate, is clicked ÷ shown; — until something is shown.",
   'notifications.pager': 'Notification',
+  'notification.title': 'Notification',
+  'notification.back': '← All notifications',
+  'notification.content': 'What it showed',
+  'notification.progress': 'Delivery and engagement',
+  'notification.icon': 'Icon',
+  'notification.badge': 'Badge',
+  'notification.buttons': 'Buttons',
+  'notification.buttonClicks.one': '{count} click',
+  'notification.buttonClicks.other': '{count} clicks',
+  'notification.none': 'none',
+  'notification.noLink': 'no link',
+  'notification.noImage': 'Image could not be loaded',
+  'notification.missing': 'Notification not found',
+  'notification.missingBody': 'This app has no notification at this address among its last 1,000 sends.',
 
   // Try it in this browser
   'try.title': 'Try it in this browser',
@@ -444,6 +478,9 @@ export const en = {
   'try.noSubscription': 'This browser has no subscription: subscribe it first.',
   'try.timeout':
     'The browser’s push service did not answer within 20 seconds. This network may block it, or this is a private window, where browsers cannot receive push. Try a normal window, another network or another browser.',
+  'try.keyName': 'Dashboard: try it in this browser',
+  'try.demoNext':
+    'Next: open {demo} in a browser that reaches its push service (another browser, or your phone) and paste a subscribe_only key from {keys}; it subscribes that browser to this app.',
   'try.privateWindow':
     'The browser refused to subscribe although notifications are allowed. This happens in private (incognito) windows, which cannot receive push: try a normal window.',
   'try.denied': 'Notifications are not allowed for this site. Allow them in the site settings, then try again.',

@@ -37,6 +37,7 @@ export const ja: Record<keyof typeof en, string> = {
   'layout.operator': '運営',
   'layout.signIn': 'ログイン',
   'layout.language': '言語',
+  'layout.menu': 'メニュー',
 
   // エラー（API のコード別）
   'error.generic': '問題が発生しました。',
@@ -149,19 +150,23 @@ export const ja: Record<keyof typeof en, string> = {
   'pricing.sends.other': '月 {count} 件の送信',
   'pricing.sendsUnlimited': '送信数 無制限',
   'pricing.planId': 'プラン ID',
+  'pricing.free': '無料',
+  'pricing.contactUs': '料金はお問い合わせください',
+  'pricing.perMonth': '月額 {amount}',
+  'pricing.perYear': '年額 {amount}',
   'pricing.changingHeading': 'プランの変更',
   'pricing.changingBody':
-    '上の各プランのボタンから変更を依頼できます。運営者にメールで通知され、承認されるとプランが変わり、その時点から新しい上限が適用されます。現在のプランはアカウントページで確認できます。',
+    '上位のプランは、上の各プランのボタンから依頼できます。依頼は運営者のコンソールに届き（運営者のメールアドレスが設定されていればメールでも届きます）、承認されるとその時点から新しい上限が適用されます。現在のプランはアカウントページで確認できます。下位のプランへの変更は、ここからは依頼できません。運営者にお問い合わせください。',
   'pricing.sendsNote':
     '送信数は 1 件の購読への 1 通のメッセージで数えます。月は UTC の暦月です。その月の上限を超える送信は、キューに入る前にまとめて拒否されます。',
   'pricing.requestLabel': '{plan} プランを依頼する',
   'pricing.requestTitle': '{plan} プランを依頼しますか？',
   'pricing.requestBody':
-    'このサービスの運営者にメールで通知され、運営者がプランを変更します。その間もサービスはそのまま使えます。',
+    '依頼は運営者のコンソールに届き、運営者のメールアドレスが設定されていればメールでも届きます。運営者がプランを変更します。その間もサービスはそのまま使えます。',
   'pricing.requestMessage': '運営者へのメッセージ（任意）',
   'pricing.requestSend': '依頼を送る',
   'pricing.requested':
-    '{date} に {plan} プランを依頼しました。運営者に通知済みで、承認されるとすぐにプランが変わります。',
+    '{date} に {plan} プランを依頼しました。依頼は運営者のコンソールで承認を待っています。承認されるとすぐにプランが変わります。',
   'pricing.requestedBadge': '依頼中',
   'pricing.signInToRequest': 'ログインしてこのプランを依頼する',
 
@@ -180,7 +185,7 @@ export const ja: Record<keyof typeof en, string> = {
   'account.plan': 'プラン',
   'account.comparePlans': 'プランを比較',
   'account.planNote':
-    'プランを変更するには、料金ページから依頼してください。運営者に通知され、承認されると変わります。',
+    'プランを変更するには、料金ページから依頼してください。運営者がコンソールで確認し、承認すると変わります。',
   'account.planRequested': '{date} に {plan} プランを依頼しました。運営者の承認待ちです。',
   'account.language': '言語',
   'account.languageHint':
@@ -208,6 +213,16 @@ export const ja: Record<keyof typeof en, string> = {
   'account.signOutHeading': 'ログアウト',
   'account.signOutLead': 'このブラウザーのセッションを終了します。',
   'account.signOut': 'ログアウト',
+  'password.title': 'パスワード',
+  'password.lead': '変更すると、このブラウザーはサインインしたままで、ほかのセッションはすべてサインアウトされます。',
+  'password.current': '現在のパスワード',
+  'password.new': '新しいパスワード',
+  'password.confirm': '新しいパスワード（確認）',
+  'password.mismatch': '新しいパスワードが一致しません。',
+  'password.wrongCurrent': '現在のパスワードが違います。',
+  'password.submit': 'パスワードを変更',
+  'password.changed':
+    'パスワードを変更しました。このブラウザーはサインインしたままです。ほかのセッションはサインアウトされました。',
 
   // メールアドレスの確認とパスワードの再設定
   'verify.sending': '送信中…',
@@ -218,6 +233,7 @@ export const ja: Record<keyof typeof en, string> = {
   'verify.title': 'メールアドレスの確認',
   'verify.noToken': 'このリンクにはトークンがありません。メールのリンクをもう一度開いてください。',
   'verify.done': 'ありがとうございます。{email} を確認しました。',
+  'verify.already': 'メールアドレスはすでに確認済みです（このリンクは使用済みです）。これ以上の操作は不要です。',
   'verify.home': 'アプリ一覧へ',
   'verify.askNew': '新しいリンクを受け取る：',
   'verify.signInForNew': '新しいリンクを受け取るには{signIn}してください。',
@@ -264,6 +280,8 @@ export const ja: Record<keyof typeof en, string> = {
   'overview.snippetPage': '2. ページ',
   'overview.snippetSend': '3. サーバーから送信',
   'overview.snippetButton': '通知を受け取る',
+  'overview.snippetSubscribeKey': 'wpk_…（subscribe_only キー）',
+  'overview.snippetNotifyKey': 'wpk_…（notify キー）',
   'overview.vapidTitle': 'VAPID 公開鍵',
   'overview.vapidLead': 'SDK が自動で取得します。ブラウザーの購読をご自身で行う場合に使ってください。',
   'overview.copyKey': '鍵をコピー',
@@ -334,6 +352,8 @@ export const ja: Record<keyof typeof en, string> = {
   'send.previewNote': 'プレビュー（細部はブラウザーによって異なります）',
   'send.previewTitle': 'タイトル',
   'send.previewBody': '通知の本文',
+  'send.previewNoIcon': 'アイコンを読み込めませんでした。アドレスを確認してください。',
+  'send.previewNoImage': '画像を読み込めませんでした。アドレスを確認してください。',
   'send.newNotification': '新しい通知',
   'send.audience': '送信先',
   'send.all': 'すべての購読者',
@@ -419,6 +439,20 @@ export const ja: Record<keyof typeof en, string> = {
   'notifications.note':
     '表示とクリックは SDK の Service Worker が報告します（サイトで計測をオフにしていない場合）。購読者ごとに 1 回だけ数えます。CTR（クリック率）はクリック数 ÷ 表示数で、表示がまだないあいだは「—」です。',
   'notifications.pager': '通知',
+  'notification.title': '通知',
+  'notification.back': '← 通知の一覧',
+  'notification.content': '表示した内容',
+  'notification.progress': '配信と反応',
+  'notification.icon': 'アイコン',
+  'notification.badge': 'バッジ',
+  'notification.buttons': 'ボタン',
+  'notification.buttonClicks.one': 'クリック {count} 件',
+  'notification.buttonClicks.other': 'クリック {count} 件',
+  'notification.none': 'なし',
+  'notification.noLink': 'リンクなし',
+  'notification.noImage': '画像を読み込めません',
+  'notification.missing': '通知が見つかりません',
+  'notification.missingBody': 'このアプリの直近 1,000 件の送信に、このアドレスの通知はありません。',
 
   // このブラウザーで試す
   'try.title': 'このブラウザーで試す',
@@ -448,6 +482,9 @@ export const ja: Record<keyof typeof en, string> = {
   'try.noSubscription': 'このブラウザーはまだ購読していません。先に購読させてください。',
   'try.timeout':
     'ブラウザーのプッシュサービスから 20 秒以内に応答がありませんでした。ネットワークで遮断されているか、プッシュを受け取れないプライベートウィンドウの可能性があります。通常のウィンドウ、別のネットワーク、または別のブラウザーでお試しください。',
+  'try.keyName': 'ダッシュボード: このブラウザーで試す',
+  'try.demoNext':
+    '次の手順: プッシュサービスに接続できるブラウザー（別のブラウザーやスマートフォン）で {demo} を開き、{keys} の subscribe_only キーを貼り付けてください。そのブラウザーがこのアプリを購読します。',
   'try.privateWindow':
     '通知は許可されていますが、ブラウザーが購読を拒否しました。プッシュを受け取れないプライベート（シークレット）ウィンドウで起こります。通常のウィンドウでお試しください。',
   'try.denied': 'このサイトの通知が許可されていません。サイトの設定で許可してから、もう一度お試しください。',

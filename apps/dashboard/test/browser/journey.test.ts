@@ -155,8 +155,10 @@ if (browser) {
     await row.waitFor();
     t.match(await row.textContent(), /completed/);
     t.same(await row.locator('td.num').allTextContents(), ['1', '1', '0', '0'], 'targets, sent, failed, expired');
-    await row.getByRole('button').click();
+    // The title leads to the notification's own page, which shows what was sent.
+    await row.getByRole('link', { name: title }).click();
     await page.getByText(body).waitFor();
+    t.equal(new URL(page.url()).pathname.split('/').length, 5, '/apps/{appId}/notifications/{id}');
 
     await page.getByRole('link', { name: 'Subscribers', exact: true }).click();
     const subscriber = page.getByRole('row').filter({ hasText: browserSubscription.endpoint });

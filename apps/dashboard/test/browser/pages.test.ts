@@ -182,12 +182,12 @@ if (browser) {
       t.equal(await page.locator('tbody tr').first().locator('td.num').count(), 4, 'the delivery counts stay apart');
       t.match(await page.locator('main').textContent(), /CTR, the click-through rate, is clicked ÷ shown/);
 
-      await page.locator('tbody tr').first().getByRole('button').first().click();
+      await page.locator('tbody tr').first().getByRole('link').first().click();
       const engagement = page.getByTestId('engagement');
       await engagement.waitFor();
       t.match(await engagement.textContent(), /8 shown, 3 clicked, click-through rate 37\.5%/);
-      await assertAccessible(t, page, 'notifications with details');
-      await capture(page, 'pages', 'notifications-1440.png');
+      await assertAccessible(t, page, 'a notification’s page');
+      await capture(page, 'pages', 'notification-1440.png');
     },
   );
 
@@ -225,8 +225,9 @@ if (browser) {
     await ctx.database
       .sql`update notifications set clicked = 2, action_clicks = '{"button-1": 2}' where id = ${sent?.id ?? ''}`;
     await page.goto(`${url}/apps/${appId}/notifications`);
-    await page.locator('tbody tr').first().getByRole('button').first().click();
+    await page.getByRole('link', { name: 'Autumn sale' }).click();
     t.equal(await page.getByTestId('button-clicks').textContent(), 'Buy now: 2');
+    t.match(await page.getByTestId('buttons').textContent(), /Buy now → https:\/\/example\.com\/buy/);
   });
 
   await t.test('settings: the push format and the default page', async (t) => {

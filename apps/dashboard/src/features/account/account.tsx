@@ -1,4 +1,5 @@
 import { Link, useNavigate } from 'react-router';
+import { usePlanName } from '../../api/plans.js';
 import { useMe } from '../../api/session.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable, Loaded } from '../../components/data-table.js';
@@ -6,6 +7,7 @@ import { ErrorMessage } from '../../components/error-panel.js';
 import { useChangeLanguage } from '../../components/language-picker.js';
 import { useOpenPlanRequest } from '../../components/plan-request.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../../i18n/index.js';
+import { ChangePassword } from './change-password.js';
 import { useEndSessions, useSessions, useSignOut } from './use-account.js';
 import './account.css';
 
@@ -139,10 +141,11 @@ function LanguageSetting() {
 function PlanNote() {
   const { t, dateTime } = useI18n();
   const open = useOpenPlanRequest(true);
+  const planName = usePlanName();
   if (open) {
     return (
       <p className="muted" role="status">
-        {t('account.planRequested', { plan: open.plan, date: dateTime(open.createdAt) })}
+        {t('account.planRequested', { plan: planName(open.plan), date: dateTime(open.createdAt) })}
       </p>
     );
   }
@@ -154,6 +157,7 @@ export function AccountPage() {
   usePageTitle(t('account.title'));
   const me = useMe();
   const navigate = useNavigate();
+  const planName = usePlanName();
   const signOut = useSignOut(() => navigate('/sign-in', { replace: true }));
   const user = me.data;
   if (!user) return null;
@@ -169,12 +173,13 @@ export function AccountPage() {
           </dd>
           <dt>{t('account.plan')}</dt>
           <dd>
-            <span className="badge">{user.plan}</span> <Link to="/pricing">{t('account.comparePlans')}</Link>
+            <span className="badge">{planName(user.plan)}</span> <Link to="/pricing">{t('account.comparePlans')}</Link>
           </dd>
         </dl>
         <PlanNote />
       </section>
       <LanguageSetting />
+      <ChangePassword />
       <Sessions />
       <section className="panel">
         <h2>{t('account.signOutHeading')}</h2>

@@ -56,6 +56,13 @@ export function VerifyEmailPage() {
   const { t, rich } = useI18n();
   usePageTitle(t('verify.title'));
   const verify = useVerifyEmail();
+  // A link opened twice: the API says so (`alreadyVerified`), or, signed in, the account already is.
+  const alreadyVerified =
+    (verify.isSuccess && (verify.data as { alreadyVerified?: boolean }).alreadyVerified === true) ||
+    (verify.isError &&
+      verify.error instanceof ApiError &&
+      verify.error.code === 'INVALID_TOKEN' &&
+      me.data?.emailVerified === true);
   useEffect(() => {
     // Once: the token is single use (StrictMode would run the effect twice).
     if (started.current || !token) return;
@@ -70,6 +77,17 @@ export function VerifyEmailPage() {
         <p className="error-message" role="alert">
           {t('verify.noToken')}
         </p>
+      ) : alreadyVerified ? (
+        <>
+          <p className="success" role="status" data-testid="already-verified">
+            {t('verify.already')}
+          </p>
+          <p>
+            <Link to={me.data ? '/' : '/sign-in'} className="button button-primary">
+              {me.data ? t('verify.home') : t('verify.signIn')}
+            </Link>
+          </p>
+        </>
       ) : verify.isSuccess ? (
         <>
           <p className="success" role="status">

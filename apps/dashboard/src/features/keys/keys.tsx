@@ -7,6 +7,7 @@ import { Field } from '../../components/field.js';
 import { SecretOnce } from '../../components/secret-once.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
+import { isTryItKey } from '../try-it/use-try-it.js';
 import { SCOPES, type Scope, useCreateKey, useKeys, useRevokeKey } from './use-keys.js';
 
 export function KeysPage() {
@@ -97,11 +98,17 @@ export function KeysPage() {
             >
               {data.keys.map((key) => (
                 <tr key={key.id}>
-                  <td>{key.name || <span className="muted">{t('keys.unnamed')}</span>}</td>
+                  <td>
+                    {isTryItKey(key.name)
+                      ? t('try.keyName')
+                      : key.name || <span className="muted">{t('keys.unnamed')}</span>}
+                  </td>
                   <td>
                     <code>{key.scope}</code>
                   </td>
-                  <td>{key.prefix ? <code>{key.prefix}…</code> : <span className="muted">—</span>}</td>
+                  <td>
+                    {key.prefix ? <code className="key-prefix">{key.prefix}…</code> : <span className="muted">—</span>}
+                  </td>
                   <td>{dateTime(key.createdAt)}</td>
                   <td>
                     {key.lastUsedAt ? dateTime(key.lastUsedAt) : <span className="muted">{t('common.never')}</span>}

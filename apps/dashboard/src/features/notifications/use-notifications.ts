@@ -1,4 +1,4 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client.js';
 
 const PAGE_SIZE = 20;
@@ -33,3 +33,40 @@ export const useFirstPageUntilFinished = (appId: string, id: string) =>
       return isFinished(found?.status) ? false : 1_000;
     },
   });
+
+/** How far back the notification page looks for its send: the API has no session read of one send. */
+const SEARCH_PAGES = 10;
+
+/**
+ * One send of the app, for its own page: from the history already loaded when it is there, else
+ * found by paging the history (at most SEARCH_PAGES pages of 100); null when it is not found. Polled
+ * until the send ends, like the history.
+ */
+export function useNotification(appId: string, id: string) {
+  const queryClient = useQueryClient();
+  return useQuery({
+    queryKey: ['notification', appId, id],
+    queryFn: async (): Promise<Notification | null> => {
+      let cursor: string | undefined;
+      for (let page = 0; page < SEARCH_PAGES; page++) {
+        const answer = await call(
+          api.GET('/api/v1/apps/{appId}/notifications', {
+            params: { path: { appId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
+          }),
+        );
+        const found = answer.notifications.find((item) => item.id === id);
+        if (found) return found;
+        if (!answer.nextCursor) return null;
+        cursor = answer.nextCursor;
+      }
+      return null;
+    },
+    initialData: () =>
+      queryClient
+        .getQueriesData<{ notifications: Notification[] }>({ queryKey: ['notifications', appId] })
+        .flatMap(([, data]) => data?.notifications ?? [])
+        .find((item) => item.id === id),
+    initialDataUpdatedAt: 0,
+    refetchInterval: (query) => (query.state.data && !isFinished(query.state.data.status) ? 2_000 : false),
+  });
+}

@@ -61,7 +61,7 @@ function PlanRequests() {
                 <td className="nowrap">
                   <code>{request.currentPlan}</code> → <code>{request.plan}</code>
                 </td>
-                <td>{request.message ?? <span className="muted">—</span>}</td>
+                <td className="prose">{request.message ?? <span className="muted">—</span>}</td>
                 <td>{dateTime(request.createdAt)}</td>
                 <td className="actions">
                   <button

@@ -49,17 +49,21 @@ function SendsMeter({ sends, limit }: { sends: number; limit: number | null }) {
   );
 }
 
-function installSnippets(app: AppWithStats, origin: string, button: string) {
+function installSnippets(
+  app: AppWithStats,
+  origin: string,
+  { button, subscribeKey, notifyKey }: { button: string; subscribeKey: string; notifyKey: string },
+) {
   return {
     worker: `importScripts('${origin}/sdk/sw.js');`,
     page: `<script src="${origin}/sdk/web-sdk.js"></script>
 <button id="notify-me" type="button">${button}</button>
 <script>
   document.getElementById('notify-me').addEventListener('click', () =>
-    WebPush.subscribe({ baseUrl: '${origin}', apiKey: 'wpk_…your subscribe_only key' }));
+    WebPush.subscribe({ baseUrl: '${origin}', apiKey: '${subscribeKey}' }));
 </script>`,
     send: `curl ${origin}/api/v1/notify \\
-  -H 'authorization: Bearer wpk_…your notify key' -H 'content-type: application/json' \\
+  -H 'authorization: Bearer ${notifyKey}' -H 'content-type: application/json' \\
   -d '{"title":"Hello","body":"From ${app.name.replace(/'/g, '')}"}'`,
   };
 }
@@ -84,7 +88,11 @@ export function OverviewPage() {
   const usage = useUsage(app.id);
   const { t, rich, number } = useI18n();
   usePageTitle(app.name);
-  const snippets = installSnippets(app, window.location.origin, t('overview.snippetButton'));
+  const snippets = installSnippets(app, window.location.origin, {
+    button: t('overview.snippetButton'),
+    subscribeKey: t('overview.snippetSubscribeKey'),
+    notifyKey: t('overview.snippetNotifyKey'),
+  });
 
   return (
     <>

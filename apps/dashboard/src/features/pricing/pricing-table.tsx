@@ -7,7 +7,7 @@
  * page renders the same.
  */
 import type { ReactNode } from 'react';
-import { useI18n } from '../../i18n/index.js';
+import { type I18n, useI18n } from '../../i18n/index.js';
 
 export interface Plan {
   id: string;
@@ -15,12 +15,37 @@ export interface Plan {
   limits: { apps: number | null; subscribers: number | null; sendsPerMonth: number | null };
 }
 
+/**
+ * A plan's price as GET /plans gives it: `{ amount, currency, interval }` (amount in the currency's
+ * major unit), or null / absent where none is configured (the page says "contact us").
+ */
+export type PlanPrice = { amount: number; currency: string; interval?: 'month' | 'year' } | null;
+
+/** The price of a plan of the list, whichever server answered (an older one sends no price). */
+export const priceOf = (plan: object): PlanPrice => {
+  const price = (plan as { price?: unknown }).price;
+  if (typeof price !== 'object' || price === null) return null;
+  const { amount, currency, interval } = price as { amount?: unknown; currency?: unknown; interval?: unknown };
+  if (typeof amount !== 'number' || typeof currency !== 'string') return null;
+  return { amount, currency, ...(interval === 'month' || interval === 'year' ? { interval } : {}) };
+};
+
+/** "$49 a month", "無料", or "Contact us" where the server sets no price for the plan. */
+export function priceText(price: PlanPrice, planId: string, { t, language }: Pick<I18n, 't' | 'language'>): string {
+  if (price === null) return planId === 'free' ? t('pricing.free') : t('pricing.contactUs');
+  if (price.amount === 0) return t('pricing.free');
+  const amount = new Intl.NumberFormat(language, { style: 'currency', currency: price.currency }).format(price.amount);
+  if (price.interval === 'year') return t('pricing.perYear', { amount });
+  if (price.interval === 'month') return t('pricing.perMonth', { amount });
+  return amount;
+}
+
 /** The element id of the plans JSON embedded in dist/pricing.html (a data block, never executed). */
 export const PRERENDERED_PLANS_ID = 'prerendered-plans';
 
 /**
- * `action` renders each plan's call to action (the live page's "Request this plan"); without one
- * (the prerendered page, nobody signed in) each plan links to sign-in.
+ * `action` renders each plan's call to action (the live page's "Request this plan"; null for none);
+ * without one (the prerendered page, nobody signed in) each plan links to sign-in.
  */
 export function PricingTable({
   plans,
@@ -31,7 +56,8 @@ export function PricingTable({
   currentPlan: string | null;
   action?: (plan: Plan) => ReactNode;
 }) {
-  const { t, plural } = useI18n();
+  const i18n = useI18n();
+  const { t, plural } = i18n;
   const limit = (value: number | null, key: 'apps' | 'subscribers' | 'sends') =>
     value === null ? t(`pricing.${key}Unlimited`) : plural(`pricing.${key}.other`, value);
   return (
@@ -51,6 +77,9 @@ export function PricingTable({
                 {plan.name}
                 {current && <span className="badge">{t('pricing.yourPlan')}</span>}
               </h2>
+              <p className="plan-price" data-testid="plan-price">
+                {priceText(priceOf(plan), plan.id, i18n)}
+              </p>
               <ul className="plan-limits">
                 <li>{limit(plan.limits.apps, 'apps')}</li>
                 <li>{limit(plan.limits.subscribers, 'subscribers')}</li>
@@ -59,7 +88,7 @@ export function PricingTable({
               <p className="plan-id muted">
                 {t('pricing.planId')} <code>{plan.id}</code>
               </p>
-              {!current && (
+              {!current && action?.(plan) !== null && (
                 <div className="plan-action">
                   {action ? (
                     action(plan)

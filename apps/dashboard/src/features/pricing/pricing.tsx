@@ -25,18 +25,23 @@ export function PricingPage() {
   usePageTitle(t('pricing.title'));
   const signedIn = Boolean(me.data);
   const open = useOpenPlanRequest(signedIn);
+  const list = plans.data?.plans ?? [];
+  const rank = (id: string | undefined) => list.findIndex((plan) => plan.id === id);
   const action = (plan: Plan) => {
     if (!signedIn) return undefined;
     if (open?.plan === plan.id) return <span className="badge badge-muted">{t('pricing.requestedBadge')}</span>;
     if (plan.id !== 'free' && plan.id !== 'pro' && plan.id !== 'enterprise') return null;
+    // The list is smallest first: a plan below the current one is never offered as a request.
+    if (rank(plan.id) < rank(me.data?.plan)) return null;
     return <RequestPlanButton plan={plan.id} planName={plan.name} />;
   };
+  const planName = (id: string) => list.find((plan) => plan.id === id)?.name ?? id;
   if (plans.data)
     return (
       <>
-        {open && (
+        {open && open.plan !== me.data?.plan && (
           <p className="success" role="status">
-            {t('pricing.requested', { plan: open.plan, date: dateTime(open.createdAt) })}
+            {t('pricing.requested', { plan: planName(open.plan), date: dateTime(open.createdAt) })}
           </p>
         )}
         <PricingTable

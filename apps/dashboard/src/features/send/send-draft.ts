@@ -1,5 +1,6 @@
 import { MAX_SCHEDULE_AHEAD_DAYS, MAX_SCHEDULE_AHEAD_MS } from '@webpush/plans';
 import type { Problem } from '../../components/field.js';
+import { tagPairOf } from '../../components/tag-pair.js';
 
 /*
  * The send form's state as the API takes it, and the checks the browser can make before asking: the
@@ -43,15 +44,15 @@ export const uidsOf = (text: string) => [
   ),
 ];
 
-/** `key=value` pairs, one a line (or comma separated): the tags object, or the first line that is not a pair. */
+/** `key=value` pairs (`key:value` too), one a line or comma separated: the tags, or the first line that is not a pair. */
 export function tagsOf(text: string): { tags: Record<string, string> } | { problem: Problem } {
   const tags: Record<string, string> = {};
   for (const line of text.split(/[\n,]/)) {
     const pair = line.trim();
     if (!pair) continue;
-    const at = pair.indexOf('=');
-    if (at < 1) return { problem: { key: 'send.tagsNotPair', values: { pair } } };
-    tags[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    const parsed = tagPairOf(pair);
+    if (!parsed) return { problem: { key: 'send.tagsNotPair', values: { pair } } };
+    tags[parsed.key] = parsed.value;
   }
   if (Object.keys(tags).length === 0) return { problem: { key: 'send.tagsNone' } };
   return { tags };

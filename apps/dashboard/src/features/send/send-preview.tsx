@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import { RemoteImage } from '../../components/remote-image.js';
 import { useI18n } from '../../i18n/index.js';
 import type { Draft } from './send-draft.js';
 import { type RichDraft, RichPreview } from './send-rich-fields.js';
@@ -12,12 +14,13 @@ export function SendPreview({ draft, rich }: { draft: Draft; rich: RichDraft }) 
     host = '';
   }
   const icon = draft.icon.startsWith('https://') ? draft.icon : null;
+  const [failedIcon, setFailedIcon] = useState<string | null>(null);
   return (
     <figure className="preview" aria-label={t('send.preview')}>
       <figcaption className="muted">{t('send.previewNote')}</figcaption>
       <div className="preview-card">
         {icon ? (
-          <img src={icon} alt="" className="preview-icon" />
+          <RemoteImage src={icon} className="preview-icon" fallback="" onFailed={setFailedIcon} />
         ) : (
           <span className="preview-icon" aria-hidden="true" />
         )}
@@ -25,7 +28,12 @@ export function SendPreview({ draft, rich }: { draft: Draft; rich: RichDraft }) 
           <strong className="preview-title">{draft.title || t('send.previewTitle')}</strong>
           <span className="preview-body">{draft.body || t('send.previewBody')}</span>
           <span className="preview-host muted">{host || window.location.host}</span>
-          <RichPreview draft={rich} />
+          <RichPreview draft={rich} fallback={t('send.previewNoImage')} />
+          {icon && failedIcon === icon && (
+            <span className="hint" data-testid="icon-failed">
+              {t('send.previewNoIcon')}
+            </span>
+          )}
         </div>
       </div>
     </figure>

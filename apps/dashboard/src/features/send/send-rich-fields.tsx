@@ -1,5 +1,7 @@
 import { MAX_ACTION_TITLE_LENGTH, MAX_ACTIONS, MAX_TAG_LENGTH } from '@webpush/plans';
+import { useState } from 'react';
 import { Field } from '../../components/field.js';
+import { RemoteImage } from '../../components/remote-image.js';
 import { useRichText } from '../../i18n/rich-strings.js';
 
 /** The rich fields of the send form: an image, two buttons, tag and behaviour. */
@@ -40,15 +42,27 @@ export function richPayloadOf(draft: RichDraft) {
   return payload;
 }
 
-export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (draft: RichDraft) => void }) {
+export function RichFields({
+  draft,
+  onChange,
+  errorOf,
+}: {
+  draft: RichDraft;
+  onChange: (draft: RichDraft) => void;
+  /** The error under a field, by its id (a URL the API refuses). */
+  errorOf: (field: string) => unknown;
+}) {
   const text = useRichText();
+  // Closed, a refused image or button link would hide its error: the section opens with one.
+  const hasError = ['image', ...draft.buttons.map((_, i) => `button-${i + 1}-url`)].some((field) => errorOf(field));
+  const [open, setOpen] = useState(false);
   const setButton = (index: number, field: 'title' | 'url', value: string) =>
     onChange({
       ...draft,
       buttons: draft.buttons.map((button, i) => (i === index ? { ...button, [field]: value } : button)),
     });
   return (
-    <details className="rich-fields">
+    <details className="rich-fields" open={open || hasError} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>{text.richLegend}</summary>
       <Field
         id="image"
@@ -58,6 +72,7 @@ export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (d
         value={draft.image}
         onChange={(event) => onChange({ ...draft, image: event.target.value })}
         hint={text.imageHint}
+        error={errorOf('image')}
       />
       {draft.buttons.map((button, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: fixed slots, one per button the API allows
@@ -77,6 +92,7 @@ export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (d
             value={button.url}
             onChange={(event) => setButton(i, 'url', event.target.value)}
             hint={text.buttonLinkHint}
+            error={errorOf(`button-${i + 1}-url`)}
           />
         </div>
       ))}
@@ -113,12 +129,12 @@ export function RichFields({ draft, onChange }: { draft: RichDraft; onChange: (d
 }
 
 /** The image and buttons in the preview card. */
-export function RichPreview({ draft }: { draft: RichDraft }) {
+export function RichPreview({ draft, fallback }: { draft: RichDraft; fallback: string }) {
   const image = draft.image.startsWith('https://') ? draft.image : null;
   const titles = draft.buttons.map((button) => button.title.trim()).filter(Boolean);
   return (
     <>
-      {image && <img src={image} alt="" className="preview-image" />}
+      {image && <RemoteImage src={image} className="preview-image" fallback={fallback} />}
       {titles.length > 0 && (
         <div className="preview-buttons">
           {titles.map((title) => (

@@ -35,6 +35,9 @@ const URL_FIELDS: { field: 'url' | 'icon' | 'badge'; label: MessageKey; placehol
   },
 ];
 
+/** What the API answers for a URL that is not https://, found before asking it. */
+const HTTPS_ONLY = new ApiError(400, 'INVALID_URL', '');
+
 /** The send form: audience, the notification, when; the preview and the delivery beside and below it. */
 export function SendPage() {
   const app = useCurrentApp();
@@ -85,6 +88,11 @@ export function SendPage() {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (tooLarge) return;
+    setRefusedUrls(notHttps);
+    if (notHttps.length > 0) {
+      document.getElementById(notHttps[0] ?? '')?.focus();
+      return;
+    }
     const options = optionsOf();
     if ('problem' in options && options.problem && 'field' in options) {
       setProblem({ field: options.field, problem: options.problem });
@@ -108,12 +116,35 @@ export function SendPage() {
     if (send.isError) send.reset();
     setDraft((current) => ({ ...current, [field]: event.target.value }));
   };
-  // INVALID_URL names no field: it belongs under the first URL field that is not https://.
-  const urlField =
+  // Every URL the API checks, by the id of its field: it refuses any that is not https:// (INVALID_URL,
+  // which names no field), so the form finds them first and says so under each.
+  const urls: [string, string][] = [
+    ['url', draft.url],
+    ['icon', draft.icon],
+    ['badge', draft.badge],
+    ['image', rich.image],
+    ...rich.buttons.map((button, i): [string, string] => [`button-${i + 1}-url`, button.url]),
+  ];
+  const notHttps = urls.filter(([, value]) => value && !value.startsWith('https://')).map(([field]) => field);
+  const [refusedUrls, setRefusedUrls] = useState<string[]>([]);
+  // The API's INVALID_URL, should it answer one the form did not foresee: under every URL field it can mean.
+  const apiUrlFields =
     send.error instanceof ApiError && send.error.code === 'INVALID_URL'
-      ? (['url', 'icon', 'badge'] as const).find((field) => draft[field] && !draft[field].startsWith('https://'))
-      : undefined;
-  const urlError = (field: 'url' | 'icon' | 'badge') => (urlField === field ? send.error : null);
+      ? notHttps.length > 0
+        ? notHttps
+        : urls.filter(([, value]) => value && !URL.canParse(value)).map(([field]) => field)
+      : [];
+  const errorOf = (field: string): unknown =>
+    refusedUrls.includes(field) && notHttps.includes(field)
+      ? HTTPS_ONLY
+      : apiUrlFields.includes(field)
+        ? send.error
+        : send.error instanceof ApiError && send.error.code === 'MISSING_FIELDS' && field === 'title'
+          ? send.error
+          : null;
+  const placedError =
+    apiUrlFields.length > 0 ||
+    (send.error instanceof ApiError && ['MISSING_FIELDS', 'PAYLOAD_TOO_LARGE'].includes(send.error.code));
 
   return (
     <>
@@ -140,7 +171,7 @@ export function SendPage() {
               ))}
             </fieldset>
             {audience === 'all' && app.stats.activeSubscribers === 0 && (
-              <p className="hint warning" data-testid="no-subscribers">
+              <p className="hint warning send-warning" data-testid="no-subscribers">
                 {richText('send.noneYet', { tryIt: <Link to={`/apps/${app.id}/try`}>{t('send.tryItLink')}</Link> })}
               </p>
             )}
@@ -181,7 +212,14 @@ export function SendPage() {
                 {problemOf('tags')}
               </div>
             )}
-            <Field id="title" label={t('send.fieldTitle')} required value={draft.title} onChange={set('title')} />
+            <Field
+              id="title"
+              label={t('send.fieldTitle')}
+              required
+              value={draft.title}
+              onChange={set('title')}
+              error={errorOf('title')}
+            />
             <div className="field">
               <label htmlFor="body">{t('send.fieldBody')}</label>
               <textarea id="body" name="body" required rows={3} value={draft.body} onChange={set('body')} />
@@ -196,11 +234,12 @@ export function SendPage() {
                 value={draft[field]}
                 onChange={set(field)}
                 hint={hint ? t(hint) : undefined}
-                error={urlError(field)}
+                error={errorOf(field)}
               />
             ))}
             <RichFields
               draft={rich}
+              errorOf={errorOf}
               onChange={(next) => {
                 if (send.isError) send.reset();
                 setRich(next);
@@ -235,7 +274,10 @@ export function SendPage() {
               {t('send.bytes', { bytes: number(bytes), max: number(MAX_PAYLOAD_BYTES) })}
               {tooLarge && t('send.tooLarge')}
             </p>
-            {!urlField && <ErrorMessage error={send.error} />}
+            {send.error instanceof ApiError && send.error.code === 'PAYLOAD_TOO_LARGE' && (
+              <ErrorMessage error={send.error} id="byte-counter-error" />
+            )}
+            {!placedError && <ErrorMessage error={send.error} />}
             <button
               type="submit"
               className="button button-primary"

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable, Loaded } from '../../components/data-table.js';
 import { Pager, useCursorPages } from '../../components/pager.js';
+import { tagPairOf } from '../../components/tag-pair.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { type StatusFilter, useDeleteSubscriber, useSubscribers } from './use-subscribers.js';
@@ -36,7 +37,9 @@ export function SubscribersPage() {
   const list = useSubscribers(app.id, { status, ...filter }, pages.cursor);
   const applyFilter = (event: FormEvent) => {
     event.preventDefault();
-    setFilter({ uid: uidInput.trim(), tag: tagInput.trim() });
+    // The API's filter is `key:value`; the dashboard writes tags as `key=value` everywhere.
+    const pair = tagPairOf(tagInput);
+    setFilter({ uid: uidInput.trim(), tag: pair ? `${pair.key}:${pair.value}` : tagInput.trim() });
     pages.reset();
   };
   const filtered = status !== 'all' || filter.uid !== '' || filter.tag !== '';
@@ -62,21 +65,21 @@ export function SubscribersPage() {
           </select>
         </div>
       </div>
-      <form className="inline-form" onSubmit={applyFilter} aria-label={t('subscribers.filterLabel')}>
-        <div className="field field-inline">
+      <form className="filter-form" onSubmit={applyFilter} aria-label={t('subscribers.filterLabel')}>
+        <div className="field">
           <label htmlFor="uid-filter">{t('subscribers.uid')}</label>
           <input id="uid-filter" value={uidInput} onChange={(event) => setUidInput(event.target.value)} />
         </div>
-        <div className="field field-inline">
+        <div className="field">
           <label htmlFor="tag-filter">{t('subscribers.tag')}</label>
           <input
             id="tag-filter"
-            placeholder="lang:ja"
+            placeholder="lang=ja"
             value={tagInput}
             onChange={(event) => setTagInput(event.target.value)}
           />
         </div>
-        <button type="submit" className="button button-small">
+        <button type="submit" className="button">
           {t('subscribers.filter')}
         </button>
       </form>
@@ -125,7 +128,7 @@ export function SubscribersPage() {
                       {t(`subscribers.status.${subscriber.status}` as MessageKey)}
                     </span>
                   </td>
-                  <td className="break-all">{subscriber.uid ?? <span className="muted">—</span>}</td>
+                  <td className="uid">{subscriber.uid ?? <span className="muted">—</span>}</td>
                   <td>
                     {Object.keys(subscriber.tags).length === 0 ? (
                       <span className="muted">—</span>
@@ -133,7 +136,7 @@ export function SubscribersPage() {
                       <span className="tag-list">
                         {Object.entries(subscriber.tags).map(([key, value]) => (
                           <code key={key}>
-                            {key}:{value}
+                            {key}={value}
                           </code>
                         ))}
                       </span>

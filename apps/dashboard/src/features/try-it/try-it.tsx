@@ -6,12 +6,14 @@ import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import {
   SUBSCRIBE_TIMEOUT_MS,
-  TRY_IT_KEY_NAME,
+  TryItError,
   useBrowserPushState,
   useSendTestNotification,
   useSubscribeThisBrowser,
 } from './use-try-it.js';
 import './try-it.css';
+
+const isDenial = (error: unknown) => error instanceof TryItError && error.key === 'try.denied';
 
 function TryItMessage({ error }: { error: unknown }) {
   const { t, rich } = useI18n();
@@ -26,6 +28,20 @@ function TryItMessage({ error }: { error: unknown }) {
           })}
         </p>
       </div>
+    );
+  }
+  if (error instanceof TryItError && error.key === 'try.timeout') {
+    // This browser cannot reach its push service: another browser can, through the /demo page.
+    return (
+      <>
+        <ErrorMessage error={error} />
+        <p data-testid="demo-next">
+          {rich('try.demoNext', {
+            demo: <a href="/demo">/demo</a>,
+            keys: <Link to={`/apps/${app.id}/keys`}>{t('app.tab.keys')}</Link>,
+          })}
+        </p>
+      </>
     );
   }
   return <ErrorMessage error={error} />;
@@ -59,11 +75,14 @@ export function TryItPage() {
           <p className="hint">
             {rich('try.keyNote', {
               scope: <code>subscribe_only</code>,
-              name: TRY_IT_KEY_NAME,
+              name: t('try.keyName'),
               keys: <Link to={`/apps/${app.id}/keys`}>{t('app.tab.keys')}</Link>,
             })}
           </p>
-          {subscribe.isError && <TryItMessage error={subscribe.error} />}
+          {/* A refusal the status line above already says (blocked) is not said twice. */}
+          {subscribe.isError && !(state.data === 'denied' && isDenial(subscribe.error)) && (
+            <TryItMessage error={subscribe.error} />
+          )}
           {subscribe.isPending && (
             <p className="hint" role="status">
               {t('try.waiting', { seconds: SUBSCRIBE_TIMEOUT_MS / 1000 })}

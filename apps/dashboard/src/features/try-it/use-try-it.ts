@@ -1,9 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, call } from '../../api/client.js';
 import { LocalError } from '../../components/error-panel.js';
+import { catalogues, useI18n } from '../../i18n/index.js';
 import { currentSubscription, DASHBOARD_WORKER_URL, loadWebPushSdk } from './web-sdk.js';
 
-export const TRY_IT_KEY_NAME = 'Dashboard: try it in this browser';
+/** The try-it key is named in the language of the page that made it (`try.keyName`). */
+const tryItKeyNames = new Set(Object.values(catalogues).map((catalogue) => catalogue['try.keyName']));
+
+/** Whether a key is the one "Try it" makes: the key list names it in the page's language. */
+export const isTryItKey = (name: string | null | undefined) => name != null && tryItKeyNames.has(name);
 
 /** The longest a subscribe may take: a push service that cannot be reached otherwise never answers. */
 export const SUBSCRIBE_TIMEOUT_MS = 20_000;
@@ -15,13 +20,13 @@ export const SUBSCRIBE_TIMEOUT_MS = 20_000;
  */
 const storedKeyName = (appId: string) => `wp_try_key_${appId}`;
 
-async function tryItKey(appId: string, fresh: boolean): Promise<string> {
+async function tryItKey(appId: string, name: string, fresh: boolean): Promise<string> {
   const stored = fresh ? null : localStorage.getItem(storedKeyName(appId));
   if (stored) return stored;
   const key = await call(
     api.POST('/api/v1/apps/{appId}/keys', {
       params: { path: { appId } },
-      body: { scope: 'subscribe_only', name: TRY_IT_KEY_NAME },
+      body: { scope: 'subscribe_only', name },
     }),
   );
   localStorage.setItem(storedKeyName(appId), key.secret);
@@ -75,11 +80,12 @@ export const useBrowserPushState = () =>
 /** Subscribes this browser to the app with the SDK, as a customer's page would. */
 export function useSubscribeThisBrowser(appId: string) {
   const queryClient = useQueryClient();
+  const { t } = useI18n();
   return useMutation({
     mutationFn: async () => {
       const sdk = await loadWebPushSdk();
       const attempt = async (fresh: boolean) => {
-        const apiKey = await tryItKey(appId, fresh);
+        const apiKey = await tryItKey(appId, t('try.keyName'), fresh);
         if (fresh) await queryClient.invalidateQueries({ queryKey: ['keys', appId] });
         return withTimeout(
           sdk.subscribe({ baseUrl: window.location.origin, apiKey, serviceWorkerUrl: DASHBOARD_WORKER_URL }),
@@ -99,8 +105,11 @@ export function useSubscribeThisBrowser(appId: string) {
         }
       }
     },
-    onSuccess: async () => {
+    // Failed too: a permission prompt the person answered "block" changes what the page says of it.
+    onSettled: async () => {
       await queryClient.invalidateQueries({ queryKey: ['browser-push-state'] });
+    },
+    onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['app', appId] });
     },
   });

@@ -7,9 +7,9 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 const fetchWebhook = async (appId: string) => {
   try {
-    return (await call(api.GET('/api/v1/apps/{appId}/webhook', { params: { path: { appId } } }))).webhook;
+    // No webhook yet: `{webhook: null}`, or 404 from a server older than that answer.
+    return (await call(api.GET('/api/v1/apps/{appId}/webhook', { params: { path: { appId } } }))).webhook ?? null;
   } catch (error) {
-    // No webhook yet is an answer (404), not an error to show.
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   }
