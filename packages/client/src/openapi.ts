@@ -711,6 +711,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -930,6 +934,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
