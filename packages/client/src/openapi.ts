@@ -821,6 +821,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -1056,6 +1060,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

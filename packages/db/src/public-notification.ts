@@ -17,6 +17,8 @@ export function publicNotification(notification: NotificationSummary) {
     shown: notification.shown,
     clicked: notification.clicked,
     actionClicks: notification.actionClicks,
+    converted: notification.converted,
+    conversionValue: notification.conversionValue,
     createdAt: notification.createdAt.toISOString(),
     completedAt: notification.completedAt?.toISOString() ?? null,
     ...(notification.sendAt === null ? {} : { sendAt: notification.sendAt.toISOString() }),

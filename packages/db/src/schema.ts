@@ -7,6 +7,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   smallint,
@@ -455,6 +456,9 @@ export const notifications = pgTable(
     shown: integer('shown').notNull().default(0),
     clicked: integer('clicked').notNull().default(0),
     actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
+    converted: integer('converted').notNull().default(0),
+    /** The sum of the counted conversions' values (numeric, so a sum of prices stays exact). */
+    conversionValue: numeric('conversion_value', { mode: 'number' }).notNull().default(0),
     failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
@@ -556,7 +560,7 @@ export const monthlyUsage = pgTable(
   (table) => [primaryKey({ columns: [table.userId, table.month] })],
 );
 
-export const engagementTypes = ['shown', 'clicked'] as const;
+export const engagementTypes = ['shown', 'clicked', 'converted'] as const;
 export type EngagementType = (typeof engagementTypes)[number];
 /**
  * The `type` of a `notification_events` row: an engagement type, or `action:<action>` for a click
@@ -575,6 +579,8 @@ export const notificationEvents = pgTable(
       .notNull()
       .references(() => subscriptions.id, { onDelete: 'cascade' }),
     type: text('type').$type<EngagementEventType>().notNull(),
+    /** A `converted` row's value, when the conversion carried one. */
+    value: numeric('value', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (table) => [

@@ -1,4 +1,6 @@
 import type { FetchLike } from './api-client.js';
+import * as conversions from './conversions.js';
+import { readLastClick } from './last-click.js';
 import * as client from './push-client.js';
 
 export { WebPushError, type WebPushErrorReason } from './errors.js';
@@ -50,3 +52,17 @@ export const unsubscribe = (options?: client.UnsubscribeOptions): Promise<boolea
 /** 'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed', without prompting. */
 export const getState = (options?: client.WorkerOptions): Promise<client.PushState> =>
   client.getState(browser(), options);
+
+/**
+ * Credits a conversion (a purchase, a sign-up; `value` 0–1,000,000,000, summed per notification) to
+ * the notification this browser last clicked within 7 days. False when there is none to credit.
+ */
+export const trackConversion = (value?: number): Promise<boolean> =>
+  conversions.trackConversion(
+    {
+      fetch: (url, init) => fetch(url, init),
+      lastClick: async () => (typeof indexedDB === 'undefined' ? undefined : readLastClick(indexedDB)),
+      now: () => Date.now(),
+    },
+    value,
+  );

@@ -3,13 +3,15 @@
  * `importScripts('https://<service>/sdk/sw.js')` in its own worker). Built as a plain script, no
  * modules. It shows the service's pushes (the service's JSON, or a W3C declarative push message
  * on browsers that do not show those themselves) with their image and buttons, opens the `url` of
- * what was clicked, reports `shown` and `clicked` (with the button's `action`) to the service (unless the site passed `tracking: false`) and keeps the subscription
+ * what was clicked, reports `shown` and `clicked` (with the button's `action`) to the service (unless the site passed `tracking: false`),
+ * remembers the last click for `trackConversion()` (in the site's own IndexedDB) and keeps the subscription
  * alive when the browser rotates it. The service's address, the app's API key and the tracking
  * switch come from this script's own URL (`/sw.js?baseUrl=…&apiKey=…[&tracking=0]`), which
  * `subscribe()` registers.
  */
 import { type ApiTarget, callApi, fetchVapidKey } from './api-client.js';
 import { base64UrlToBytes, sameBytes } from './base64url.js';
+import { saveLastClick } from './last-click.js';
 import { subscribeBody } from './subscribe-body.js';
 import { targetFromScriptUrl, trackingFromScriptUrl } from './worker-url.js';
 
@@ -189,6 +191,21 @@ worker.addEventListener('push', (event) => {
   );
 });
 
+/** Stores the click a later `trackConversion()` on the site credits. Never throws. */
+async function rememberClick(notificationId: unknown): Promise<void> {
+  const target = targetFromScriptUrl(worker.location.href);
+  if (!target || typeof notificationId !== 'string' || !trackingFromScriptUrl(worker.location.href)) return;
+  try {
+    const subscription = await worker.registration.pushManager.getSubscription();
+    if (subscription) {
+      const click = { ...target, notificationId, endpoint: subscription.endpoint, clickedAt: Date.now() };
+      await saveLastClick(worker.indexedDB, click);
+    }
+  } catch (error) {
+    console.warn('[webpush] could not remember the click for conversions', error);
+  }
+}
+
 async function focusOrOpen(url: string): Promise<void> {
   const target = new URL(url, worker.location.href).href;
   const windows = await worker.clients.matchAll({ type: 'window', includeUncontrolled: true });
@@ -205,7 +222,8 @@ worker.addEventListener('notificationclick', (event) => {
   const url = (action && data.actions?.[action]) || data.url;
   // Side by side: opening the url does not wait for the report. A declarative message's links
   // count the click when they open, so nothing is reported for it here.
-  const clicked = data.counted ? Promise.resolve() : report('clicked', data.id, action);
+  const reported = data.counted ? Promise.resolve() : report('clicked', data.id, action);
+  const clicked = Promise.all([reported, rememberClick(data.id)]);
   event.waitUntil(typeof url === 'string' ? Promise.all([focusOrOpen(url), clicked]) : clicked);
 });
 

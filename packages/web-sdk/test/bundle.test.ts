@@ -30,7 +30,7 @@ t.test('the bundle defines the global WebPush and nothing else', async (t) => {
   runInNewContext(source, context);
   t.same(Object.keys(context), ['WebPush']);
   const api = context.WebPush as Record<string, unknown>;
-  t.same(Object.keys(api).sort(), ['WebPushError', 'getState', 'subscribe', 'unsubscribe']);
+  t.same(Object.keys(api).sort(), ['WebPushError', 'getState', 'subscribe', 'trackConversion', 'unsubscribe']);
   const getState = api.getState as () => Promise<string>;
   t.equal(await getState(), 'unsupported', 'a page without push is told so, not thrown at');
 });

@@ -234,6 +234,10 @@ export const NotificationSchema = Type.Object(
     actionClicks: Type.Record(Type.String(), Type.Integer(), {
       description: 'Subscriptions that clicked each button, by its `action` (each counted once per action)',
     }),
+    converted: Type.Integer({
+      description: 'Subscriptions that converted after it (reported with `type: "converted"`, counted once each)',
+    }),
+    conversionValue: Type.Number({ description: 'The sum of the counted conversions’ `value`s' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     sendAt: Type.Optional(

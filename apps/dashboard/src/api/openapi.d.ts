@@ -1888,6 +1888,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2531,6 +2535,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -9143,8 +9151,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Report that a notification was shown or clicked (sent by the SDK service worker)
-         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
+         * Report that a notification was shown, clicked or led to a conversion (sent by the SDK)
+         * @description Counted once per (notification, subscription, type), and a click on a button once per (notification, subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. A conversion counts once per (notification, subscription) too: the first one counted adds its `value` to `conversionValue`. Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.
          */
         post: {
             parameters: {
@@ -9171,13 +9179,18 @@ export interface paths {
                          * @example https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b
                          */
                         endpoint: string;
-                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked */
-                        type: "shown" | "clicked";
+                        /** @description `shown` when the notification was displayed, `clicked` when it was clicked, `converted` when the visitor it brought did what the site counts as a conversion (a purchase, a sign-up) */
+                        type: "shown" | "clicked" | "converted";
                         /**
                          * @description With `type: "clicked"`: the button clicked (its `action`)
                          * @example open
                          */
                         action?: string;
+                        /**
+                         * @description With `type: "converted"`: what the conversion was worth, summed in `conversionValue`
+                         * @example 19.99
+                         */
+                        value?: number;
                     };
                 };
             };
@@ -9382,6 +9395,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -9617,6 +9634,10 @@ export interface paths {
                                 actionClicks: {
                                     [key: string]: number;
                                 };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */

@@ -7,10 +7,12 @@ interface EngagementFields {
   type: EngagementType;
   /** The button clicked (`clicked` only): counted in `actionClicks` beside the click itself. */
   action?: string;
+  /** What a conversion was worth (`converted` only): summed in `conversionValue`. */
+  value?: number;
 }
 
 /**
- * One `shown` or `clicked`, for a subscription known by id (a click link carries it), or as a
+ * One `shown`, `clicked` or `converted`, for a subscription known by id (a click link carries it), or as a
  * browser reports it: an endpoint of the key's app, resolved when the event is counted, so the
  * request that reports it costs no round trip to PostgreSQL.
  */
@@ -19,6 +21,24 @@ export type EngagementEvent = EngagementFields & ({ subscriptionId: string } | {
 function eventRows(event: EngagementEvent): EngagementEventType[] {
   if (event.type === 'clicked' && event.action !== undefined) return ['clicked', `action:${event.action}`];
   return [event.type];
+}
+
+/** Who an event is for: the first conversion reported for a subscription is the one whose value counts. */
+const eventKey = (event: EngagementEvent) =>
+  'subscriptionId' in event
+    ? `${event.notificationId}|${event.subscriptionId}`
+    : `${event.notificationId}|${event.appId}|${event.endpoint}`;
+
+/** Of several conversions for one (notification, subscription) in a batch, keeps the first. */
+function firstConversions(events: readonly EngagementEvent[]): EngagementEvent[] {
+  const converted = new Set<string>();
+  return events.filter((event) => {
+    if (event.type !== 'converted') return true;
+    const key = eventKey(event);
+    if (converted.has(key)) return false;
+    converted.add(key);
+    return true;
+  });
 }
 
 /**
@@ -30,33 +50,37 @@ function eventRows(event: EngagementEvent): EngagementEventType[] {
  * subscription and its notification belong to the reporting key's app. Engagement is counted only
  * when it was earned (docs/engagement.md): the subscription must be in one of the notification's
  * first-attempt `notification_chunks`, a range probe of their primary key in this statement, so
- * POST /events spends no round trip on it. Returns how many shown/clicked events were new.
+ * POST /events spends no round trip on it. Returns how many shown/clicked/converted events were new.
+ *
+ * A conversion is counted once per (notification, subscription) like the others: the first one
+ * counted keeps its value, and a later one with another value changes nothing.
  */
 export async function countEngagementEvents(db: Database, events: readonly EngagementEvent[]): Promise<number> {
   if (events.length === 0) return 0;
   // The batch as one json parameter, not a VALUES list of five parameters a row: PostgreSQL parses a
   // json array faster than it binds that many parameters, and the API builds no placeholders.
-  const incoming = events.flatMap((event) =>
-    eventRows(event).map((type) =>
-      'subscriptionId' in event
-        ? { notification_id: event.notificationId, subscription_id: event.subscriptionId, type }
-        : { notification_id: event.notificationId, app_id: event.appId, endpoint: event.endpoint, type },
-    ),
+  const incoming = firstConversions(events).flatMap((event) =>
+    eventRows(event).map((type) => {
+      const value = type === 'converted' ? (event.value ?? null) : null;
+      return 'subscriptionId' in event
+        ? { notification_id: event.notificationId, subscription_id: event.subscriptionId, type, value }
+        : { notification_id: event.notificationId, app_id: event.appId, endpoint: event.endpoint, type, value };
+    }),
   );
   const rows = await db.execute<{ counted: number }>(sql`
     with incoming as (
       select * from json_to_recordset(${JSON.stringify(incoming)}::json)
-        as i(notification_id uuid, subscription_id uuid, app_id uuid, endpoint text, type text)
+        as i(notification_id uuid, subscription_id uuid, app_id uuid, endpoint text, type text, value numeric)
     ),
     resolved as (
-      select i.notification_id, i.app_id, i.type, coalesce(i.subscription_id, (
+      select i.notification_id, i.app_id, i.type, i.value, coalesce(i.subscription_id, (
         select s.id from subscriptions s where s.app_id = i.app_id and s.endpoint = i.endpoint
       )) as subscription_id
       from incoming i
     ),
     inserted as (
-      insert into notification_events (notification_id, subscription_id, type)
-      select distinct i.notification_id, i.subscription_id, i.type from resolved i
+      insert into notification_events (notification_id, subscription_id, type, value)
+      select distinct i.notification_id, i.subscription_id, i.type, i.value from resolved i
       join notifications n on n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id)
       join subscriptions s on s.id = i.subscription_id and s.app_id = n.app_id
       where exists (
@@ -71,12 +95,14 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
           where b ->> 'action' = substr(i.type, 8)
         ))
       on conflict do nothing
-      returning notification_id, type
+      returning notification_id, type, value
     ),
     totals as (
       select notification_id,
              count(*) filter (where type = 'shown')::int as shown,
-             count(*) filter (where type = 'clicked')::int as clicked
+             count(*) filter (where type = 'clicked')::int as clicked,
+             count(*) filter (where type = 'converted')::int as converted,
+             coalesce(sum(value) filter (where type = 'converted'), 0) as conversion_value
       from inserted group by notification_id
     ),
     per_action as (
@@ -88,14 +114,15 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
     ),
     updated as (
       update notifications n
-      set shown = n.shown + t.shown, clicked = n.clicked + t.clicked,
+      set shown = n.shown + t.shown, clicked = n.clicked + t.clicked, converted = n.converted + t.converted,
+        conversion_value = n.conversion_value + t.conversion_value,
         action_clicks = case when a.added is null then n.action_clicks else (
           select jsonb_object_agg(k, coalesce((n.action_clicks ->> k)::int, 0) + coalesce((a.added ->> k)::int, 0))
           from (select jsonb_object_keys(n.action_clicks) union select jsonb_object_keys(a.added)) as keys(k)
         ) end
       from totals t left join actions a on a.notification_id = t.notification_id
       where n.id = t.notification_id
-      returning t.shown + t.clicked as counted
+      returning t.shown + t.clicked + t.converted as counted
     )
     select coalesce(sum(counted), 0)::int as counted from updated`);
   return Number(rows[0]?.counted ?? 0);

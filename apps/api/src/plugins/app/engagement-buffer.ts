@@ -38,38 +38,48 @@ declare module 'fastify' {
 /** The Redis list that buffers engagement events until a flush counts them. */
 export const engagementBufferKey = (redisKeyPrefix: string) => `${redisKeyPrefix}:engagement:buffer`;
 
-const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c' };
+const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c', converted: 'v' };
 
 /**
- * By subscription: `<notification>|<subscription>|<s|c>[|<action>]`. By endpoint:
- * `e|<app>|<notification>|<s|c>|<action or empty>|<endpoint>`, the endpoint last since it is the
- * only part that may hold a `|` (an action is `A-Z a-z 0-9 _ -`).
+ * By subscription: `<notification>|<subscription>|<s|c|v>[|<detail>]`. By endpoint:
+ * `e|<app>|<notification>|<s|c|v>|<detail or empty>|<endpoint>`, the endpoint last since it is the
+ * only part that may hold a `|`. The detail is a click's action (`A-Z a-z 0-9 _ -`) or a
+ * conversion's value (a number).
  */
 function encode(event: EngagementEvent): string {
   const code = TYPE_CODES[event.type];
+  const detail = event.action ?? (event.value === undefined ? undefined : String(event.value));
   if ('endpoint' in event) {
-    return `e|${event.appId}|${event.notificationId}|${code}|${event.action ?? ''}|${event.endpoint}`;
+    return `e|${event.appId}|${event.notificationId}|${code}|${detail ?? ''}|${event.endpoint}`;
   }
   const entry = `${event.notificationId}|${event.subscriptionId}|${code}`;
-  return event.action === undefined ? entry : `${entry}|${event.action}`;
+  return detail === undefined ? entry : `${entry}|${detail}`;
 }
 
 const typeOf = (code: string | undefined): EngagementType | null =>
-  code === 's' ? 'shown' : code === 'c' ? 'clicked' : null;
+  code === 's' ? 'shown' : code === 'c' ? 'clicked' : code === 'v' ? 'converted' : null;
+
+/** A click's action or a conversion's value, from an entry's detail; nothing for `shown`. */
+function detailOf(type: EngagementType, detail: string | undefined): { action?: string; value?: number } {
+  if (!detail) return {};
+  if (type === 'clicked') return { action: detail };
+  const value = Number(detail);
+  return type === 'converted' && Number.isFinite(value) && value >= 0 ? { value } : {};
+}
 
 function decode(entry: string): EngagementEvent | null {
   if (entry.startsWith('e|')) {
     const parts = entry.split('|');
-    const [, appId, notificationId, code, action] = parts;
+    const [, appId, notificationId, code, detail] = parts;
     const type = typeOf(code);
     const endpoint = parts.slice(5).join('|');
     if (!appId || !notificationId || type === null || endpoint === '') return null;
-    return { appId, notificationId, endpoint, type, ...(type === 'clicked' && action ? { action } : {}) };
+    return { appId, notificationId, endpoint, type, ...detailOf(type, detail) };
   }
-  const [notificationId, subscriptionId, code, action] = entry.split('|');
+  const [notificationId, subscriptionId, code, detail] = entry.split('|');
   const type = typeOf(code);
   if (notificationId === undefined || subscriptionId === undefined || type === null) return null;
-  return { notificationId, subscriptionId, type, ...(type === 'clicked' && action ? { action } : {}) };
+  return { notificationId, subscriptionId, type, ...detailOf(type, detail) };
 }
 
 /**

@@ -23,10 +23,12 @@ export default async function routes(fastify: FastifyInstance) {
       errorHandler: app.engagement.countFailed,
       schema: {
         tags: ['engagement'],
-        summary: 'Report that a notification was shown or clicked (sent by the SDK service worker)',
+        summary: 'Report that a notification was shown, clicked or led to a conversion (sent by the SDK)',
         description:
           'Counted once per (notification, subscription, type), and a click on a button once per (notification, ' +
           'subscription, action) in `actionClicks`; only for a subscription the notification was pushed to. ' +
+          'A conversion counts once per (notification, subscription) too: the first one counted adds its `value` to ' +
+          '`conversionValue`. ' +
           "Always 202 for a valid body, whether or not the notification and the subscription exist in the key's app.",
         security: keySecurity,
         body: EventBody,
@@ -47,11 +49,11 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const { appId } = apiKeyPrincipal(request);
-      const { notificationId, endpoint, type, action } = request.body;
-      // An action only qualifies a click; with `shown` it is ignored.
-      const event = isUuid(notificationId)
-        ? { appId, notificationId, endpoint, type, ...(type === 'clicked' && action ? { action } : {}) }
-        : null;
+      const { notificationId, endpoint, type, action, value } = request.body;
+      // An action only qualifies a click, a value only a conversion; with another type they are ignored.
+      const detail =
+        type === 'clicked' && action ? { action } : type === 'converted' && value !== undefined ? { value } : {};
+      const event = isUuid(notificationId) ? { appId, notificationId, endpoint, type, ...detail } : null;
       await app.engagement.report(request, reply, event);
       return reply.code(202).send({});
     },

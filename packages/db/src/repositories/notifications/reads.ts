@@ -40,6 +40,8 @@ const summaryColumns = {
   shown: notifications.shown,
   clicked: notifications.clicked,
   actionClicks: notifications.actionClicks,
+  converted: notifications.converted,
+  conversionValue: notifications.conversionValue,
   payload: notifications.payload,
   createdAt: notifications.createdAt,
   completedAt: notifications.completedAt,

@@ -14,6 +14,8 @@ export type NotificationSummary = Pick<
   | 'shown'
   | 'clicked'
   | 'actionClicks'
+  | 'converted'
+  | 'conversionValue'
   | 'payload'
   | 'createdAt'
   | 'completedAt'
