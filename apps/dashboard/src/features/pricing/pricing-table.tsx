@@ -40,6 +40,12 @@ export function priceText(price: PlanPrice, planId: string, { t, language }: Pic
   return amount;
 }
 
+/** The operator's own text for a plan's price (`PLAN_PRICE_*`), shown as written in both languages. */
+export function configuredPriceText(price: string | null, planId: string, i18n: Pick<I18n, 't' | 'language'>): string {
+  if (price === '0') return i18n.t('pricing.free');
+  return price === null ? priceText(null, planId, i18n) : price;
+}
+
 /** The element id of the plans JSON embedded in dist/pricing.html (a data block, never executed). */
 export const PRERENDERED_PLANS_ID = 'prerendered-plans';
 
@@ -51,10 +57,13 @@ export function PricingTable({
   plans,
   currentPlan,
   action,
+  prices,
 }: {
   plans: Plan[];
   currentPlan: string | null;
   action?: (plan: Plan) => ReactNode;
+  /** GET /plans/prices: the operator's text per plan (`"0"` is free of charge, null "contact us"). */
+  prices?: Readonly<Record<string, string | null>>;
 }) {
   const i18n = useI18n();
   const { t, plural } = i18n;
@@ -78,7 +87,9 @@ export function PricingTable({
                 {current && <span className="badge">{t('pricing.yourPlan')}</span>}
               </h2>
               <p className="plan-price" data-testid="plan-price">
-                {priceText(priceOf(plan), plan.id, i18n)}
+                {prices && plan.id in prices
+                  ? configuredPriceText(prices[plan.id] ?? null, plan.id, i18n)
+                  : priceText(priceOf(plan), plan.id, i18n)}
               </p>
               <ul className="plan-limits">
                 <li>{limit(plan.limits.apps, 'apps')}</li>

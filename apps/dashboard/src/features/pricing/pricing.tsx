@@ -1,3 +1,5 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, call } from '../../api/client.js';
 import { usePlans } from '../../api/plans.js';
 import { useMe } from '../../api/session.js';
 import { ErrorPanel } from '../../components/error-panel.js';
@@ -22,6 +24,7 @@ export function PricingPage() {
   const { t, dateTime } = useI18n();
   const me = useMe();
   const plans = usePlans(prerenderedPlans);
+  const prices = useQuery({ queryKey: ['plan-prices'], queryFn: () => call(api.GET('/api/v1/plans/prices')) });
   usePageTitle(t('pricing.title'));
   const signedIn = Boolean(me.data);
   const open = useOpenPlanRequest(signedIn);
@@ -48,6 +51,7 @@ export function PricingPage() {
           plans={plans.data.plans}
           currentPlan={me.data?.plan ?? null}
           action={me.isSuccess && signedIn ? action : undefined}
+          prices={prices.data?.prices}
         />
       </>
     );
