@@ -1,4 +1,4 @@
--- Audiences and scheduled sends (issue 10).
+-- Audiences and scheduled sends.
 -- Tags index choice, measured at 1,000,000 subscriptions in one app (one run each, on a shared and
 -- loaded 2-core machine, so read the figures as orders of magnitude): a GIN jsonb_path_ops index on
 -- subscriptions.tags vs a tag table (app_id, key, value, subscription_id) with that primary key.

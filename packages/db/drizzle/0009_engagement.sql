@@ -1,4 +1,4 @@
--- Engagement events (issue 11, part 1): shown/clicked counts on the notification, raised in batches
+-- Engagement events: shown/clicked counts on the notification, raised in batches
 -- by the API's flusher; notification_events is the durable "counted once" record per
 -- (notification, subscription, type).
 CREATE TABLE "notification_events" (

@@ -1,4 +1,4 @@
--- Per-owner counter of active subscriptions (issue 9, part 3). POST /subscribe used to count the
+-- Per-owner counter of active subscriptions. POST /subscribe used to count the
 -- owner's active subscriptions under a lock on the owner's row: a cost growing with the table, and
 -- one owner's subscribes in single file for the whole transaction. Now every statement that flips a
 -- subscription into or out of `active` (insert, re-activation, expiry, delete, app deletion) moves

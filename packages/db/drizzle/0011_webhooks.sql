@@ -1,4 +1,4 @@
--- Webhooks (issue 11, part 2): one endpoint per app, the outbox of events to deliver, and every
+-- Webhooks: one endpoint per app, the outbox of events to deliver, and every
 -- delivery attempt. Outbox rows are written in the transaction that makes the change they report.
 CREATE TABLE "webhooks" (
 	"app_id" uuid PRIMARY KEY NOT NULL,

@@ -1,4 +1,4 @@
--- The accept statement's audience count (issue 9, accept path). Inline in the prepared accept
+-- The accept statement's audience count. Inline in the prepared accept
 -- statement, `count(*) … where app_id = $1` made PostgreSQL's plan cache choose between two bad
 -- options once one app held most of the table: a custom plan for every execution (the whole CTE
 -- planned again, +0.4 ms an accept) or, after five executions for a large app, the generic plan,

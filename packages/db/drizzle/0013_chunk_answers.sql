@@ -1,4 +1,4 @@
--- Progress inside a delivery chunk as rows appended while it is sent (issue 9, per-push overhead).
+-- Progress inside a delivery chunk as rows appended while it is sent.
 -- Until now each progress write merged its answers into arrays on the chunk's row, and with several
 -- chunks of 500 sent at once a chunk's row was rewritten ~20 times: every write copied its growing
 -- TOASTed `answered_subscription_ids`, tried to compress it, and compared each new answer with every
