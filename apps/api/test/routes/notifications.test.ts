@@ -322,6 +322,8 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       shown: 0,
       clicked: 0,
       actionClicks: {},
+      converted: 0,
+      conversionValue: 0,
       createdAt: body.notification.createdAt,
       completedAt: null,
       title: 'Status',
