@@ -95,7 +95,8 @@ if (browser) {
     t.pass('the account now shows pro');
 
     await customer.page.goto(`${url}/account`);
-    await customer.page.getByText('pro', { exact: true }).waitFor();
+    // The badge names the plan ("Pro") once the plan list is in; until then it shows the id.
+    await customer.page.locator('.badge').getByText('Pro', { exact: true }).waitFor();
     const [row2] = await sql`select plan from users where email = ${customerEmail}`;
     t.equal(row2?.plan, 'pro');
   });
