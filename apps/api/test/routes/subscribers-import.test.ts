@@ -219,7 +219,7 @@ t.test('imports running at once keep the count exact', async (t) => {
     payload: { scope: 'subscribe_only' },
   });
   const secret = (key.json() as { secret: string }).secret;
-  await Promise.all([
+  const [imported, ...subscribed] = await Promise.all([
     importInto(
       owner,
       Array.from({ length: 300 }, () => browserShape()),
@@ -228,7 +228,10 @@ t.test('imports running at once keep the count exact', async (t) => {
       app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: bearer(secret), payload: fakeSubscription() }),
     ),
   ]);
-  t.strictSame(await subscriberCounted(sql, owner.user.user.id), { counter: 920, real: 920 });
+  // A subscribe may be answered 429 or 503 under this burst; the count must match what was stored.
+  const stored = 600 + (imported.json() as ImportAnswer).imported + subscribed.filter((r) => r.statusCode < 300).length;
+  t.ok(stored > 600, 'the import and the subscribes stored subscriptions');
+  t.strictSame(await subscriberCounted(sql, owner.user.user.id), { counter: stored, real: stored });
 });
 
 t.test('the request: limits, auth and tenancy', async (t) => {
