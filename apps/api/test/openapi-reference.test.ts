@@ -78,6 +78,14 @@ t.test('every request body has an example, and every example is valid', async (t
   }
 });
 
+t.test('every JSON success answer has an example', async (t) => {
+  for (const { name, operation } of each)
+    for (const [status, answer] of Object.entries(operation.responses ?? {})) {
+      const media = answer.content?.['application/json'];
+      if (status.startsWith('2') && media) t.not(media.example, undefined, `${name} ${status}: an answer example`);
+    }
+});
+
 t.test('the examples a customer needs first are there', async (t) => {
   for (const name of [
     'POST /api/v1/notify',

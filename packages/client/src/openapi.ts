@@ -801,6 +801,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "completed",
+                         *         "targets": 1250,
+                         *         "sent": 1238,
+                         *         "failed": 2,
+                         *         "expired": 10,
+                         *         "shown": 904,
+                         *         "clicked": 131,
+                         *         "actionClicks": {
+                         *           "open": 97
+                         *         },
+                         *         "converted": 12,
+                         *         "conversionValue": 36000,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:04.000Z",
+                         *         "failureReasons": {
+                         *           "push service 410": 10,
+                         *           "push service 500": 2
+                         *         },
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
@@ -1040,6 +1068,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "canceled",
+                         *         "targets": 1250,
+                         *         "sent": 0,
+                         *         "failed": 0,
+                         *         "expired": 0,
+                         *         "shown": 0,
+                         *         "clicked": 0,
+                         *         "actionClicks": {},
+                         *         "converted": 0,
+                         *         "conversionValue": 0,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:00.000Z",
+                         *         "failureReasons": {},
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale",
+                         *         "sendAt": "2026-11-26T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
@@ -1388,6 +1440,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;
@@ -1794,6 +1853,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;

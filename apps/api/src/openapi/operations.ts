@@ -44,6 +44,73 @@ const user = {
   role: 'customer',
 };
 
+const notification = {
+  id: NOTIFICATION_ID,
+  status: 'completed',
+  targets: 1250,
+  sent: 1238,
+  failed: 2,
+  expired: 10,
+  shown: 904,
+  clicked: 131,
+  actionClicks: { open: 97 },
+  converted: 12,
+  conversionValue: 36000,
+  createdAt: CREATED_AT,
+  completedAt: '2026-11-25T09:00:04.000Z',
+  failureReasons: { 'push service 410': 10, 'push service 500': 2 },
+  title: 'The sale starts now',
+  body: 'Today only: 20% off everything.',
+  url: 'https://www.example.com/sale',
+};
+const scheduled = {
+  ...notification,
+  status: 'canceled',
+  sent: 0,
+  failed: 0,
+  expired: 0,
+  shown: 0,
+  clicked: 0,
+  actionClicks: {},
+  converted: 0,
+  conversionValue: 0,
+  completedAt: CREATED_AT,
+  sendAt: '2026-11-26T09:00:00.000Z',
+  failureReasons: {},
+};
+const webhook = {
+  url: 'https://example.com/webhooks/push',
+  events: ['notification.completed', 'subscription.expired'],
+  status: 'active',
+  failuresInARow: 0,
+  pausedUntil: null,
+  failingSince: null,
+  lastError: { reason: 'HTTP 503', status: 503, at: '2026-11-24T09:04:00.000Z' },
+  disabledAt: null,
+  secret: 'whsec_Mf3Kq8Zx1Vb6Nc0Lp4Rt7Wy2Hs5Dj9Ga',
+};
+const tenant = {
+  id: user.id,
+  email: user.email,
+  plan: 'pro',
+  role: 'customer',
+  suspended: false,
+  suspendedAt: null,
+  createdAt: CREATED_AT,
+  apps: 2,
+  subscribers: 1250,
+  sendsThisMonth: 31,
+};
+const planRequest = {
+  id: 'e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b',
+  plan: 'pro',
+  message: 'We go live next month and need Pro.',
+  status: 'open',
+  createdAt: CREATED_AT,
+  resolvedAt: null,
+};
+const withStats = { ...app, stats: { activeSubscribers: 1250, expiredSubscribers: 37, sendsThisMonth: 4 } };
+
 export const operations: Record<string, OperationDoc> = {
   // Sending
   'POST /api/v1/notify': {
@@ -75,9 +142,11 @@ export const operations: Record<string, OperationDoc> = {
   'GET /api/v1/notifications/{id}': {
     description:
       'One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).',
+    response: { notification },
   },
   'DELETE /api/v1/notifications/{id}': {
     description: 'Cancels a scheduled send before it starts.',
+    response: { notification: scheduled },
   },
   'POST /api/v1/apps/{appId}/test-notification': {
     description:
@@ -95,6 +164,7 @@ export const operations: Record<string, OperationDoc> = {
   'PATCH /api/v1/subscribe': {
     description: 'Changes the `uid` or `tags` of a stored subscription, named by its endpoint.',
     request: { endpoint: ENDPOINT, uid: 'user-42', tags: { plan: 'pro' } },
+    response: { subscriber: { id: 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f' } },
   },
   'DELETE /api/v1/subscribe': {
     description: 'Removes a subscription (the browser unsubscribed). Answers 204 whether or not it existed.',
@@ -128,6 +198,7 @@ export const operations: Record<string, OperationDoc> = {
   },
   'GET /api/v1/apps/{appId}': {
     description: 'One of your apps, with its subscriber count and this month’s sends.',
+    response: { app: withStats },
   },
   'DELETE /api/v1/apps/{appId}': {
     description: 'Deletes the app with its API keys, subscriptions and history. It cannot be undone.',
@@ -135,6 +206,13 @@ export const operations: Record<string, OperationDoc> = {
   'GET /api/v1/apps/{appId}/usage': {
     description:
       'The app’s sends per day over the last `days` days (30 by default), and this month’s usage against the plan.',
+    response: {
+      month: { sends: 31, limit: 1000 },
+      days: [
+        { date: '2026-11-24', sends: 0 },
+        { date: '2026-11-25', sends: 31 },
+      ],
+    },
   },
   'POST /api/v1/apps/{appId}/keys': {
     description:
@@ -154,18 +232,48 @@ export const operations: Record<string, OperationDoc> = {
   },
   'GET /api/v1/apps/{appId}/keys': {
     description: 'The app’s API keys: name, scope and creation time, never the keys themselves.',
+    response: {
+      keys: [
+        {
+          id: 'd1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a',
+          name: 'Production server',
+          scope: 'notify',
+          createdAt: CREATED_AT,
+          prefix: 'wpk_3Jd8',
+          lastUsedAt: '2026-11-26T10:12:00.000Z',
+        },
+      ],
+    },
   },
   'DELETE /api/v1/apps/{appId}/keys/{keyId}': {
     description: 'Revokes an API key: every request with it answers 401 INVALID_API_KEY from then on.',
   },
   'GET /api/v1/apps/{appId}/notifications': {
     description: 'The app’s sends, newest first, a page at a time: pass `nextCursor` as `cursor` for the next page.',
+    response: { notifications: [notification], nextCursor: null },
   },
   'DELETE /api/v1/apps/{appId}/notifications/{id}': {
     description: 'Cancels a scheduled send of the app from the dashboard.',
+    response: { notification: scheduled },
   },
   'GET /api/v1/apps/{appId}/subscribers': {
     description: 'The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.',
+    response: {
+      subscribers: [
+        {
+          id: 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f',
+          endpoint: ENDPOINT,
+          status: 'active',
+          uid: 'user-42',
+          tags: { plan: 'pro' },
+          language: 'ja-JP',
+          timeZone: 'Asia/Tokyo',
+          vapidPublicKey: VAPID_PUBLIC_KEY,
+          createdAt: CREATED_AT,
+        },
+      ],
+      nextCursor: null,
+    },
   },
   'POST /api/v1/apps/{appId}/subscribers/import': {
     description: 'Imports subscriptions made elsewhere into the app.',
@@ -217,14 +325,40 @@ export const operations: Record<string, OperationDoc> = {
   'DELETE /api/v1/apps/{appId}/webhook': { description: 'Removes the app’s webhook; events are no longer sent.' },
   'GET /api/v1/apps/{appId}/webhook/deliveries': {
     description: 'The webhook’s recent deliveries, newest first: each event, its attempts and the receiver’s answers.',
+    response: {
+      deliveries: [
+        {
+          id: 'f6a7b8c9-d0e1-4f2a-8b3c-4d5e6f7a8b9c',
+          messageId: 'msg_2Kd8Lq5Xz0Vb',
+          type: 'notification.completed',
+          url: 'https://example.com/webhooks/push',
+          status: 200,
+          durationMs: 84,
+          response: 'ok',
+          error: null,
+          createdAt: CREATED_AT,
+          messageStatus: 'delivered',
+        },
+      ],
+    },
   },
   'POST /api/v1/apps/{appId}/webhook/deliveries/{deliveryId}/retry': {
     description: 'Sends an event to the receiver again, at once.',
+    response: { delivery: { messageId: 'msg_2Kd8Lq5Xz0Vb', status: 'pending' } },
   },
   'POST /api/v1/apps/{appId}/webhook/rotate-secret': {
     description: 'Replaces the webhook’s signing secret; the new one is shown only in this answer.',
+    response: { webhook: { ...webhook, secret: 'whsec_Qa7Ws2Ed5Rf8Tg1Yh4Uj6Ik9Ol3Pz0Xc' } },
   },
-  'GET /api/v1/plans': { description: 'The plans and their limits: apps, subscribers per app and sends a month.' },
+  'GET /api/v1/plans': {
+    description: 'The plans and their limits: apps, subscribers per app and sends a month.',
+    response: {
+      plans: [
+        { id: 'free', name: 'Free', limits: { apps: 1, subscribers: 1000, sendsPerMonth: 1000 } },
+        { id: 'pro', name: 'Pro', limits: { apps: 10, subscribers: 100000, sendsPerMonth: 1000000 } },
+      ],
+    },
+  },
   'GET /api/v1/plans/prices': {
     description: '',
     response: { prices: { free: '0', pro: '¥3,000 / month', enterprise: null }, operatorEmailed: true },
@@ -260,21 +394,36 @@ export const operations: Record<string, OperationDoc> = {
   'POST /api/v1/auth/verify-email': {
     description: 'Confirms the account’s e-mail address with the token from the verification e-mail.',
     request: { token: 'wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df' },
+    response: { user },
   },
   'POST /api/v1/auth/verify-email/resend': {
     description: 'Sends the verification e-mail again (rate limited per address).',
+    response: {},
   },
   'POST /api/v1/auth/password-reset': {
     description:
       'Sends a password reset link to the address if an account has it. The answer is the same either way, so it tells no one which addresses have accounts.',
     request: { email: 'owner@example.com' },
+    response: {},
   },
   'POST /api/v1/auth/password-reset/confirm': {
     description: 'Sets a new password with the token from the reset e-mail, and ends every session of the account.',
     request: { token: 'wpr_7Yu2Ii5Oo8Pp1Aa4Ss7Dd0Ff3Gg6Hh9Jj2Kk5Ll', password: 'a new long passphrase' },
+    response: { user },
   },
   'GET /api/v1/auth/sessions': {
     description: 'Your signed-in sessions, most recently used first; the current one is marked.',
+    response: {
+      sessions: [
+        {
+          id: 'b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e',
+          createdAt: CREATED_AT,
+          lastUsedAt: '2026-11-26T10:12:00.000Z',
+          userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15',
+          current: true,
+        },
+      ],
+    },
   },
   'DELETE /api/v1/auth/sessions': { description: 'Signs out every session but the current one.' },
   'DELETE /api/v1/auth/sessions/{id}': { description: 'Signs out one session.' },
@@ -294,6 +443,16 @@ export const operations: Record<string, OperationDoc> = {
   },
   'GET /api/v1/auth/tokens': {
     description: 'Your personal access tokens with when each was last used, never the tokens themselves.',
+    response: {
+      tokens: [
+        {
+          id: 'a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d',
+          name: 'CI pipeline',
+          createdAt: CREATED_AT,
+          lastUsedAt: '2026-11-26T10:12:00.000Z',
+        },
+      ],
+    },
   },
   'DELETE /api/v1/auth/tokens/{id}': {
     description: 'Revokes a personal access token: every API instance refuses it from the next request on.',
@@ -301,6 +460,20 @@ export const operations: Record<string, OperationDoc> = {
   'GET /api/v1/auth/audit-log': {
     description:
       'Your account’s own audit log: sign-ins, password resets and changes, two-factor changes, access tokens made and revoked, and an operator’s changes to your account.',
+    response: {
+      entries: [
+        {
+          id: '0193f1c2-7a4e-7b8c-9d0e-1f2a3b4c5d6f',
+          at: CREATED_AT,
+          actor: { type: 'user', id: user.id, email: user.email },
+          action: 'session.created',
+          target: { type: 'session', id: null },
+          details: {},
+          ip: '203.0.113.7',
+        },
+      ],
+      nextCursor: null,
+    },
   },
   'GET /api/v1/apps/{appId}/audit-log': {
     description:
@@ -328,21 +501,47 @@ export const operations: Record<string, OperationDoc> = {
   'POST /api/v1/plan-requests': {
     description: '',
     request: { plan: 'pro', message: 'We go live next month and need Pro.' },
+    response: { planRequest, operatorEmailed: true },
   },
-  'GET /api/v1/plan-requests': { description: 'Your plan requests and what became of them, newest first.' },
+  'GET /api/v1/plan-requests': {
+    description: 'Your plan requests and what became of them, newest first.',
+    response: { planRequests: [planRequest] },
+  },
   // The operator console (users with the operator role).
-  'GET /api/v1/operator/tenants': { description: '' },
+  'GET /api/v1/operator/tenants': {
+    description: '',
+    response: { tenants: [tenant], nextCursor: null },
+  },
   'PATCH /api/v1/operator/tenants/{userId}/plan': {
     description: 'Moves an account to another plan; its limits apply from the next request.',
     request: { plan: 'pro' },
+    response: { tenant },
   },
-  'PUT /api/v1/operator/tenants/{userId}/suspension': { description: '' },
+  'PUT /api/v1/operator/tenants/{userId}/suspension': {
+    description: '',
+    response: { tenant: { ...tenant, suspended: true, suspendedAt: '2026-11-26T10:12:00.000Z' } },
+  },
   'DELETE /api/v1/operator/tenants/{userId}/suspension': {
     description: 'Resumes a suspended account: its keys and sessions work again, as they were.',
+    response: { tenant },
   },
-  'GET /api/v1/operator/plan-requests': { description: '' },
+  'GET /api/v1/operator/plan-requests': {
+    description: '',
+    response: { planRequests: [{ ...planRequest, userId: user.id, email: user.email, currentPlan: 'free' }] },
+  },
   'POST /api/v1/operator/plan-requests/{requestId}/grant': {
     description: 'Grants an open plan request: the account moves to the plan asked for and the request is closed.',
+    response: {
+      planRequest: {
+        ...planRequest,
+        status: 'granted',
+        resolvedAt: '2026-11-26T10:12:00.000Z',
+        userId: user.id,
+        email: user.email,
+        currentPlan: 'pro',
+      },
+      tenant,
+    },
   },
   // Segments
   'POST /api/v1/apps/{appId}/segments': {
@@ -396,6 +595,7 @@ export const operations: Record<string, OperationDoc> = {
       pushFormat: 'declarative',
       defaultUrl: 'https://www.example.com/',
     },
+    response: { app },
   },
   'POST /api/v1/apps/{appId}/notifications': {
     description: '',
@@ -405,6 +605,25 @@ export const operations: Record<string, OperationDoc> = {
   'PUT /api/v1/apps/{appId}/webhook': {
     description: '',
     request: { url: 'https://example.com/webhooks/push', events: ['notification.completed', 'subscription.expired'] },
+    response: { webhook },
+  },
+  'GET /api/v1/apps/{appId}/notifications/{id}': {
+    description:
+      'One send of the app, for the dashboard’s notification page: the same object as GET /notifications/{id}.',
+    response: { notification },
+  },
+  'POST /api/v1/apps/{appId}/identity-secret': {
+    description: '',
+    response: { secret: 'wpi_Zr4Tq9Lm2Xc7Vb0Nk5Hs8Jd3Fg6Pa1Wy' },
+  },
+  'POST /api/v1/apps/{appId}/vapid-key/rotate': {
+    description: '',
+    response: {
+      app: {
+        ...app,
+        vapidPublicKey: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+      },
+    },
   },
 };
 

@@ -292,6 +292,25 @@ t.test('GET lists the app’s notifications newest first with their content and 
     headers: bearer(lister.secret),
   });
   t.strictSame((single.json() as { notification: unknown }).notification, oldest);
+  // And the dashboard's own look-up of one notification, with the session.
+  const bySession = await app.inject({
+    method: 'GET',
+    url: `/api/v1/apps/${lister.app.id}/notifications/${olderId}`,
+    headers: bearer(lister.user.token),
+  });
+  t.equal(bySession.statusCode, 200);
+  t.strictSame((bySession.json() as { notification: unknown }).notification, oldest);
+  const stranger = await registerUser(app);
+  const theirs = await createApp(app, stranger.token);
+  assertError(
+    t,
+    await app.inject({
+      method: 'GET',
+      url: `/api/v1/apps/${theirs.id}/notifications/${olderId}`,
+      headers: bearer(stranger.token),
+    }),
+    'NOT_FOUND',
+  );
 
   const newcomer = await registerUser(app);
   const empty = await list(newcomer.token, (await createApp(app, newcomer.token)).id);

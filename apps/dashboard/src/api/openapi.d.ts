@@ -508,6 +508,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null,
+                         *         "timeZone": "Asia/Tokyo",
+                         *         "frequencyCap": {
+                         *           "max": 2,
+                         *           "hours": 24
+                         *         },
+                         *         "stats": {
+                         *           "activeSubscribers": 1250,
+                         *           "expiredSubscribers": 37,
+                         *           "sendsThisMonth": 4
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -811,6 +838,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null,
+                         *         "timeZone": "Asia/Tokyo",
+                         *         "frequencyCap": {
+                         *           "max": 2,
+                         *           "hours": 24
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -1204,6 +1253,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "secret": "wpi_Zr4Tq9Lm2Xc7Vb0Nk5Hs8Jd3Fg6Pa1Wy"
+                         *     }
+                         */
                         "application/json": {
                             /** @description The app’s identity secret: your server signs each uid with it (lowercase hex HMAC-SHA-256 of the uid). Shown only now. */
                             secret: string;
@@ -1361,6 +1415,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "keys": [
+                         *         {
+                         *           "id": "d1e2f3a4-b5c6-4d7e-8f9a-0b1c2d3e4f5a",
+                         *           "name": "Production server",
+                         *           "scope": "notify",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "prefix": "wpk_3Jd8",
+                         *           "lastUsedAt": "2026-11-26T10:12:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             keys: {
                                 id: string;
@@ -1868,6 +1936,37 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notifications": [
+                         *         {
+                         *           "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *           "status": "completed",
+                         *           "targets": 1250,
+                         *           "sent": 1238,
+                         *           "failed": 2,
+                         *           "expired": 10,
+                         *           "shown": 904,
+                         *           "clicked": 131,
+                         *           "actionClicks": {
+                         *             "open": 97
+                         *           },
+                         *           "converted": 12,
+                         *           "conversionValue": 36000,
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "completedAt": "2026-11-25T09:00:04.000Z",
+                         *           "failureReasons": {
+                         *             "push service 410": 10,
+                         *             "push service 500": 2
+                         *           },
+                         *           "title": "The sale starts now",
+                         *           "body": "Today only: 20% off everything.",
+                         *           "url": "https://www.example.com/sale"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             /** @description Newest first */
                             notifications: {
@@ -2488,7 +2587,235 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One notification of the app, for the dashboard: exactly GET /notifications/{id} for this app
+         * @description One send of the app, for the dashboard’s notification page: the same object as GET /notifications/{id}.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "completed",
+                         *         "targets": 1250,
+                         *         "sent": 1238,
+                         *         "failed": 2,
+                         *         "expired": 10,
+                         *         "shown": 904,
+                         *         "clicked": 131,
+                         *         "actionClicks": {
+                         *           "open": 97
+                         *         },
+                         *         "converted": 12,
+                         *         "conversionValue": 36000,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:04.000Z",
+                         *         "failureReasons": {
+                         *           "push service 410": 10,
+                         *           "push service 500": 2
+                         *         },
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            notification: {
+                                /** Format: uuid */
+                                id: string;
+                                status: "scheduled" | "queued" | "sending" | "completed" | "failed" | "canceled";
+                                /** @description Subscriptions the send goes to */
+                                targets: number;
+                                sent: number;
+                                failed: number;
+                                /** @description Subscriptions found expired (404/410) while sending */
+                                expired: number;
+                                /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
+                                shown: number;
+                                /** @description Subscriptions that clicked it (counted once each) */
+                                clicked: number;
+                                /** @description Subscriptions that clicked each button, by its `action` (each counted once per action) */
+                                actionClicks: {
+                                    [key: string]: number;
+                                };
+                                /** @description Subscriptions that converted after it (reported with `type: "converted"`, counted once each) */
+                                converted: number;
+                                /** @description The sum of the counted conversions’ `value`s */
+                                conversionValue: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                completedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When a scheduled send starts (or started); absent for a send accepted to go at once
+                                 */
+                                sendAt?: string;
+                                /** @description Why a send ended `failed` without sending: `MONTHLY_LIMIT_EXCEEDED`, or `PAYLOAD_TOO_LARGE` when a scheduled send’s payload was over 3,993 bytes in its app’s push format at its start (the app switched to declarative after it was accepted) */
+                                errorCode?: string;
+                                /**
+                                 * @description Present when some push failed: why pushes failed, counted per answer: the push service’s status and its reason when it gave one (`{"403 BadJwtToken": 12}`), or what went wrong before an answer (`network error: ECONNREFUSED`). `403 BadJwtToken` from Apple almost always means VAPID_SUBJECT is a localhost or example address.
+                                 * @example {
+                                 *       "403 BadJwtToken": 12,
+                                 *       "400 VapidPkHashMismatch": 1
+                                 *     }
+                                 */
+                                failureReasons?: {
+                                    [key: string]: number;
+                                };
+                                /** @description What was sent: the payload title */
+                                title: string;
+                                /** @description What was sent: the payload body */
+                                body: string;
+                                /** @description The payload url, when it had one */
+                                url?: string;
+                                /** @description The payload icon, when it had one */
+                                icon?: string;
+                                /** @description The payload badge, when it had one */
+                                badge?: string;
+                                /** @description The payload image, when it had one */
+                                image?: string;
+                                /** @description The buttons, when it had any */
+                                actions?: {
+                                    /**
+                                     * @description Names the button; unique within `actions`, reported with its clicks
+                                     * @example open
+                                     */
+                                    action: string;
+                                    /** @description The button label (1–64 characters) */
+                                    title: string;
+                                    /**
+                                     * @description The page the button opens (default: the notification's `url`)
+                                     * @example https://example.com/
+                                     */
+                                    url?: string;
+                                    /**
+                                     * @description Icon of the button
+                                     * @example https://example.com/
+                                     */
+                                    icon?: string;
+                                }[];
+                                /** @description The payload tag, when it had one */
+                                tag?: string;
+                                /** @description The app badge, when it had one */
+                                appBadge?: number;
+                                /** @description The translations, when it had any */
+                                translations?: {
+                                    [key: string]: {
+                                        /** @description The title in this language */
+                                        title: string;
+                                        /** @description The body in this language (absent: the send’s) */
+                                        body?: string;
+                                        /**
+                                         * @description The page in this language (absent: the send’s)
+                                         * @example https://example.com/
+                                         */
+                                        url?: string;
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /**
@@ -2515,6 +2842,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "canceled",
+                         *         "targets": 1250,
+                         *         "sent": 0,
+                         *         "failed": 0,
+                         *         "expired": 0,
+                         *         "shown": 0,
+                         *         "clicked": 0,
+                         *         "actionClicks": {},
+                         *         "converted": 0,
+                         *         "conversionValue": 0,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:00.000Z",
+                         *         "failureReasons": {},
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale",
+                         *         "sendAt": "2026-11-26T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
@@ -3605,6 +3956,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscribers": [
+                         *         {
+                         *           "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                         *           "endpoint": "https://fcm.googleapis.com/fcm/send/dQw4w9WgXcQ:APA91bH1example",
+                         *           "status": "active",
+                         *           "uid": "user-42",
+                         *           "tags": {
+                         *             "plan": "pro"
+                         *           },
+                         *           "language": "ja-JP",
+                         *           "timeZone": "Asia/Tokyo",
+                         *           "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             /** @description Newest first */
                             subscribers: {
@@ -4563,6 +4934,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "month": {
+                         *         "sends": 31,
+                         *         "limit": 1000
+                         *       },
+                         *       "days": [
+                         *         {
+                         *           "date": "2026-11-24",
+                         *           "sends": 0
+                         *         },
+                         *         {
+                         *           "date": "2026-11-25",
+                         *           "sends": 31
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             /** @description Monthly usage of the app owner (per user, not per app) */
                             month: {
@@ -4701,6 +5090,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null,
+                         *         "timeZone": "Asia/Tokyo",
+                         *         "frequencyCap": {
+                         *           "max": 2,
+                         *           "hours": 24
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             app: {
                                 id: string;
@@ -5062,6 +5473,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "url": "https://example.com/webhooks/push",
+                         *         "events": [
+                         *           "notification.completed",
+                         *           "subscription.expired"
+                         *         ],
+                         *         "status": "active",
+                         *         "failuresInARow": 0,
+                         *         "pausedUntil": null,
+                         *         "failingSince": null,
+                         *         "lastError": {
+                         *           "reason": "HTTP 503",
+                         *           "status": 503,
+                         *           "at": "2026-11-24T09:04:00.000Z"
+                         *         },
+                         *         "disabledAt": null,
+                         *         "secret": "whsec_Mf3Kq8Zx1Vb6Nc0Lp4Rt7Wy2Hs5Dj9Ga"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 url: string;
@@ -5412,6 +5845,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "deliveries": [
+                         *         {
+                         *           "id": "f6a7b8c9-d0e1-4f2a-8b3c-4d5e6f7a8b9c",
+                         *           "messageId": "msg_2Kd8Lq5Xz0Vb",
+                         *           "type": "notification.completed",
+                         *           "url": "https://example.com/webhooks/push",
+                         *           "status": 200,
+                         *           "durationMs": 84,
+                         *           "response": "ok",
+                         *           "error": null,
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "messageStatus": "delivered"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             /** @description Most recent attempts first */
                             deliveries: {
@@ -5560,6 +6011,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "delivery": {
+                         *         "messageId": "msg_2Kd8Lq5Xz0Vb",
+                         *         "status": "pending"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             delivery: {
                                 /** @description The event sent again, with this same `webhook-id` */
@@ -5914,6 +6373,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "url": "https://example.com/webhooks/push",
+                         *         "events": [
+                         *           "notification.completed",
+                         *           "subscription.expired"
+                         *         ],
+                         *         "status": "active",
+                         *         "failuresInARow": 0,
+                         *         "pausedUntil": null,
+                         *         "failingSince": null,
+                         *         "lastError": {
+                         *           "reason": "HTTP 503",
+                         *           "status": 503,
+                         *           "at": "2026-11-24T09:04:00.000Z"
+                         *         },
+                         *         "disabledAt": null,
+                         *         "secret": "whsec_Qa7Ws2Ed5Rf8Tg1Yh4Uj6Ik9Ol3Pz0Xc"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 url: string;
@@ -6105,6 +6586,29 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "entries": [
+                         *         {
+                         *           "id": "0193f1c2-7a4e-7b8c-9d0e-1f2a3b4c5d6f",
+                         *           "at": "2026-11-25T09:00:00.000Z",
+                         *           "actor": {
+                         *             "type": "user",
+                         *             "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *             "email": "owner@example.com"
+                         *           },
+                         *           "action": "session.created",
+                         *           "target": {
+                         *             "type": "session",
+                         *             "id": null
+                         *           },
+                         *           "details": {},
+                         *           "ip": "203.0.113.7"
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             /** @description Newest first */
                             entries: {
@@ -7355,6 +7859,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example {} */
                         "application/json": Record<string, never>;
                     };
                 };
@@ -7523,6 +8028,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -7974,6 +8491,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "sessions": [
+                         *         {
+                         *           "id": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "lastUsedAt": "2026-11-26T10:12:00.000Z",
+                         *           "userAgent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Safari/605.1.15",
+                         *           "current": true
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             sessions: {
                                 id: string;
@@ -8428,6 +8958,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tokens": [
+                         *         {
+                         *           "id": "a7b8c9d0-e1f2-4a3b-8c4d-5e6f7a8b9c0d",
+                         *           "name": "CI pipeline",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "lastUsedAt": "2026-11-26T10:12:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             tokens: {
                                 /** Format: uuid */
@@ -8880,6 +9422,18 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             user: components["schemas"]["def-0"];
                         };
@@ -9035,6 +9589,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /** @example {} */
                         "application/json": Record<string, never>;
                     };
                 };
@@ -9375,6 +9930,34 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "completed",
+                         *         "targets": 1250,
+                         *         "sent": 1238,
+                         *         "failed": 2,
+                         *         "expired": 10,
+                         *         "shown": 904,
+                         *         "clicked": 131,
+                         *         "actionClicks": {
+                         *           "open": 97
+                         *         },
+                         *         "converted": 12,
+                         *         "conversionValue": 36000,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:04.000Z",
+                         *         "failureReasons": {
+                         *           "push service 410": 10,
+                         *           "push service 500": 2
+                         *         },
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
@@ -9614,6 +10197,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "status": "canceled",
+                         *         "targets": 1250,
+                         *         "sent": 0,
+                         *         "failed": 0,
+                         *         "expired": 0,
+                         *         "shown": 0,
+                         *         "clicked": 0,
+                         *         "actionClicks": {},
+                         *         "converted": 0,
+                         *         "conversionValue": 0,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "completedAt": "2026-11-25T09:00:00.000Z",
+                         *         "failureReasons": {},
+                         *         "title": "The sale starts now",
+                         *         "body": "Today only: 20% off everything.",
+                         *         "url": "https://www.example.com/sale",
+                         *         "sendAt": "2026-11-26T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
                             notification: {
@@ -10650,6 +11257,23 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "planRequests": [
+                         *         {
+                         *           "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                         *           "plan": "pro",
+                         *           "message": "We go live next month and need Pro.",
+                         *           "status": "open",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "resolvedAt": null,
+                         *           "userId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *           "email": "owner@example.com",
+                         *           "currentPlan": "free"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             planRequests: ({
                                 id: string;
@@ -10787,6 +11411,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "planRequest": {
+                         *         "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                         *         "plan": "pro",
+                         *         "message": "We go live next month and need Pro.",
+                         *         "status": "granted",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "resolvedAt": "2026-11-26T10:12:00.000Z",
+                         *         "userId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "currentPlan": "pro"
+                         *       },
+                         *       "tenant": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "pro",
+                         *         "role": "customer",
+                         *         "suspended": false,
+                         *         "suspendedAt": null,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "apps": 2,
+                         *         "subscribers": 1250,
+                         *         "sendsThisMonth": 31
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             planRequest: {
                                 id: string;
@@ -10962,6 +11613,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tenants": [
+                         *         {
+                         *           "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *           "email": "owner@example.com",
+                         *           "plan": "pro",
+                         *           "role": "customer",
+                         *           "suspended": false,
+                         *           "suspendedAt": null,
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "apps": 2,
+                         *           "subscribers": 1250,
+                         *           "sendsThisMonth": 31
+                         *         }
+                         *       ],
+                         *       "nextCursor": null
+                         *     }
+                         */
                         "application/json": {
                             tenants: {
                                 id: string;
@@ -11123,6 +11793,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tenant": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "pro",
+                         *         "role": "customer",
+                         *         "suspended": false,
+                         *         "suspendedAt": null,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "apps": 2,
+                         *         "subscribers": 1250,
+                         *         "sendsThisMonth": 31
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             tenant: {
                                 id: string;
@@ -11313,6 +11999,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tenant": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "pro",
+                         *         "role": "customer",
+                         *         "suspended": true,
+                         *         "suspendedAt": "2026-11-26T10:12:00.000Z",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "apps": 2,
+                         *         "subscribers": 1250,
+                         *         "sendsThisMonth": 31
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             tenant: {
                                 id: string;
@@ -11456,6 +12158,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "tenant": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "pro",
+                         *         "role": "customer",
+                         *         "suspended": false,
+                         *         "suspendedAt": null,
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "apps": 2,
+                         *         "subscribers": 1250,
+                         *         "sendsThisMonth": 31
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             tenant: {
                                 id: string;
@@ -11607,6 +12325,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "planRequests": [
+                         *         {
+                         *           "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                         *           "plan": "pro",
+                         *           "message": "We go live next month and need Pro.",
+                         *           "status": "open",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z",
+                         *           "resolvedAt": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             planRequests: {
                                 id: string;
@@ -11719,6 +12451,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "planRequest": {
+                         *         "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                         *         "plan": "pro",
+                         *         "message": "We go live next month and need Pro.",
+                         *         "status": "open",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "resolvedAt": null
+                         *       },
+                         *       "operatorEmailed": true
+                         *     }
+                         */
                         "application/json": {
                             planRequest: {
                                 id: string;
@@ -11742,6 +12487,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "planRequest": {
+                         *         "id": "e5f6a7b8-c9d0-4e1f-8a2b-3c4d5e6f7a8b",
+                         *         "plan": "pro",
+                         *         "message": "We go live next month and need Pro.",
+                         *         "status": "open",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "resolvedAt": null
+                         *       },
+                         *       "operatorEmailed": true
+                         *     }
+                         */
                         "application/json": {
                             planRequest: {
                                 id: string;
@@ -11907,6 +12665,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "plans": [
+                         *         {
+                         *           "id": "free",
+                         *           "name": "Free",
+                         *           "limits": {
+                         *             "apps": 1,
+                         *             "subscribers": 1000,
+                         *             "sendsPerMonth": 1000
+                         *           }
+                         *         },
+                         *         {
+                         *           "id": "pro",
+                         *           "name": "Pro",
+                         *           "limits": {
+                         *             "apps": 10,
+                         *             "subscribers": 100000,
+                         *             "sendsPerMonth": 1000000
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             plans: {
                                 /**
@@ -12195,6 +12977,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;
@@ -12601,6 +13390,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscriber": {
+                         *         "id": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscriber: {
                                 id: string;

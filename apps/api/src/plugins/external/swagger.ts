@@ -70,7 +70,7 @@ const openApiPath = (url: string) => url.replace(/:([A-Za-z]+)/g, '{$1}');
 
 /**
  * Adds the reference text of openapi/operations.ts: the description (the route's own wins) and the
- * examples, put on the body and the success answer as `examples` (the media type's `example`).
+ * examples, put on the body and every success answer as `examples` (the media type's `example`).
  */
 function documentOperation(schema: RouteSchema, method: string, url: string): RouteSchema {
   const doc = operations[`${method} ${openApiPath(url)}`];
@@ -81,8 +81,8 @@ function documentOperation(schema: RouteSchema, method: string, url: string): Ro
   }
   if (doc.response !== undefined && described.response) {
     const response = { ...described.response };
-    const status = Object.keys(response).find((code) => code.startsWith('2'));
-    if (status) response[status] = { ...response[status], examples: [doc.response] };
+    for (const status of Object.keys(response).filter((code) => code.startsWith('2')))
+      response[status] = { ...response[status], examples: [doc.response] };
     described.response = response;
   }
   return described;

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, call } from '../../api/client.js';
+import { ApiError, api, call } from '../../api/client.js';
 
 const PAGE_SIZE = 20;
 
@@ -34,32 +34,25 @@ export const useFirstPageUntilFinished = (appId: string, id: string) =>
     },
   });
 
-/** How far back the notification page looks for its send: the API has no session read of one send. */
-const SEARCH_PAGES = 10;
-
 /**
- * One send of the app, for its own page: from the history already loaded when it is there, else
- * found by paging the history (at most SEARCH_PAGES pages of 100); null when it is not found. Polled
- * until the send ends, like the history.
+ * One send of the app, for its own page: shown at once from the history already loaded when it is
+ * there, then read with GET /apps/{appId}/notifications/{id}; null when the app has no such send.
+ * Polled until the send ends, like the history.
  */
 export function useNotification(appId: string, id: string) {
   const queryClient = useQueryClient();
   return useQuery({
     queryKey: ['notification', appId, id],
     queryFn: async (): Promise<Notification | null> => {
-      let cursor: string | undefined;
-      for (let page = 0; page < SEARCH_PAGES; page++) {
+      try {
         const answer = await call(
-          api.GET('/api/v1/apps/{appId}/notifications', {
-            params: { path: { appId }, query: { limit: 100, ...(cursor ? { cursor } : {}) } },
-          }),
+          api.GET('/api/v1/apps/{appId}/notifications/{id}', { params: { path: { appId, id } } }),
         );
-        const found = answer.notifications.find((item) => item.id === id);
-        if (found) return found;
-        if (!answer.nextCursor) return null;
-        cursor = answer.nextCursor;
+        return answer.notification;
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
+        throw error;
       }
-      return null;
     },
     initialData: () =>
       queryClient
