@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
 import { findNotification } from '@webpush/db';
 import { AppError } from '@webpush/errors';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { NotificationIdParams, NotificationResponse } from '#schemas/notifications.js';
