@@ -396,6 +396,11 @@ export const operations: Record<string, OperationDoc> = {
     request: { token: 'wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df' },
     response: { user },
   },
+  'POST /api/v1/auth/verify-email/check': {
+    description: '',
+    request: { token: 'wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df' },
+    response: { alreadyVerified: true },
+  },
   'POST /api/v1/auth/verify-email/resend': {
     description: 'Sends the verification e-mail again (rate limited per address).',
     response: {},

@@ -86,6 +86,11 @@ t.test('registering sends a verification e-mail whose link verifies the address 
   t.equal((await tokenRows(user.user.id, 'verify_email'))[0]?.used, true, 'the token is spent');
 
   assertError(t, await post('/auth/verify-email', { token }), 'INVALID_TOKEN');
+  // The page then asks whether the link was used by an account now verified, and says so.
+  const check = await post('/auth/verify-email/check', { token });
+  t.equal(check.statusCode, 200);
+  t.strictSame(check.json(), { alreadyVerified: true }, 'a used link of a verified account');
+  t.strictSame((await post('/auth/verify-email/check', { token: `${token}x` })).json(), { alreadyVerified: false });
 });
 
 t.test(
@@ -105,6 +110,11 @@ t.test(
     assertError(t, await post('/auth/verify-email', { token }), 'INVALID_TOKEN');
     const [stored] = await sql`select email_verified from users where id = ${user.user.id}`;
     t.equal(stored?.email_verified, false, 'an expired link verifies nothing');
+    t.strictSame(
+      (await post('/auth/verify-email/check', { token })).json(),
+      { alreadyVerified: false },
+      'an expired, unused link is not "already verified"',
+    );
 
     assertError(t, await post('/auth/verify-email', {}), 'MISSING_FIELDS');
     assertError(t, await post('/auth/verify-email', { token: '' }), 'MISSING_FIELDS');

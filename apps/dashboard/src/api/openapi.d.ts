@@ -9561,6 +9561,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/verify-email/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a verification link was already used by an account that is now verified
+         * @description What the verification page asks when POST /auth/verify-email answers INVALID_TOKEN: `alreadyVerified` is true when the link was used before and its account is verified, so the page can say so and offer to sign in. It changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "wpv_5Gh2Jk8Lm1Nb4Vc7Xz0Qw3Er6Ty9Ui2Op5As8Df"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The token from the link in the e-mail */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "alreadyVerified": true
+                         *     }
+                         */
+                        "application/json": {
+                            alreadyVerified: boolean;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/verify-email/resend": {
         parameters: {
             query?: never;

@@ -365,6 +365,19 @@ if (browser) {
     await page.getByTestId('already-verified').waitFor();
     await page.getByRole('link', { name: 'Go to your apps' }).waitFor();
     t.equal(await page.getByRole('button', { name: 'Resend verification e-mail' }).count(), 0, 'no resend offered');
+
+    // Signed out, a link this verified account already used says so too, and offers to sign in.
+    const used = 'wpv_opened-once-already';
+    await sql`insert into account_tokens (user_id, purpose, token_hash, expires_at, used_at)
+      select id, 'verify_email', ${ctx.app.secrets.hash(used)}, now() + interval '1 day', now()
+      from users where email = ${email}`;
+    await signedOut.page.goto(`${url}/verify-email?token=${used}`);
+    await signedOut.page.getByTestId('already-verified').waitFor();
+    await signedOut.page.locator('main a[href="/sign-in"]').waitFor();
+    // A link nobody used is still invalid.
+    await signedOut.page.goto(`${url}/verify-email?token=wpv_never-issued`);
+    await signedOut.page.locator('.error-message').first().waitFor();
+    t.equal(await signedOut.page.getByTestId('already-verified').count(), 0, 'an unknown link is not "verified"');
   });
 
   await t.test('change password: the wrong current one is refused under its field; this session stays', async (t) => {

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../client.js';
 import { type AccountTokenPurpose, accountTokens, sessions, users } from '../schema.js';
 import { recordAudit } from './audit-log.js';
@@ -29,6 +29,26 @@ async function redeem(tx: Transaction, purpose: AccountTokenPurpose, tokenHash: 
     )
     .returning({ userId: accountTokens.userId });
   return row?.userId ?? null;
+}
+
+/**
+ * Whether a verification link was already used by an account that is now verified: what the page
+ * says when the link is opened a second time (its redemption is `INVALID_TOKEN` by contract).
+ * Used tokens are kept until the clean-up removes expired ones, so this holds for a day.
+ */
+export async function verificationLinkUsed(db: Database, tokenHash: string): Promise<boolean> {
+  const [row] = await db
+    .select({ verified: users.emailVerified })
+    .from(accountTokens)
+    .innerJoin(users, eq(users.id, accountTokens.userId))
+    .where(
+      and(
+        eq(accountTokens.tokenHash, tokenHash),
+        eq(accountTokens.purpose, 'verify_email'),
+        isNotNull(accountTokens.usedAt),
+      ),
+    );
+  return row?.verified === true;
 }
 
 /** Redeems a verification token: the user's e-mail is verified. Null for an unknown, used or expired token. */

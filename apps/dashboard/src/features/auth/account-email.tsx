@@ -58,7 +58,7 @@ export function VerifyEmailPage() {
   const verify = useVerifyEmail();
   // A link opened twice: the API says so (`alreadyVerified`), or, signed in, the account already is.
   const alreadyVerified =
-    (verify.isSuccess && (verify.data as { alreadyVerified?: boolean }).alreadyVerified === true) ||
+    (verify.isSuccess && 'alreadyVerified' in verify.data) ||
     (verify.isError &&
       verify.error instanceof ApiError &&
       verify.error.code === 'INVALID_TOKEN' &&
@@ -88,7 +88,7 @@ export function VerifyEmailPage() {
             </Link>
           </p>
         </>
-      ) : verify.isSuccess ? (
+      ) : verify.isSuccess && 'user' in verify.data ? (
         <>
           <p className="success" role="status">
             {rich('verify.done', { email: <strong>{verify.data.user.email}</strong> })}

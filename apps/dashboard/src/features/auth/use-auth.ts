@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, call } from '../../api/client.js';
+import { ApiError, api, call } from '../../api/client.js';
 import { switchUser } from '../../api/session.js';
 
 interface Credentials {
@@ -26,8 +26,19 @@ export const useResendVerification = () =>
 export function useVerifyEmail() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (token: string) => call(api.POST('/api/v1/auth/verify-email', { body: { token } })),
+    mutationFn: async (token: string) => {
+      try {
+        return await call(api.POST('/api/v1/auth/verify-email', { body: { token } }));
+      } catch (error) {
+        // A link opened twice is INVALID_TOKEN; ask whether it was this account's, now verified.
+        if (!(error instanceof ApiError) || error.code !== 'INVALID_TOKEN') throw error;
+        const check = await call(api.POST('/api/v1/auth/verify-email/check', { body: { token } })).catch(() => null);
+        if (check?.alreadyVerified) return { alreadyVerified: true as const };
+        throw error;
+      }
+    },
     onSuccess: async (answer) => {
+      if (!('user' in answer)) return;
       // A /auth/me already in flight would land after this with `emailVerified: false` and bring the
       // banner back: cancel it, update the cached user when it is this one, then ask again.
       await queryClient.cancelQueries({ queryKey: ['me'] });
