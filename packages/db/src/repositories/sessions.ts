@@ -111,7 +111,8 @@ export async function deleteOtherSessions(db: Database, userId: string, keepSess
 }
 
 /**
- * Removes expired sessions and account tokens that are expired or used, at most `batchSize` rows
+ * Removes expired sessions and account tokens that are expired or used (a used verification link
+ * stays until it expires, so the page can say "already verified"), at most `batchSize` rows
  * per statement and table, until none is left. Idempotent: several workers doing it at once only
  * find less to delete.
  */
@@ -132,7 +133,9 @@ export async function deleteExpiredAuthRows(
     const rows = await db.execute<{ id: string }>(sql`
       delete from ${accountTokens} where ${accountTokens.id} in (
         select ${accountTokens.id} from ${accountTokens}
-        where ${accountTokens.expiresAt} < now() or ${accountTokens.usedAt} is not null limit ${batchSize}
+        where ${accountTokens.expiresAt} < now()
+          or (${accountTokens.usedAt} is not null and ${accountTokens.purpose} <> 'verify_email')
+        limit ${batchSize}
       ) returning ${accountTokens.id}`);
     removed.accountTokens += rows.length;
     if (rows.length < batchSize) break;
