@@ -37,6 +37,7 @@ import { type RetiredVapidKeyCleanup, startRetiredVapidKeyCleanup } from './peri
 import { type Scheduler, startScheduler } from './periodic/scheduler.js';
 import { guardWorker } from './periodic/stuck-worker-guard.js';
 import { type SubscriberCountCheck, startSubscriberCountCheck } from './periodic/subscriber-count-check.js';
+import { startWinnerPass, type WinnerPass } from './periodic/variant-winners.js';
 import { startWebhookDelivery, type WebhookDelivery } from './webhooks/delivery.js';
 
 export interface WorkerDeps {
@@ -54,6 +55,8 @@ export interface RunningWorker {
   readonly reconciler: Reconciler;
   readonly subscriberCountCheck: SubscriberCountCheck;
   readonly scheduler: Scheduler;
+  /** Chooses the winners of A/B tests whose sample has had its minutes. */
+  readonly winners: WinnerPass;
   readonly authCleanup: AuthCleanup;
   readonly retention: PeriodicTask<RetentionRemoved>;
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
@@ -169,6 +172,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
+  const winners = startWinnerPass(context);
   const authCleanup = startAuthCleanup(context);
   const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
@@ -183,6 +187,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   async function closeOnce(): Promise<void> {
     await reconciler.stop();
     await scheduler.stop();
+    await winners.stop();
     await authCleanup.stop();
     await retention.stop();
     await retiredVapidKeyCleanup.stop();
@@ -211,6 +216,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     metrics: metrics.registry,
     reconciler,
     scheduler,
+    winners,
     authCleanup,
     retention,
     retiredVapidKeyCleanup,

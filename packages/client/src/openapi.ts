@@ -118,6 +118,65 @@ export interface paths {
                             };
                         };
                         /**
+                         * @description An A/B test: 1–3 alternatives to the send’s own content, which is variant `A` (these are `B`, `C`, `D`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with `translations`.
+                         * @example [
+                         *       {
+                         *         "title": "Last day: 30% off"
+                         *       }
+                         *     ]
+                         */
+                        variants?: {
+                            /** @description The title of this variant (absent: the send’s) */
+                            title?: string;
+                            /** @description The body of this variant (absent: the send’s) */
+                            body?: string;
+                            /**
+                             * @description The page of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description The icon of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                            /**
+                             * @description The picture of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            image?: string;
+                            /** @description The buttons of this variant */
+                            actions?: {
+                                /**
+                                 * @description Names the button; unique within `actions`, reported with its clicks
+                                 * @example open
+                                 */
+                                action: string;
+                                /** @description The button label (1–64 characters) */
+                                title: string;
+                                /**
+                                 * @description The page the button opens (default: the notification's `url`)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                                /**
+                                 * @description Icon of the button
+                                 * @example https://example.com/
+                                 */
+                                icon?: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first
+                         * @example 0.2
+                         */
+                        sample?: number;
+                        /**
+                         * @description With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target
+                         * @example 60
+                         */
+                        winnerAfterMinutes?: number;
+                        /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
                          */
@@ -563,6 +622,65 @@ export interface paths {
                             };
                         };
                         /**
+                         * @description An A/B test: 1–3 alternatives to the send’s own content, which is variant `A` (these are `B`, `C`, `D`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with `translations`.
+                         * @example [
+                         *       {
+                         *         "title": "Last day: 30% off"
+                         *       }
+                         *     ]
+                         */
+                        variants?: {
+                            /** @description The title of this variant (absent: the send’s) */
+                            title?: string;
+                            /** @description The body of this variant (absent: the send’s) */
+                            body?: string;
+                            /**
+                             * @description The page of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description The icon of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                            /**
+                             * @description The picture of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            image?: string;
+                            /** @description The buttons of this variant */
+                            actions?: {
+                                /**
+                                 * @description Names the button; unique within `actions`, reported with its clicks
+                                 * @example open
+                                 */
+                                action: string;
+                                /** @description The button label (1–64 characters) */
+                                title: string;
+                                /**
+                                 * @description The page the button opens (default: the notification's `url`)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                                /**
+                                 * @description Icon of the button
+                                 * @example https://example.com/
+                                 */
+                                icon?: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first
+                         * @example 0.2
+                         */
+                        sample?: number;
+                        /**
+                         * @description With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target
+                         * @example 60
+                         */
+                        winnerAfterMinutes?: number;
+                        /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
                          */
@@ -924,6 +1042,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };
@@ -1187,6 +1327,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };

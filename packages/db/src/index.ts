@@ -3,11 +3,13 @@ export { isUuid } from './ids.js';
 export { publicNotification } from './public-notification.js';
 export * from './repositories/account-tokens.js';
 export * from './repositories/api-keys.js';
+export * from './repositories/app-day-stats.js';
 export * from './repositories/apps.js';
 export * from './repositories/audiences.js';
 export * from './repositories/audit-log.js';
 export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
+export * from './repositories/notification-report.js';
 export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/personal-access-tokens.js';
@@ -25,6 +27,7 @@ export * from './repositories/tenants.js';
 export * from './repositories/usage.js';
 export * from './repositories/users.js';
 export * from './repositories/vapid-keys.js';
+export * from './repositories/variant-winners.js';
 export * from './repositories/webhook-outbox.js';
 export * from './repositories/webhooks.js';
 export * as schema from './schema.js';
@@ -42,6 +45,7 @@ export {
   type NotificationStatus,
   type NotificationTargetKind,
   type NotificationTranslation,
+  type NotificationVariant,
   type PlanRequestStatus,
   type PushFormat,
   pushFormats,
@@ -51,6 +55,7 @@ export {
   type Urgency,
   type UserRole,
   urgencies,
+  type VariantStats,
   type WebhookEventType,
   type WebhookMessageStatus,
   webhookEventTypes,

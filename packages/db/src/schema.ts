@@ -423,7 +423,28 @@ export interface NotificationPayload {
   appBadge?: number;
   /** By language tag; chosen per subscription by the worker. */
   translations?: Record<string, NotificationTranslation>;
+  /** Alternatives to this content (an A/B test): variants B, C and D; a field left out is the send's. */
+  variants?: NotificationVariant[];
+  /** With `winnerAfterMinutes`: the share of the targets the variants are tried on first. */
+  sample?: number;
+  winnerAfterMinutes?: number;
 }
+
+/** One alternative of an A/B test (docs/engagement.md). */
+export interface NotificationVariant {
+  title?: string;
+  body?: string;
+  url?: string;
+  icon?: string;
+  image?: string;
+  actions?: NotificationAction[];
+}
+
+/** A variant's counts, by variant letter, in `notifications.variant_stats`; a count never made is absent. */
+export type VariantStats = Record<
+  string,
+  Partial<Record<'sent' | 'failed' | 'expired' | 'shown' | 'clicked' | 'converted', number>>
+>;
 
 export const notifications = pgTable(
   'notifications',
@@ -460,6 +481,18 @@ export const notifications = pgTable(
     /** The sum of the counted conversions' values (numeric, so a sum of prices stays exact). */
     conversionValue: numeric('conversion_value', { mode: 'number' }).notNull().default(0),
     failureReasons: jsonb('failure_reasons').$type<Record<string, number>>().notNull().default(sql`'{}'::jsonb`),
+    /** Per-variant counts of an A/B test (migration 0039). */
+    variantStats: jsonb('variant_stats').$type<VariantStats>().notNull().default(sql`'{}'::jsonb`),
+    /** When the winner of a sampled A/B test is due; set once the sample is planned. */
+    winnerAt: timestamp('winner_at', { withTimezone: true }),
+    /** The winning variant's letter, once chosen. */
+    winner: text('winner'),
+    /** Targets of the sample (`ceil(sample × targets)`) and the seed of the hash that chose them. */
+    sampleSize: integer('sample_size'),
+    sampleSeed: bigint('sample_seed', { mode: 'bigint' }),
+    /** The largest (hash, id) of the sample: the second phase takes the targets above it. */
+    sampleBoundHash: bigint('sample_bound_hash', { mode: 'bigint' }),
+    sampleBoundId: uuid('sample_bound_id'),
     /** `Idempotency-Key` header; a key older than 24 h is released (set to null) before it is reused. */
     idempotencyKey: text('idempotency_key'),
     acceptedResponse: jsonb('accepted_response').$type<Record<string, unknown>>(),
@@ -481,6 +514,9 @@ export const notifications = pgTable(
     ),
     index('notifications_unfinished_idx').on(table.updatedAt).where(sql`${table.status} in ('queued', 'sending')`),
     index('notifications_scheduled_idx').on(table.sendAt).where(sql`${table.status} = 'scheduled'`),
+    index('notifications_winner_due_idx')
+      .on(table.winnerAt)
+      .where(sql`${table.winner} is null and ${table.winnerAt} is not null`),
     // Retention: the oldest finished notifications, a batch at a time.
     index('notifications_finished_created_idx')
       .on(table.createdAt)
@@ -513,6 +549,12 @@ export const notificationChunks = pgTable(
     answeredSubscriptionIds: uuid('answered_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
     retrySubscriptionIds: uuid('retry_subscription_ids').array().notNull().default(sql`'{}'::uuid[]`),
     retryAfterMs: integer('retry_after_ms').notNull().default(0),
+    /** An A/B test's letter of each subscription, in the order of `subscriptionIds`; null without variants. */
+    variants: text('variants'),
+    /** One character per `answeredSubscriptionIds` entry: s(ent), f(ailed), e(xpired), r(etry). */
+    answeredKinds: text('answered_kinds').notNull().default(''),
+    /** Why each failed subscription failed (the push service's answer), by subscription id. */
+    failureDetails: jsonb('failure_details').$type<Record<string, string>>(),
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
@@ -581,6 +623,8 @@ export const notificationEvents = pgTable(
     type: text('type').$type<EngagementEventType>().notNull(),
     /** A `converted` row's value, when the conversion carried one. */
     value: numeric('value', { mode: 'number' }),
+    /** The A/B variant the subscription received (null without variants). */
+    variant: text('variant'),
     createdAt: createdAt(),
   },
   (table) => [
@@ -669,4 +713,29 @@ export const webhookAttempts = pgTable(
     index('webhook_attempts_app_created_idx').on(table.appId, table.createdAt.desc()),
     index('webhook_attempts_message_idx').on(table.messageId),
   ],
+);
+
+/**
+ * An app's counts per UTC day (migration 0039), rolled up as they happen by triggers and
+ * `add_app_day_stats`; a day is the sum of its stripes (one, unless writers met on it).
+ */
+export const appDayStats = pgTable(
+  'app_day_stats',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    day: date('day', { mode: 'string' }).notNull(),
+    stripe: smallint('stripe').notNull().default(0),
+    sent: bigint('sent', { mode: 'number' }).notNull().default(0),
+    failed: bigint('failed', { mode: 'number' }).notNull().default(0),
+    expired: bigint('expired', { mode: 'number' }).notNull().default(0),
+    skipped: bigint('skipped', { mode: 'number' }).notNull().default(0),
+    shown: bigint('shown', { mode: 'number' }).notNull().default(0),
+    clicked: bigint('clicked', { mode: 'number' }).notNull().default(0),
+    converted: bigint('converted', { mode: 'number' }).notNull().default(0),
+    subscribed: bigint('subscribed', { mode: 'number' }).notNull().default(0),
+    unsubscribed: bigint('unsubscribed', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.day, table.stripe] })],
 );

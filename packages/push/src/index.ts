@@ -60,3 +60,10 @@ export {
   type VapidKeyPair,
   VapidSigner,
 } from './vapid.js';
+export {
+  deliveredContents,
+  VARIANT_LETTERS,
+  type Variant,
+  variantContent,
+  variantLetters,
+} from './variants.js';

@@ -30,6 +30,8 @@ export interface NotificationContent {
   data?: Record<string, unknown>;
   /** The number on the app's icon (`navigator.setAppBadge`; 0 clears it). */
   appBadge?: number;
+  /** An A/B test's letter (legacy payloads carry it, so a page's own code can tell variants apart). */
+  variant?: string;
 }
 
 /**
@@ -40,8 +42,22 @@ export const MAX_BROWSER_PAYLOAD_BYTES = 3_993;
 
 /** The SDK's service worker reports engagement with `id`; key order is fixed here (jsonb does not keep it). */
 export function legacyPayload(content: NotificationContent, id: string): string {
-  const { title, body, url, icon, badge, image, actions, requireInteraction, silent, renotify, tag, data, appBadge } =
-    content;
+  const {
+    title,
+    body,
+    url,
+    icon,
+    badge,
+    image,
+    actions,
+    requireInteraction,
+    silent,
+    renotify,
+    tag,
+    data,
+    appBadge,
+    variant,
+  } = content;
   return JSON.stringify({
     title,
     body,
@@ -56,6 +72,7 @@ export function legacyPayload(content: NotificationContent, id: string): string 
     tag,
     data,
     appBadge,
+    variant,
     id,
   });
 }

@@ -144,6 +144,10 @@ export const operations: Record<string, OperationDoc> = {
       'One send of the API key’s app: its status (`scheduled`, `queued`, `sending`, `completed`, `failed`, `canceled`), how many pushes were sent, failed or found expired, the engagement counted so far, and why pushes failed (`failureReasons`).',
     response: { notification },
   },
+  'GET /api/v1/notifications/{id}/report': {
+    description:
+      'What became of each target of a send, as a CSV file to reconcile with your own data: its A/B variant, whether the push was sent, failed (and why) or found expired, and whether it was shown, clicked and converted.',
+  },
   'DELETE /api/v1/notifications/{id}': {
     description: 'Cancels a scheduled send before it starts.',
     response: { notification: scheduled },
@@ -211,6 +215,38 @@ export const operations: Record<string, OperationDoc> = {
       days: [
         { date: '2026-11-24', sends: 0 },
         { date: '2026-11-25', sends: 31 },
+      ],
+    },
+  },
+  'GET /api/v1/apps/{appId}/stats': {
+    description:
+      'The app’s history per UTC day over the last `days` days (30 by default, at most 90), today last: pushes sent, failed, expired and skipped, notifications shown, clicked and converted, and subscriptions made and ended. Counted as they happen, so the history outlives the retention of notifications and events.',
+    response: {
+      days: [
+        {
+          date: '2026-11-24',
+          sent: 1180,
+          failed: 3,
+          expired: 17,
+          skipped: 0,
+          shown: 902,
+          clicked: 131,
+          converted: 12,
+          subscribed: 41,
+          unsubscribed: 9,
+        },
+        {
+          date: '2026-11-25',
+          sent: 0,
+          failed: 0,
+          expired: 0,
+          skipped: 0,
+          shown: 14,
+          clicked: 2,
+          converted: 1,
+          subscribed: 6,
+          unsubscribed: 1,
+        },
       ],
     },
   },

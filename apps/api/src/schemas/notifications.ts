@@ -92,6 +92,51 @@ const Translation = Type.Object(
   { additionalProperties: false },
 );
 
+export const MAX_VARIANTS = 3;
+
+const Variant = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, description: 'The title of this variant (absent: the send’s)' })),
+    body: Type.Optional(Type.String({ description: 'The body of this variant (absent: the send’s)' })),
+    url: Type.Optional(PayloadUrl('The page of this variant (absent: the send’s)')),
+    icon: Type.Optional(PayloadUrl('The icon of this variant (absent: the send’s)')),
+    image: Type.Optional(PayloadUrl('The picture of this variant (absent: the send’s)')),
+    actions: Type.Optional(
+      Type.Array(NotificationAction, { maxItems: MAX_ACTIONS, description: 'The buttons of this variant' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const abTestFields = {
+  variants: Type.Optional(
+    Type.Array(Variant, {
+      minItems: 1,
+      maxItems: MAX_VARIANTS,
+      description: `An A/B test: 1–${MAX_VARIANTS} alternatives to the send’s own content, which is variant \`A\` (these are \`B\`, \`C\`, \`D\`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with \`translations\`.`,
+      examples: [[{ title: 'Last day: 30% off' }]],
+    }),
+  ),
+  sample: Type.Optional(
+    Type.Number({
+      minimum: 0.05,
+      maximum: 0.5,
+      description:
+        'With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first',
+      examples: [0.2],
+    }),
+  ),
+  winnerAfterMinutes: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1440,
+      description:
+        'With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target',
+      examples: [60],
+    }),
+  ),
+};
+
 const payloadFields = {
   title: RequiredString('Notification title'),
   body: RequiredString('Notification body'),
@@ -114,6 +159,7 @@ const payloadFields = {
       examples: [{ ja: { title: 'セール開始', body: '今日から 30% オフ' } }],
     }),
   ),
+  ...abTestFields,
   ttl: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -212,6 +258,19 @@ export const NotifyBatchResponse = Type.Object({
 
 export const NotificationIdParams = Type.Object({ id: Type.String({ description: 'Notification id (uuid)' }) });
 
+const VariantResult = Type.Object({
+  name: Type.String({ description: 'The variant’s letter: `A` is the send’s own content', examples: ['B'] }),
+  sent: Type.Integer(),
+  failed: Type.Integer(),
+  expired: Type.Integer(),
+  shown: Type.Integer(),
+  clicked: Type.Integer(),
+  converted: Type.Integer(),
+  title: Type.String({ description: 'What this variant sent: its title' }),
+  body: Type.String({ description: 'What this variant sent: its body' }),
+  url: Type.Optional(Type.String({ description: 'Its url, when it had one' })),
+});
+
 export const NotificationSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -271,6 +330,14 @@ export const NotificationSchema = Type.Object(
     translations: Type.Optional(
       Type.Record(Type.String(), Translation, { description: 'The translations, when it had any' }),
     ),
+    variants: Type.Optional(
+      Type.Array(VariantResult, {
+        description: 'An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first',
+      }),
+    ),
+    winner: Type.Union([Type.String(), Type.Null()], {
+      description: 'The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null',
+    }),
   },
   { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
 );

@@ -11,7 +11,7 @@ import {
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
-import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES, translatedContent } from '@webpush/push';
+import { deliveredContents, deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
 import { inSpan } from '@webpush/tracing';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -70,6 +70,9 @@ const richFieldNames = [
   'data',
   'appBadge',
   'translations',
+  'variants',
+  'sample',
+  'winnerAfterMinutes',
 ] as const;
 
 /** What is stored and sent: the present fields among title, body, url, icon, badge and the rich fields. */
@@ -101,11 +104,38 @@ export function assertPayload(payload: NotificationPayload, pushFormat: PushForm
   // Two keys that differ only in case would make the choice depend on their order.
   const languages = Object.keys(payload.translations ?? {}).map((key) => key.toLowerCase());
   if (new Set(languages).size !== languages.length) throw new AppError('INVALID_INPUT');
-  assertSizes(payload, pushFormat, linkBase);
-  // Every subscription receives one of these texts: each is held to the same byte rules.
-  for (const translation of Object.values(payload.translations ?? {})) {
-    assertSizes(translatedContent(payload, translation), pushFormat, linkBase);
+  assertAbTest(payload);
+  // Every subscription receives one of these texts (the send's own, a translation's or a
+  // variant's): each is held to the same byte rules.
+  for (const content of deliveredContents(payload)) assertSizes(content, pushFormat, linkBase);
+}
+
+/**
+ * The rules of an A/B test the schema cannot say (docs/engagement.md): `sample` and
+ * `winnerAfterMinutes` go together, and only with variants; a variant's buttons are unique; and no
+ * `translations` beside variants, since a translation replaces the very title, body and url a
+ * variant tests, and an alternative has no text in those languages to fall back on.
+ */
+function assertAbTest(payload: NotificationPayload): void {
+  const variants = payload.variants ?? [];
+  if ((payload.sample === undefined) !== (payload.winnerAfterMinutes === undefined))
+    throw new AppError('INVALID_INPUT');
+  if (payload.sample !== undefined && variants.length === 0) throw new AppError('INVALID_INPUT');
+  if (variants.length > 0 && payload.translations !== undefined) throw new AppError('INVALID_INPUT');
+  for (const variant of variants) {
+    const actions = variant.actions ?? [];
+    if (new Set(actions.map((action) => action.action)).size !== actions.length) throw new AppError('INVALID_INPUT');
   }
+}
+
+/**
+ * A sample is pushed at once and judged after `winnerAfterMinutes`; a send pushed to each target at
+ * its own local time (`localTime`) reaches its targets over up to 24 hours, so no sample of it can
+ * be judged before the rest is due: the two together are INVALID_INPUT.
+ */
+export function assertSampleTiming(body: object): void {
+  const { sample, localTime } = body as { sample?: unknown; localTime?: unknown };
+  if (sample !== undefined && localTime !== undefined) throw new AppError('INVALID_INPUT');
 }
 
 function assertSizes(payload: NotificationPayload, pushFormat: PushFormat, linkBase: string): void {
@@ -272,6 +302,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     const checked = await checkedOrReplayed(request, reply, sender, async () => {
       requireEncryptionKey();
       assertPayload(payloadOf(body), sender.pushFormat, clickLinkBase);
+      assertSampleTiming(body);
       const targeting = [body.endpoint, body.uids, body.tags, body.segment, body.segmentId].filter(
         (field) => field !== undefined,
       );

@@ -324,6 +324,7 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       actionClicks: {},
       converted: 0,
       conversionValue: 0,
+      winner: null,
       createdAt: body.notification.createdAt,
       completedAt: null,
       title: 'Status',

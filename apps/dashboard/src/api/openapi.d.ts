@@ -2062,6 +2062,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             }[];
                             /** @description Pass as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
@@ -2253,6 +2275,65 @@ export interface paths {
                                 url?: string;
                             };
                         };
+                        /**
+                         * @description An A/B test: 1–3 alternatives to the send’s own content, which is variant `A` (these are `B`, `C`, `D`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with `translations`.
+                         * @example [
+                         *       {
+                         *         "title": "Last day: 30% off"
+                         *       }
+                         *     ]
+                         */
+                        variants?: {
+                            /** @description The title of this variant (absent: the send’s) */
+                            title?: string;
+                            /** @description The body of this variant (absent: the send’s) */
+                            body?: string;
+                            /**
+                             * @description The page of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description The icon of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                            /**
+                             * @description The picture of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            image?: string;
+                            /** @description The buttons of this variant */
+                            actions?: {
+                                /**
+                                 * @description Names the button; unique within `actions`, reported with its clicks
+                                 * @example open
+                                 */
+                                action: string;
+                                /** @description The button label (1–64 characters) */
+                                title: string;
+                                /**
+                                 * @description The page the button opens (default: the notification's `url`)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                                /**
+                                 * @description Icon of the button
+                                 * @example https://example.com/
+                                 */
+                                icon?: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first
+                         * @example 0.2
+                         */
+                        sample?: number;
+                        /**
+                         * @description With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target
+                         * @example 60
+                         */
+                        winnerAfterMinutes?: number;
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -2961,6 +3042,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };
@@ -3907,6 +4010,184 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's delivery, engagement and subscribers per UTC day
+         * @description The app’s history per UTC day over the last `days` days (30 by default, at most 90), today last: pushes sent, failed, expired and skipped, notifications shown, clicked and converted, and subscriptions made and ended. Counted as they happen, so the history outlives the retention of notifications and events.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Days to report, ending today (UTC): 1 to 90 */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "days": [
+                         *         {
+                         *           "date": "2026-11-24",
+                         *           "sent": 1180,
+                         *           "failed": 3,
+                         *           "expired": 17,
+                         *           "skipped": 0,
+                         *           "shown": 902,
+                         *           "clicked": 131,
+                         *           "converted": 12,
+                         *           "subscribed": 41,
+                         *           "unsubscribed": 9
+                         *         },
+                         *         {
+                         *           "date": "2026-11-25",
+                         *           "sent": 0,
+                         *           "failed": 0,
+                         *           "expired": 0,
+                         *           "skipped": 0,
+                         *           "shown": 14,
+                         *           "clicked": 2,
+                         *           "converted": 1,
+                         *           "subscribed": 6,
+                         *           "unsubscribed": 1
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description One entry per UTC day, oldest first, today last; a day without any counts is all zeros */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description UTC day, YYYY-MM-DD
+                                 */
+                                date: string;
+                                /** @description Pushes the push services accepted that day */
+                                sent: number;
+                                /** @description Pushes that failed that day */
+                                failed: number;
+                                /** @description Targets found gone that day (404/410, or gone before their push) */
+                                expired: number;
+                                /** @description Targets a send skipped that day (frequency caps) */
+                                skipped: number;
+                                /** @description Notifications displayed that day (counted once per notification and subscription) */
+                                shown: number;
+                                /** @description Notifications clicked that day (once per notification and subscription) */
+                                clicked: number;
+                                /** @description Conversions counted that day (once per notification and subscription) */
+                                converted: number;
+                                /** @description Subscriptions made that day (or made active again) */
+                                subscribed: number;
+                                /** @description Subscriptions that expired or were deleted that day */
+                                unsubscribed: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10225,6 +10506,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };
@@ -10488,6 +10791,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };
@@ -10632,6 +10957,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifications/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What became of each target of a notification, as CSV
+         * @description Streamed, in subscription id order, one row per subscription the send was planned for: header `subscriptionId,uid,variant,outcome,failureReason,shown,clicked,actions,converted,conversionValue`, quoted as RFC 4180 says. `outcome` is `sent`, `failed` (with the push service’s answer in `failureReason` when it is known), `expired`, `skipped` or `pending` (still being sent); `variant` is the A/B letter the subscription received; `actions` the buttons it clicked, space-separated. A notification removed by retention (docs/operations.md) is 404, like another app’s.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Notification id (uuid) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The report, streamed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_API_KEY, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_API_KEY" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INSUFFICIENT_SCOPE */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "API キーのスコープが不足しています",
+                         *       "code": "INSUFFICIENT_SCOPE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INSUFFICIENT_SCOPE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notify": {
         parameters: {
             query?: never;
@@ -10748,6 +11229,65 @@ export interface paths {
                                 url?: string;
                             };
                         };
+                        /**
+                         * @description An A/B test: 1–3 alternatives to the send’s own content, which is variant `A` (these are `B`, `C`, `D`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with `translations`.
+                         * @example [
+                         *       {
+                         *         "title": "Last day: 30% off"
+                         *       }
+                         *     ]
+                         */
+                        variants?: {
+                            /** @description The title of this variant (absent: the send’s) */
+                            title?: string;
+                            /** @description The body of this variant (absent: the send’s) */
+                            body?: string;
+                            /**
+                             * @description The page of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description The icon of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                            /**
+                             * @description The picture of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            image?: string;
+                            /** @description The buttons of this variant */
+                            actions?: {
+                                /**
+                                 * @description Names the button; unique within `actions`, reported with its clicks
+                                 * @example open
+                                 */
+                                action: string;
+                                /** @description The button label (1–64 characters) */
+                                title: string;
+                                /**
+                                 * @description The page the button opens (default: the notification's `url`)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                                /**
+                                 * @description Icon of the button
+                                 * @example https://example.com/
+                                 */
+                                icon?: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first
+                         * @example 0.2
+                         */
+                        sample?: number;
+                        /**
+                         * @description With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target
+                         * @example 60
+                         */
+                        winnerAfterMinutes?: number;
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400
@@ -11193,6 +11733,65 @@ export interface paths {
                                 url?: string;
                             };
                         };
+                        /**
+                         * @description An A/B test: 1–3 alternatives to the send’s own content, which is variant `A` (these are `B`, `C`, `D`). Each target receives one variant, chosen at random with equal chances; a field an alternative leaves out is the send’s. Not with `translations`.
+                         * @example [
+                         *       {
+                         *         "title": "Last day: 30% off"
+                         *       }
+                         *     ]
+                         */
+                        variants?: {
+                            /** @description The title of this variant (absent: the send’s) */
+                            title?: string;
+                            /** @description The body of this variant (absent: the send’s) */
+                            body?: string;
+                            /**
+                             * @description The page of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            url?: string;
+                            /**
+                             * @description The icon of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            icon?: string;
+                            /**
+                             * @description The picture of this variant (absent: the send’s)
+                             * @example https://example.com/
+                             */
+                            image?: string;
+                            /** @description The buttons of this variant */
+                            actions?: {
+                                /**
+                                 * @description Names the button; unique within `actions`, reported with its clicks
+                                 * @example open
+                                 */
+                                action: string;
+                                /** @description The button label (1–64 characters) */
+                                title: string;
+                                /**
+                                 * @description The page the button opens (default: the notification's `url`)
+                                 * @example https://example.com/
+                                 */
+                                url?: string;
+                                /**
+                                 * @description Icon of the button
+                                 * @example https://example.com/
+                                 */
+                                icon?: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first
+                         * @example 0.2
+                         */
+                        sample?: number;
+                        /**
+                         * @description With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target
+                         * @example 60
+                         */
+                        winnerAfterMinutes?: number;
                         /**
                          * @description Seconds the push service keeps the message for an offline browser
                          * @default 86400

@@ -3,13 +3,14 @@ import { failureKey, type PushOptions, type PushOutcome, refusedBySubscription }
 import type { DeliveryChunkJob } from '@webpush/queue';
 import { inSpan, openSpan, type Span, SpanStatusCode, tracingActive } from '@webpush/tracing';
 import type { WorkerContext } from '../context.js';
-import { type BrowserPayload, browserPayloads } from './browser-payload.js';
+import type { BrowserPayload } from './browser-payload.js';
 import { ChunkBodies } from './chunk-bodies.js';
 import { queueChunks } from './chunk-jobs.js';
 import { recordChunkOutcomeThroughOutage } from './chunk-outcome.js';
 import { defaultOutageRetry, retryWhileDatabaseAway } from './database-outage.js';
 import type { ChunkProgress } from './progress-recorder.js';
 import { type SigningKeys, signingKeys } from './signing-keys.js';
+import { subscriptionPayloads } from './variant-payloads.js';
 
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
 
@@ -80,7 +81,7 @@ interface ChunkRun {
   readonly vanished: number;
   readonly signing: SigningKeys;
   readonly options: PushOptions;
-  /** What each subscription receives (its language chooses among a send's translations). */
+  /** What each subscription receives (its variant, or its language among a send's translations). */
   readonly payloadFor: (subscription: DeliverableSubscription) => BrowserPayload;
   readonly bodies: ChunkBodies<DeliverableSubscription> | null;
   readonly progress: ChunkProgress;
@@ -89,6 +90,8 @@ interface ChunkRun {
   readonly counts: { sent: number; expired: number; retry: number; failed: number };
   /** Shown on the notification (`failureReasons`), per push-service answer. */
   readonly failureReasons: Record<string, number>;
+  /** Why each failed push failed, by subscription id (the notification's report). */
+  readonly failureDetails: Record<string, string>;
   /** Refusal streaks: refused for a reason of the subscription's own, or sent after earlier refusals. */
   readonly refused: string[];
   readonly cleared: string[];
@@ -131,8 +134,7 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
   const anyKey = [...signing.values()].some((credentials) => credentials !== null);
   const options: PushOptions = { ttl: delivery.notification.ttl, urgency: delivery.notification.urgency };
   if (delivery.notification.topic !== null) options.topic = delivery.notification.topic;
-  const payloadOfLanguage = browserPayloads(delivery, context.clickTokens, config.publicUrl);
-  const payloadFor = (subscription: DeliverableSubscription) => payloadOfLanguage(subscription.language);
+  const payloadFor = subscriptionPayloads(delivery, context.clickTokens, config.publicUrl);
   return {
     context,
     job,
@@ -148,6 +150,7 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
     traced: tracingActive(),
     counts: { sent: 0, expired: 0, retry: 0, failed: 0 },
     failureReasons: {},
+    failureDetails: {},
     refused: [],
     cleared: [],
     next: 0,
@@ -233,12 +236,13 @@ function recordAnswer(run: ChunkRun, subscription: DeliverableSubscription, outc
   if (kind === 'failed') {
     const reason = failureKey(outcome);
     run.failureReasons[reason] = (run.failureReasons[reason] ?? 0) + 1;
+    run.failureDetails[subscription.id] = reason;
   }
   return run.progress.answer(subscription.id, kind, retryAfterMs);
 }
 
 async function recordOutcome(run: ChunkRun, last: LastAnswers): Promise<ChunkResult> {
-  const { context, job, refused, cleared, failureReasons } = run;
+  const { context, job, refused, cleared, failureReasons, failureDetails } = run;
   const { config, log, metrics } = context;
   const {
     recorded,
@@ -256,6 +260,7 @@ async function recordOutcome(run: ChunkRun, last: LastAnswers): Promise<ChunkRes
         refused.length + cleared.length > 0
           ? { refused, cleared, retireAfter: config.delivery.retireAfterRefusals }
           : null,
+      failureDetails,
     },
     defaultOutageRetry,
     (error, retry) => {

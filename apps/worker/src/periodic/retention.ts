@@ -1,4 +1,4 @@
-import { deleteExpiredData, type RetentionRemoved } from '@webpush/db';
+import { deleteExpiredData, foldAppDayStats, type RetentionRemoved } from '@webpush/db';
 import type { WorkerContext } from '../context.js';
 import { type PeriodicTask, startPeriodicTask } from './periodic-task.js';
 
@@ -15,6 +15,8 @@ export function startRetention(context: WorkerContext): PeriodicTask<RetentionRe
     async () => {
       const removed = await deleteExpiredData(db, config.retention);
       if (Object.values(removed).some((count) => count > 0)) log.info(removed, 'retention removed old data');
+      // Not retention: the per-day history is kept, each past day folded into one row.
+      await foldAppDayStats(db, config.retention.batchSize);
       return removed;
     },
     log,

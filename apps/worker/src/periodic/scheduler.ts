@@ -1,6 +1,6 @@
 import { type NotificationPayload, type PushFormat, type StartedSend, startDueScheduledSend } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
-import { deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES, translatedContent } from '@webpush/push';
+import { deliveredContents, deliveredPayloadBytes, MAX_BROWSER_PAYLOAD_BYTES } from '@webpush/push';
 import { enqueueFanOut } from '@webpush/queue';
 import type { WorkerContext } from '../context.js';
 import { clickLinkBase } from '../delivery/browser-payload.js';
@@ -29,9 +29,9 @@ export function startScheduler(context: WorkerContext): Scheduler {
   // The 3,993-byte rule again, for the app's push format as it is now (it may have switched to
   // declarative, whose click links make the payload bigger, since the send was accepted).
   const linkBase = clickLinkBase(config.publicUrl);
-  // Each translation is delivered to someone: every one must fit.
+  // Each translation and each variant is delivered to someone: every one must fit.
   const payloadFits = (payload: NotificationPayload, pushFormat: PushFormat) =>
-    [payload, ...Object.values(payload.translations ?? {}).map((entry) => translatedContent(payload, entry))].every(
+    deliveredContents(payload).every(
       (content) => deliveredPayloadBytes(content, pushFormat, linkBase) <= MAX_BROWSER_PAYLOAD_BYTES,
     );
 

@@ -79,23 +79,28 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
       from incoming i
     ),
     inserted as (
-      insert into notification_events (notification_id, subscription_id, type, value)
-      select distinct i.notification_id, i.subscription_id, i.type, i.value from resolved i
+      insert into notification_events (notification_id, subscription_id, type, value, variant)
+      select distinct i.notification_id, i.subscription_id, i.type, i.value, pushed.variant from resolved i
       join notifications n on n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id)
       join subscriptions s on s.id = i.subscription_id and s.app_id = n.app_id
-      where exists (
-        select 1 from notification_chunks c
+      -- Earned only when pushed: the first-attempt chunk holding the subscription, and in it the
+      -- letter of the A/B variant it received (null without variants).
+      join lateral (
+        select case when c.variants is null then null
+          else substr(c.variants, array_position(c.subscription_ids, i.subscription_id), 1) end as variant
+        from notification_chunks c
         where c.notification_id = i.notification_id and c.first_subscription_id <= i.subscription_id
           and c.attempt = 1 and c.last_subscription_id >= i.subscription_id
           and i.subscription_id = any(c.subscription_ids)
-      )
+        limit 1
+      ) pushed on true
         -- A button click counts only for a button the notification has.
-        and (i.type not like 'action:%' or exists (
+      where (i.type not like 'action:%' or exists (
           select 1 from jsonb_array_elements(coalesce(n.payload -> 'actions', '[]'::jsonb)) b
           where b ->> 'action' = substr(i.type, 8)
         ))
       on conflict do nothing
-      returning notification_id, type, value
+      returning notification_id, type, value, variant
     ),
     totals as (
       select notification_id,
@@ -112,6 +117,15 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
     actions as (
       select notification_id, jsonb_object_agg(action, n) as added from per_action group by notification_id
     ),
+    variant_counts as (
+      select notification_id, jsonb_object_agg(variant, counts) as added from (
+        select notification_id, variant, jsonb_build_object('shown', count(*) filter (where type = 'shown'),
+          'clicked', count(*) filter (where type = 'clicked'), 'converted', count(*) filter (where type = 'converted'))
+          as counts
+        from inserted where variant is not null and type in ('shown', 'clicked', 'converted')
+        group by notification_id, variant
+      ) v group by notification_id
+    ),
     updated as (
       update notifications n
       set shown = n.shown + t.shown, clicked = n.clicked + t.clicked, converted = n.converted + t.converted,
@@ -119,8 +133,10 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
         action_clicks = case when a.added is null then n.action_clicks else (
           select jsonb_object_agg(k, coalesce((n.action_clicks ->> k)::int, 0) + coalesce((a.added ->> k)::int, 0))
           from (select jsonb_object_keys(n.action_clicks) union select jsonb_object_keys(a.added)) as keys(k)
-        ) end
+        ) end,
+        variant_stats = case when v.added is null then n.variant_stats else add_variant_counts(n.variant_stats, v.added) end
       from totals t left join actions a on a.notification_id = t.notification_id
+        left join variant_counts v on v.notification_id = t.notification_id
       where n.id = t.notification_id
       returning t.shown + t.clicked + t.converted as counted
     )

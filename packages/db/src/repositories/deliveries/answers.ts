@@ -31,7 +31,9 @@ export const mergeAnswers = (sql: Database['$client']) => {
       select a.id from answers a where a.kind = 'retry' and a.id <> all(c.answered_subscription_ids)),
     retry_after_ms = greatest(c.retry_after_ms, (select max(a.retry_after_ms) from answers a)),
     answered_subscription_ids = c.answered_subscription_ids || array(
-      select a.id from answers a where a.id <> all(c.answered_subscription_ids))`;
+      select a.id from answers a where a.id <> all(c.answered_subscription_ids) order by a.id),
+    answered_kinds = c.answered_kinds || coalesce((select string_agg(left(a.kind, 1), '' order by a.id)
+      from answers a where a.id <> all(c.answered_subscription_ids)), '')`;
 };
 
 /**
@@ -54,12 +56,34 @@ export async function expireSubscriptions(sql: Sql, appId: string, batch: Answer
 }
 
 /**
- * Completes a chunk: its progress rows and `last`, de-duplicated, are merged into its row, and the
- * progress rows are deleted. No row when the chunk was already completed.
+ * A chunk's counts per A/B variant (RETURNING of {@link completeChunk}): its answers by the letter
+ * of their subscription, a target not answered (gone before it was sent to) counting as expired and
+ * a retry counting in the next attempt's chunk. Null for a chunk without variants.
  */
-export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) => sql<
-  (ChunkCounts & { retryIds: string[]; retryAfterMs: number })[]
->`
+const variantCounts = (sql: Sql) => sql`
+  case when c.variants is null then null else (
+    select jsonb_object_agg(v.letter, jsonb_build_object('sent', v.sent, 'failed', v.failed, 'expired', v.expired))
+    from (
+      select t.letter, count(*) filter (where a.kind = 'sent') as sent,
+        count(*) filter (where a.kind = 'failed') as failed,
+        count(*) filter (where a.kind = 'expired' or a.id is null) as expired
+      from unnest(c.subscription_ids, string_to_array(c.variants, null)) as t(id, letter)
+      left join answers a on a.id = t.id
+      group by t.letter
+    ) v
+  ) end`;
+
+/**
+ * Completes a chunk: its progress rows and `last`, de-duplicated, are merged into its row, and the
+ * progress rows are deleted. No row when the chunk was already completed. `failureDetails`: why
+ * each failed subscription of this run failed, kept for the notification's report.
+ */
+export const completeChunk = (
+  sql: Sql,
+  chunk: ChunkKey,
+  last: AnsweredBatch,
+  failureDetails: Readonly<Record<string, string>> = {},
+) => sql<(ChunkCounts & { retryIds: string[]; retryAfterMs: number; variantCounts: VariantCounts | null })[]>`
   with progress as (
     delete from notification_chunk_answers p
     where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}
@@ -74,9 +98,18 @@ export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) =>
     ) r
   )
   update notification_chunks c set ${mergeAnswers(sql)}, completed_at = now()
+    ${
+      Object.keys(failureDetails).length === 0
+        ? sql``
+        : sql`, failure_details = coalesce(c.failure_details, '{}'::jsonb) || ${JSON.stringify(failureDetails)}::jsonb`
+    }
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
-  returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
+  returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs",
+    ${variantCounts(sql)} as "variantCounts"`;
+
+/** Counts by variant letter: `{"B": {"sent": 3, "failed": 0, "expired": 1}}`. */
+export type VariantCounts = Record<string, Record<string, number>>;
 
 export interface ChunkRefusals {
   /** Subscriptions refused for a reason of their own (`refusedBySubscription`). */

@@ -26,6 +26,8 @@ export interface DeliverableSubscription {
   refusals: number;
   /** Chooses the translation it receives, if the send has any. */
   language: string | null;
+  /** The A/B variant it receives (its letter); absent when the send has no variants. */
+  variant?: string;
 }
 
 export type ChunkStart =
@@ -55,6 +57,9 @@ interface ChunkStartRow {
   push_format: PushFormat;
   default_url: string | null;
   vapid_key_version: number;
+  /** A chunk of an A/B test: its letters, and its ids in their order. */
+  variants: string | null;
+  chunk_ids: string[] | null;
 }
 
 /**
@@ -76,7 +81,8 @@ export async function startChunk(
             and p.first_subscription_id = ${chunk.firstSubscriptionId} and p.attempt = ${chunk.attempt}) answered)::int
           as answered,
         n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed,
-        a.push_format, a.default_url, a.vapid_key_version
+        a.push_format, a.default_url, a.vapid_key_version, c.variants,
+        case when c.variants is null then null else c.subscription_ids end as chunk_ids
       from notifications n
       join apps a on a.id = n.app_id
       left join notification_chunks c on c.notification_id = n.id
@@ -117,7 +123,22 @@ export async function startChunk(
         vapidKeyVersion: row.vapid_key_version,
       },
     },
-    subscriptions: [...subscriptionRows],
+    subscriptions: withVariants(subscriptionRows, row.chunk_ids, row.variants),
     unanswered: ids.length - row.answered,
   };
+}
+
+/** Each subscription with the letter the plan drew for it; untouched without variants (the hot path). */
+function withVariants(
+  rows: readonly DeliverableSubscription[],
+  ids: readonly string[] | null,
+  letters: string | null,
+): DeliverableSubscription[] {
+  if (ids === null || letters === null) return [...rows];
+  const letterOf = new Map(ids.map((id, index) => [id, letters[index]]));
+  for (const row of rows) {
+    const letter = letterOf.get(row.id);
+    if (letter !== undefined) row.variant = letter;
+  }
+  return [...rows];
 }

@@ -13,6 +13,7 @@ import {
   type ChunkKey,
   type DeliveryChunk,
   inTransaction,
+  type Sql,
 } from './shared.js';
 
 /**
@@ -33,10 +34,12 @@ export async function recordChunkOutcome(
   failureReasons: Readonly<Record<string, number>> = {},
   /** This run's refusals and resets of refusal streaks; written only by the run that claims the chunk. */
   refusals: ChunkRefusals | null = null,
+  /** Why each of this run's failed pushes failed, by subscription id (the notification's report). */
+  failureDetails: Readonly<Record<string, string>> = {},
 ): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
-    const [claimed] = await completeChunk(sql, chunk, last);
+    const [claimed] = await completeChunk(sql, chunk, last, failureDetails);
     if (!claimed) return { recorded: false, counts: null, retryChunk: null };
     await expireSubscriptions(sql, chunk.appId, last);
     if (refusals) await recordRefusals(sql, chunk.appId, refusals);
@@ -61,17 +64,29 @@ export async function recordChunkOutcome(
         notBefore: retryNotBefore(claimed.retryAfterMs),
       };
       await sql`insert into notification_chunks
-          (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before)
+          (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before, variants)
         values (${chunk.notificationId}, ${first}, ${retryChunk.attempt}, ${retryIds}::uuid[], ${lastId},
-          ${retryChunk.notBefore.toISOString()}::timestamptz)
+          ${retryChunk.notBefore.toISOString()}::timestamptz,
+          ${claimed.variantCounts === null ? null : retryLetters(sql, chunk, retryIds)})
         on conflict do nothing`;
     }
 
     const reasons = Object.keys(failureReasons).length === 0 ? sql`` : addFailureReasons(sql, failureReasons);
-    await addToCounters(sql, chunk.notificationId, counts, reasons);
+    const variants =
+      claimed.variantCounts === null
+        ? sql``
+        : sql`variant_stats = add_variant_counts(n.variant_stats, ${JSON.stringify(claimed.variantCounts)}::jsonb),`;
+    await addToCounters(sql, chunk.notificationId, counts, sql`${reasons} ${variants}`);
     return { recorded: true, counts, retryChunk };
   }) as Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }>;
 }
+
+/** The letters of `retryIds` (sorted) in the chunk they are retried from: a retry keeps its variant. */
+const retryLetters = (sql: Sql, chunk: ChunkKey, retryIds: readonly string[]) => sql`(
+  select string_agg(t.letter, '' order by t.id)
+  from notification_chunks o, unnest(o.subscription_ids, string_to_array(o.variants, null)) as t(id, letter)
+  where o.notification_id = ${chunk.notificationId} and o.first_subscription_id = ${chunk.firstSubscriptionId}
+    and o.attempt = ${chunk.attempt} and t.id = any(${retryIds as string[]}::uuid[]))`;
 
 /**
  * The retry chunk that completing `chunk` planned, while it is not counted yet; null when it

@@ -3,6 +3,16 @@ import type { NotificationTargetKind, SegmentExpression, SubscriptionTags } from
 import { audienceFilter } from '../audiences.js';
 import type { Notification } from '../notifications/index.js';
 import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction } from './shared.js';
+import {
+  letterExpression,
+  newSampleSeed,
+  outsideSample,
+  sampleOrder,
+  sampleSizeOf,
+  type VariantPlanRow,
+  variantPhase,
+  variantPlanColumns,
+} from './variant-plan.js';
 
 export type FanOutStart = Pick<Notification, 'id' | 'appId' | 'planned'> & {
   /** Every target is planned already (`fanned_out_at` is set). */
@@ -94,42 +104,76 @@ export async function planDeliveryChunks(
       sql`set local plan_cache_mode = force_custom_plan`,
       sql<PlanRow[]>`
         select app_id, targets, planned, plan_cursor, subscription_ids, target_kind, target_uids, target_tags,
-          target_segment,
+          target_segment, ${variantPlanColumns(sql)},
           coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out
         from notifications where id = ${notificationId} and status in ('queued', 'sending')
         for update`,
     ]);
     if (!notification || notification.fanned_out) return { chunks: [], done: true };
+    const phase = variantPhase(notification);
+    // The sample is planned; the rest waits for the winner (the worker's winner pass queues it).
+    if (phase === 'waiting') return { chunks: [], done: true };
 
     const remaining = notification.targets - notification.planned;
-    const limit = Math.max(0, Math.min(options.chunkSize * options.maxChunks, remaining));
+    const seed = phase === 'sample' ? newSampleSeed() : notification.sample_seed;
+    const sampleSize = phase === 'sample' ? sampleSizeOf(notification.sample ?? 0, notification.targets) : null;
+    // The whole sample in one plan: it is chosen by one ordered pass over the audience.
+    const limit =
+      sampleSize !== null
+        ? Math.min(sampleSize, remaining)
+        : Math.max(0, Math.min(options.chunkSize * options.maxChunks, remaining));
     const cursor = notification.plan_cursor;
-    // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
-    const page = notification.subscription_ids
-      ? sql`select unnest(${[...notification.subscription_ids]
-          .sort()
-          .filter((id) => cursor === null || id > cursor)
-          .slice(0, limit)}::uuid[]) as id`
+    const id = sql`s.id`;
+    const notSampled = phase === 'winner' ? sql`and ${outsideSample(sql, id, notification)}` : sql``;
+    const audience = notification.subscription_ids
+      ? sql`select s.id from unnest(${notification.subscription_ids}::uuid[]) as s(id) where true`
       : sql`
           select s.id from subscriptions s
           where s.app_id = ${notification.app_id} and s.status = 'active'
             and s.created_at <= ${notification.since}::timestamptz
+            ${audienceFilter(sql, notification, notification.since)}`;
+    // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
+    const page =
+      phase === 'sample'
+        ? sql`select s.id from (${audience}) s order by ${sampleOrder(sql, id, seed as string)} limit ${limit}`
+        : notification.subscription_ids && phase !== 'winner'
+          ? sql`select unnest(${[...notification.subscription_ids]
+              .sort()
+              .filter((id) => cursor === null || id > cursor)
+              .slice(0, limit)}::uuid[]) as id`
+          : sql`
+          ${audience}
             ${cursor === null ? sql`` : sql`and s.id > ${cursor}::uuid`}
-            ${audienceFilter(sql, notification, notification.since)}
+            ${notSampled}
           order by s.id limit ${limit}`;
+    const letter = letterExpression(sql, phase, notification, notification.planned);
     const rows =
       limit === 0
         ? []
-        : await sql<{ ids: string[] }[]>`
+        : await sql<{ ids: string[]; bound_hash: string | null; bound_id: string | null }[]>`
             with page as (${page}),
-            numbered as (select id, (row_number() over (order by id) - 1) / ${options.chunkSize} as k from page),
-            chunks as (select k, array_agg(id order by id) as ids from numbered group by k),
+            numbered as (
+              select id, (row_number() over (order by id) - 1) / ${options.chunkSize} as k
+                ${letter === null ? sql`` : sql`, ${letter} as letter`}
+              from page),
+            chunks as (
+              select k, array_agg(id order by id) as ids
+                ${letter === null ? sql`, null::text as letters` : sql`, string_agg(letter, '' order by id) as letters`}
+              from numbered group by k),
             inserted as (
               insert into notification_chunks
-                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id)
-              select ${notificationId}, c.ids[1], 1, c.ids, c.ids[cardinality(c.ids)] from chunks c
+                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, variants)
+              select ${notificationId}, c.ids[1], 1, c.ids, c.ids[cardinality(c.ids)], c.letters from chunks c
             )
-            select ids from chunks order by k`;
+            ${
+              phase === 'sample'
+                ? sql`, bound as (
+                    select hashtextextended(p.id::text, ${seed as string}::bigint)::text as hash, p.id from page p
+                    order by hashtextextended(p.id::text, ${seed as string}::bigint) desc, p.id desc limit 1)
+                  select ids, (select hash from bound) as bound_hash, (select id from bound) as bound_id
+                  from chunks order by k`
+                : sql`select ids, null as bound_hash, null as bound_id from chunks order by k`
+            }`;
     const now = new Date();
     const chunks = rows.map(
       ({ ids }): DeliveryChunk => ({
@@ -142,28 +186,36 @@ export async function planDeliveryChunks(
       }),
     );
     const planned = chunks.reduce((sum, chunk) => sum + chunk.subscriptionIds.length, 0);
-    const lastChunk = chunks[chunks.length - 1];
+    // The sample is keyset-free: the second phase pages from the start of the audience.
+    const lastChunk = phase === 'sample' ? undefined : chunks[chunks.length - 1];
     const planCursor = lastChunk ? (lastChunk.subscriptionIds[lastChunk.subscriptionIds.length - 1] as string) : cursor;
     // A short page means the audience is exhausted: what is left of `targets` vanished before the plan
     // reached it, and counts as expired, which may finish the notification here.
     const done = planned < limit || planned === remaining;
     const left = remaining - planned;
+    const sampled =
+      phase === 'sample'
+        ? sql`sample_size = ${sampleSize}, sample_seed = ${seed}::bigint,
+            sample_bound_hash = ${rows[0]?.bound_hash ?? null}::bigint, sample_bound_id = ${rows[0]?.bound_id ?? null}::uuid,
+            winner_at = now() + make_interval(mins => ${notification.winner_after_minutes}),`
+        : sql``;
     if (done) {
       await addToCounters(
         sql,
         notificationId,
         { sent: 0, failed: 0, expired: left },
-        sql`planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
+        sql`${sampled} planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
       );
     } else {
-      await sql`update notifications set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
-        updated_at = now() where id = ${notificationId}`;
+      await sql`update notifications set ${sampled} planned = ${notification.targets - left},
+        plan_cursor = ${planCursor}::uuid, updated_at = now() where id = ${notificationId}`;
     }
-    return { chunks, done };
+    // After the sample nothing more is planned until the winner is chosen.
+    return { chunks, done: done || phase === 'sample' };
   }) as Promise<{ chunks: DeliveryChunk[]; done: boolean }>;
 }
 
-interface PlanRow {
+interface PlanRow extends VariantPlanRow {
   app_id: string;
   targets: number;
   planned: number;

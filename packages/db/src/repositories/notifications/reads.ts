@@ -48,6 +48,8 @@ const summaryColumns = {
   sendAt: notifications.sendAt,
   errorCode: notifications.errorCode,
   failureReasons: notifications.failureReasons,
+  variantStats: notifications.variantStats,
+  winner: notifications.winner,
 };
 
 export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;

@@ -22,4 +22,6 @@ export type NotificationSummary = Pick<
   | 'sendAt'
   | 'errorCode'
   | 'failureReasons'
+  | 'variantStats'
+  | 'winner'
 >;
