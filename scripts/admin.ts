@@ -4,8 +4,24 @@
 // when neither sets it; exits 0 on success, 1 when the request cannot be done, 2 on bad usage.
 import { isPlanName, planNames } from '@webpush/plans';
 import { launcherEnv } from './env-file.mjs';
+import { chooseMode, runningEmbedded } from './mode.mjs';
 
-const { env } = launcherEnv(new URL('../.env', import.meta.url).pathname);
+const launched = launcherEnv(new URL('../.env', import.meta.url).pathname).env;
+/**
+ * Configured like `pnpm dev` chooses its mode: with no database configured, the embedded
+ * PostgreSQL that a running `pnpm dev` or `pnpm start` left its URL for (scripts/mode.mjs).
+ */
+function adminEnv(): Record<string, string | undefined> {
+  if (chooseMode(launched) !== 'embedded') return launched;
+  const running = runningEmbedded(launched);
+  if (running === null) {
+    throw new CommandError(
+      'no database configured and no embedded PostgreSQL running: start `pnpm dev` (or `pnpm start`) first, or set DATABASE_URL and REDIS_URL',
+      1,
+    );
+  }
+  return running;
+}
 
 const USAGE = `usage: pnpm admin set-plan <email> <plan>
        pnpm admin grant-operator <email>
@@ -39,7 +55,7 @@ async function setPlan(args: string[]): Promise<string> {
   // Loaded only here, so a usage mistake is answered at once, without loading the database layer.
   const { loadConfig } = await import('@webpush/config');
   const { ADMIN_CLI_OPERATOR, createDatabase, setUserPlan } = await import('@webpush/db');
-  const config = loadConfig(env);
+  const config = loadConfig(adminEnv());
   const database = createDatabase(config.databaseUrl, { max: 1 });
   try {
     const user = await setUserPlan(database.db, email, plan, {
@@ -47,7 +63,11 @@ async function setPlan(args: string[]): Promise<string> {
       ip: null,
     });
     if (!user) throw new CommandError(`no user with the e-mail ${email}`, 1);
-    await tellApiInstances(config, user.id);
+    if (config.coordination === 'process') {
+      // An API with its counters in its own process listens on PostgreSQL (LISTEN/NOTIFY).
+      const { notifyPrincipalChange } = await import('@webpush/queue');
+      await notifyPrincipalChange(database.sql, config.redisKeyPrefix, { userId: user.id });
+    } else await tellApiInstances(config, user.id);
     return `${user.email} is now on the ${user.plan} plan`;
   } finally {
     await database.close();
@@ -93,7 +113,7 @@ async function grantOperator(args: string[]): Promise<string> {
 
   const { loadConfig } = await import('@webpush/config');
   const { createDatabase, grantOperatorRole } = await import('@webpush/db');
-  const config = loadConfig(env);
+  const config = loadConfig(adminEnv());
   const database = createDatabase(config.databaseUrl, { max: 1 });
   try {
     const granted = await grantOperatorRole(database.db, email);

@@ -1,5 +1,6 @@
 // Runs the API and the worker side by side: output prefixed, SIGINT/SIGTERM forwarded, and when one
-// process dies the other is stopped so a half-running service never goes unnoticed. With
+// process dies the other is stopped so a half-running service never goes unnoticed. Resolves once
+// every process has exited (then `afterAll`, e.g. stopping the embedded PostgreSQL, may run). With
 // `readable`, each JSON log line is shown as a line a person reads (apps/api/scripts/dev-log.mjs).
 import { spawn } from 'node:child_process';
 import { createDevLogFormatter } from '@webpush/api/dev-log';
@@ -41,4 +42,11 @@ export function runTogether(processes, env, { readable = false } = {}) {
       stopAll(signal);
     });
   }
+  return Promise.all(
+    children.map(({ child }) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? undefined
+        : new Promise((resolve) => child.once('exit', resolve)),
+    ),
+  );
 }

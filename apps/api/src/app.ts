@@ -7,6 +7,7 @@ import { logOptions } from './log-options.js';
 import apiKeyPrincipalsPlugin from './plugins/app/api-key-principals.js';
 import authPlugin from './plugins/app/auth.js';
 import configPlugin from './plugins/app/config.js';
+import coordinationPlugin from './plugins/app/coordination.js';
 import dbPlugin from './plugins/app/db.js';
 import engagementBufferPlugin from './plugins/app/engagement-buffer.js';
 import errorHandler, { clientErrorHandler, frameworkErrorHandler } from './plugins/app/error-handler.js';
@@ -18,7 +19,7 @@ import opsListenerPlugin from './plugins/app/ops-listener.js';
 import passwordsPlugin from './plugins/app/passwords.js';
 import pushSenderPlugin from './plugins/app/push-sender.js';
 import queuesPlugin from './plugins/app/queues.js';
-import redisPlugin from './plugins/app/redis.js';
+
 import secretsPlugin from './plugins/app/secrets.js';
 import storableInputPlugin from './plugins/app/storable-input.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
@@ -134,8 +135,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(configPlugin, { config });
   await app.register(errorHandler);
   await app.register(storableInputPlugin);
+  // First of the connections: an in-process coordination already taken refuses the start before
+  // anything else is opened.
+  await app.register(coordinationPlugin);
   await app.register(dbPlugin, { onQuery: options.onQuery });
-  await app.register(redisPlugin);
   await app.register(queuesPlugin);
   await app.register(metricsPlugin);
   await app.register(secretsPlugin);

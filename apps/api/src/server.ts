@@ -1,11 +1,17 @@
 import { loadConfig } from '@webpush/config';
 import { startTracing } from '@webpush/tracing';
 import { buildApp } from './app.js';
+import { CoordinationTakenError } from './coordination/coordination.js';
 
 const config = loadConfig();
 // Before the app is built, so its request hooks and queues see it (docs/tracing.md).
 const tracing = await startTracing({ serviceName: 'webpush-api', enabled: config.tracing.enabled });
-const app = await buildApp(config);
+const app = await buildApp(config).catch((error: unknown) => {
+  // A second API on an in-process coordination: one line that says what to do, no stack trace.
+  if (!(error instanceof CoordinationTakenError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+});
 
 let closing = false;
 async function shutdown(signal: string) {

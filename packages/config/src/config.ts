@@ -34,6 +34,12 @@ export interface Config {
   readonly redisKeyPrefix: string;
   /** Where the queues live (QUEUE_BACKEND): Redis, or the PostgreSQL of `databaseUrl`. */
   readonly queueBackend: 'redis' | 'postgres';
+  /**
+   * Where the API keeps rate-limit counters, the engagement buffer, set-once keys and hears of
+   * principal changes (COORDINATION): Redis, shared by every API instance, or this process's memory
+   * (with PostgreSQL LISTEN/NOTIFY for principal changes), for exactly one API process.
+   */
+  readonly coordination: 'redis' | 'process';
   /** 32-byte AES-256-GCM key for VAPID private keys, or null when missing/invalid (→ CONFIG_ERROR). */
   readonly encryptionKey: Buffer | null;
   /** HMAC pepper for API keys and session tokens, or null when missing (→ CONFIG_ERROR). */
@@ -313,6 +319,11 @@ export function configFromEnv(env: Env): Config {
       'invalid configuration: REDIS_CLUSTER_NODES cannot be used with QUEUE_BACKEND=postgres: unset one of them (a cluster carries the queues itself)',
     );
   }
+  if (redisClusterNodes !== null && env.COORDINATION === 'process') {
+    throw new ConfigValidationError(
+      'invalid configuration: REDIS_CLUSTER_NODES cannot be used with COORDINATION=process: unset one of them (in-process coordination is for one API process)',
+    );
+  }
   const problems: string[] = [];
   const notes: string[] = [];
   const encryptionKey = decodeEncryptionKey(env.ENCRYPTION_KEY, problems);
@@ -361,6 +372,7 @@ export function configFromEnv(env: Env): Config {
     redisClusterNodes,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     queueBackend: env.QUEUE_BACKEND,
+    coordination: env.COORDINATION,
     encryptionKey,
     apiKeyPepper: env.API_KEY_PEPPER === undefined ? null : Buffer.from(env.API_KEY_PEPPER, 'utf8'),
     github: {

@@ -19,6 +19,11 @@ export const EnvSchema = Type.Object({
   REDIS_KEY_PREFIX: Type.String({ default: 'wp', pattern: '^[A-Za-z0-9_.:-]+$' }),
   /** Where the BullMQ queues live: Redis, or the PostgreSQL of DATABASE_URL (BullMQ's PostgreSQL backend). */
   QUEUE_BACKEND: Type.Union([Type.Literal('redis'), Type.Literal('postgres')], { default: 'redis' }),
+  /**
+   * Where the API keeps its counters, buffers and caches: Redis, or its own memory for exactly one API
+   * process (`process`, set by the embedded mode of `pnpm dev` and `pnpm start`).
+   */
+  COORDINATION: Type.Union([Type.Literal('redis'), Type.Literal('process')], { default: 'redis' }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   API_KEY_PEPPER: Type.Optional(Type.String()),
   GITHUB_CLIENT_ID: Type.Optional(Type.String()),

@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { access, chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { POSTGRES_MAJOR, type PostgresBinaries } from './binaries.js';
 import { DataDirectoryFromOtherMajorError, DataDirectoryNotWritableError, EmbeddedPostgresError } from './errors.js';
 import { runAs, type ServerUser } from './server-user.js';
 
-/** The superuser initdb creates; trust authentication lets it in without a password, on loopback only. */
+/**
+ * The superuser initdb creates. With a password it signs in with it (scram-sha-256, loopback only);
+ * without one, trust authentication lets it in (tests of this package).
+ */
 export const SUPERUSER = 'postgres';
 
 /**
@@ -18,11 +21,12 @@ export async function prepareDataDirectory(
   binaries: PostgresBinaries,
   user: ServerUser | undefined,
   environment: NodeJS.ProcessEnv,
+  password: string | undefined,
 ): Promise<'created' | 'existing'> {
   await createFolder(dirname(dataDir));
   const version = await readFile(join(dataDir, 'PG_VERSION'), 'utf8').catch(() => undefined);
   if (version === undefined) {
-    await initialise(dataDir, binaries, user, environment);
+    await initialise(dataDir, binaries, user, environment, password);
     return 'created';
   }
   if (version.trim() !== POSTGRES_MAJOR) {
@@ -55,6 +59,7 @@ async function initialise(
   binaries: PostgresBinaries,
   user: ServerUser | undefined,
   environment: NodeJS.ProcessEnv,
+  password: string | undefined,
 ): Promise<void> {
   const leftover = await readdir(dataDir).catch(() => []);
   if (leftover.length > 0) {
@@ -69,7 +74,13 @@ async function initialise(
   } catch (error) {
     throw notWritable(dirname(dataDir), error);
   }
+  // initdb reads the password from a file the server's user can read; it is gone once initdb is done.
+  const passwordFile = password === undefined ? undefined : `${scratch}.password`;
   try {
+    if (passwordFile !== undefined) {
+      await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+      if (user) await chown(passwordFile, user.uid, user.gid);
+    }
     const output = await run(
       binaries.initdb,
       // --no-sync: a development database is not worth the seconds of fsync that initdb spends.
@@ -78,7 +89,7 @@ async function initialise(
         scratch,
         '-U',
         SUPERUSER,
-        '--auth=trust',
+        ...(passwordFile === undefined ? ['--auth=trust'] : ['--auth=scram-sha-256', `--pwfile=${passwordFile}`]),
         '--encoding=UTF8',
         '--no-locale',
         '--no-sync',
@@ -94,6 +105,8 @@ async function initialise(
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
+  } finally {
+    if (passwordFile !== undefined) await rm(passwordFile, { force: true });
   }
 }
 

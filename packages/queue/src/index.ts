@@ -20,8 +20,11 @@ export { registerQueueDepthGauge } from './metrics.js';
 export {
   decodePrincipalChange,
   encodePrincipalChange,
+  type Notifier,
+  notifyPrincipalChange,
   type PrincipalChange,
   principalChangesChannel,
+  principalNotifyChannel,
   publishOnPrincipalChannel,
   publishPrincipalChange,
 } from './principal-changes.js';

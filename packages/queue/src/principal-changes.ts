@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isCluster, type RedisConnection } from './connection.js';
 
 export type PrincipalChange = { appId: string } | { userId: string };
@@ -37,4 +37,25 @@ export async function publishPrincipalChange(
   change: PrincipalChange,
 ): Promise<void> {
   await publishOnPrincipalChannel(redis, principalChangesChannel(redisKeyPrefix), encodePrincipalChange(change));
+}
+
+/**
+ * The PostgreSQL channel (LISTEN/NOTIFY) of principal changes, for an API whose coordination lives in
+ * its own process (COORDINATION=process): the Redis channel's name, shortened to a hash when it would
+ * not fit PostgreSQL's 63-byte identifiers.
+ */
+export function principalNotifyChannel(redisKeyPrefix: string): string {
+  const name = principalChangesChannel(redisKeyPrefix);
+  if (Buffer.byteLength(name) <= 63) return name;
+  return `api-key-principals:${createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
+}
+
+/** What NOTIFY needs of a PostgreSQL client: postgres.js's `sql.notify`. */
+export interface Notifier {
+  notify(channel: string, payload: string): PromiseLike<unknown>;
+}
+
+/** Tells an API with in-process coordination (`pnpm admin` in the embedded mode) through PostgreSQL. */
+export async function notifyPrincipalChange(sql: Notifier, redisKeyPrefix: string, change: PrincipalChange) {
+  await sql.notify(principalNotifyChannel(redisKeyPrefix), encodePrincipalChange(change));
 }

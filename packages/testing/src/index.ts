@@ -1,4 +1,4 @@
-export { testConfig } from './config.js';
+export { testConfig, testCoordination } from './config.js';
 export { type ConnectProxy, type ConnectProxyOptions, startConnectProxy } from './connect-proxy.js';
 export {
   type DedicatedPostgres,

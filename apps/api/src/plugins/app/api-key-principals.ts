@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type ApiKeyPrincipal, apiKeyUseDue, findApiKeyPrincipal, recordApiKeyUse } from '@webpush/db';
-import {
-  closeRedisConnection,
-  decodePrincipalChange,
-  encodePrincipalChange,
-  isCluster,
-  type PrincipalChange,
-  principalChangesChannel,
-  publishOnPrincipalChannel,
-} from '@webpush/queue';
+import { decodePrincipalChange, encodePrincipalChange, type PrincipalChange } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -19,8 +11,8 @@ declare module 'fastify' {
       find(keyHash: string): Promise<ApiKeyPrincipal | null>;
       /**
        * Call after a change that alters or ends principals (a key revoked, an app changed or deleted,
-       * an account's plan changed): drops them here at once and, through Redis, on every other API
-       * instance before this resolves.
+       * an account's plan changed): drops them here at once and, through the coordination's channel
+       * (Redis pub/sub, or PostgreSQL NOTIFY), on every other API instance before this resolves.
        */
       changed(change: PrincipalChange): Promise<void>;
       /** Entries held now (tests, metrics). */
@@ -34,7 +26,7 @@ interface Entry {
   expiresAt: number;
 }
 
-/** How long `changed` waits for its own message to come back through Redis. */
+/** How long `changed` waits for its own message to come back through the channel. */
 const ECHO_WAIT_MS = 1_000;
 /** How often a listener that lost its connection checks whether it hears again. */
 const PROBE_INTERVAL_MS = 250;
@@ -56,7 +48,6 @@ const PROBE_INTERVAL_MS = 250;
 export default fp(
   async (app: FastifyInstance) => {
     const { ttlMs, maxEntries } = app.config.apiKeyCache;
-    const channel = principalChangesChannel(app.config.redisKeyPrefix);
     const entries = new Map<string, Entry>();
     let generation = 0;
     let listening = false;
@@ -76,14 +67,15 @@ export default fp(
       entries.clear();
     };
 
-    const onMessage = (_channel: string, message: string) => {
+    const onMessage = (message: string) => {
       // The nonce lets the publisher see its own message arrive.
       const { change, nonce } = decodePrincipalChange(message);
       if (change) drop(change);
       else forgetAll();
       if (nonce !== undefined) echoes.get(nonce)?.();
     };
-    const publish = (message: string) => publishOnPrincipalChannel(app.redis, channel, message);
+    const channel = app.coordination.principals;
+    const publish = (message: string) => channel.publish(message);
 
     /** Resolves true once the message with `nonce` came back to this instance's listener, false after `ECHO_WAIT_MS`. */
     const echoOf = (nonce: string) => {
@@ -109,14 +101,8 @@ export default fp(
       listening = false;
       forgetAll();
     };
-    const subscriber = ttlMs > 0 ? listenerConnection(app.redis, app.config.redisKeyPrefix) : null;
-    subscriber?.on('error', (error: Error) => app.log.warn({ err: error }, 'api-key cache listener: redis error'));
-    // Neither client tells when a subscription is back after a reconnect: a single Redis's ioredis
-    // says `ready` before it sends SUBSCRIBE again (a change published in between is missed); a
-    // cluster's says only that a connection ended ('-node'), was replaced ('-subscriber') or failed
-    // ('nodeError': also what a master's own unsubscribe looks like when it hands the slot to a
-    // replica). So after any such event this instance keeps nothing until a message of its own has
-    // come back through the listener again.
+    // The listener may have missed a message whenever it reports a loss (coordination/redis.ts says
+    // when): after that this instance keeps nothing until a message of its own has come back.
     let epoch = 0;
     let subscribed = false;
     let probing = false;
@@ -152,18 +138,11 @@ export default fp(
       loseListener();
       if (subscribed && !closing) void probe();
     };
-    if (subscriber) {
-      const cluster = isCluster(subscriber);
-      subscriber.on(cluster ? 'smessage' : 'message', onMessage);
-      const lost = cluster
-        ? ['-node', '-subscriber', 'nodeError', 'close', 'reconnecting', 'end']
-        : ['close', 'reconnecting', 'end', 'ready'];
-      for (const event of lost) subscriber.on(event, stopListening);
+    let listener: { close(): Promise<void> } | null = null;
+    if (ttlMs > 0) {
       try {
-        await untilReady(subscriber);
         const startedAt = epoch;
-        if (isCluster(subscriber)) await subscriber.ssubscribe(channel);
-        else await subscriber.subscribe(channel);
+        listener = await channel.listen({ onMessage, onLost: stopListening });
         subscribed = true;
         // Answered on the connection that now listens, after the subscription took effect.
         if (epoch === startedAt && !closing) listening = true;
@@ -172,13 +151,11 @@ export default fp(
         app.log.warn({ err: error }, 'api-key cache listener could not subscribe: keys are looked up every time');
       }
     }
-    if (subscriber) {
-      app.addHook('onClose', async () => {
-        closing = true;
-        listening = false;
-        await closeRedisConnection(subscriber);
-      });
-    }
+    app.addHook('onClose', async () => {
+      closing = true;
+      listening = false;
+      await listener?.close();
+    });
 
     /** Keys whose use is being recorded now: one write at a time per key from this instance. */
     const recording = new Set<string>();
@@ -223,20 +200,20 @@ export default fp(
     };
 
     /**
-     * Redis writes a message to every listener of a node in the same pass, so once this instance's
+     * Redis (and PostgreSQL) writes a message to every listener in the same pass, so once this instance's
      * own listener has it, every other instance has it on its socket too: the change is answered
      * only then, and a request that follows the answer to any instance finds the entry gone.
      */
     const changed = async (change: PrincipalChange) => {
       drop(change);
-      if (!subscriber) return;
+      if (ttlMs === 0) return;
       const nonce = randomUUID();
       const echo = echoOf(nonce);
       try {
         await publish(encodePrincipalChange(change, nonce));
         if (listening) await echo.echoed;
       } catch (error) {
-        // The other instances' listeners are then cut off from Redis too, and so keep nothing.
+        // The other instances' listeners are then cut off from the channel too, and so keep nothing.
         app.log.warn({ err: error }, 'api-key cache: the change could not be published');
       } finally {
         echo.done();
@@ -251,25 +228,5 @@ export default fp(
       },
     });
   },
-  { name: 'api-key-principals', dependencies: ['config', 'db', 'redis'] },
+  { name: 'api-key-principals', dependencies: ['config', 'db', 'coordination'] },
 );
-
-/**
- * The connection that listens for changes: a copy of the API's own on one Redis, named
- * `<REDIS_KEY_PREFIX>:api-key-listener` in `CLIENT LIST`; on a cluster, a cluster client that keeps a
- * sharded-pub/sub connection to the master of each slot it listens on.
- */
-function listenerConnection(redis: FastifyInstance['redis'], keyPrefix: string) {
-  return isCluster(redis)
-    ? redis.duplicate([], { shardedSubscribers: true })
-    : redis.duplicate({ connectionName: `${keyPrefix}:api-key-listener` });
-}
-
-/** Waits for a connection to be ready: its commands are not queued while it connects (as for the API's own). */
-async function untilReady(connection: ReturnType<typeof listenerConnection>): Promise<void> {
-  if (connection.status === 'ready') return;
-  await new Promise<void>((resolve, reject) => {
-    connection.once('ready', resolve);
-    setTimeout(() => reject(new Error('redis did not answer within 5 s')), 5_000).unref();
-  });
-}

@@ -13,11 +13,11 @@ export interface FlushResult {
 declare module 'fastify' {
   interface FastifyInstance {
     engagement: {
-      /** Buffers one event in Redis (one RPUSH); counted by the next flush. */
+      /** Buffers one event (Redis: one RPUSH); counted by the next flush. */
       record(event: EngagementEvent): Promise<void>;
       /**
        * POST /events: counts the request against the API-key limit and buffers its event (null:
-       * nothing to count) in one Redis script; throws RATE_LIMITED over the limit, buffering nothing.
+       * nothing to count) in one step (Redis: one script); throws RATE_LIMITED over the limit, buffering nothing.
        */
       report(request: FastifyRequest, reply: FastifyReply, event: EngagementEvent | null): Promise<void>;
       /**
@@ -34,9 +34,6 @@ declare module 'fastify' {
     };
   }
 }
-
-/** The Redis list that buffers engagement events until a flush counts them. */
-export const engagementBufferKey = (redisKeyPrefix: string) => `${redisKeyPrefix}:engagement:buffer`;
 
 const TYPE_CODES: Record<EngagementType, string> = { shown: 's', clicked: 'c', converted: 'v' };
 
@@ -82,34 +79,10 @@ function decode(entry: string): EngagementEvent | null {
   return { notificationId, subscriptionId, type, ...detailOf(type, detail) };
 }
 
-/**
- * On a Redis Cluster: the API-key counter exactly as @fastify/rate-limit's Redis store keeps it
- * (INCR, the window set on the first request, PTTL after). On a single Redis the counter batch
- * (redis-counter-batch.ts) counts it and pushes the event within the limit, in one script.
- */
-const COUNT_REQUEST = `local current = redis.call('INCR', KEYS[1])
-local ttl = tonumber(ARGV[1])
-if current == 1 then redis.call('PEXPIRE', KEYS[1], ttl) else ttl = redis.call('PTTL', KEYS[1]) end
-return {current, ttl}`;
-
-interface CountingRedis {
-  countRequest(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
-}
-
 const LOCK_MS = 60_000;
-/** Deletes the lock only if it is still ours. */
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
-/**
- * Trims the counted batch only while we still hold the lock: a flusher whose lock expired (a flush
- * slower than LOCK_MS) must not trim what another flusher has read meanwhile. Untrimmed, the batch
- * is simply counted again by the next flush, which changes nothing.
- */
-const TRIM_IF_OWNER =
-  "if redis.call('get', KEYS[1]) == ARGV[1] then redis.call('ltrim', KEYS[2], ARGV[2], -1) return 1 end return 0";
-
 /**
  * Engagement events are cheap under a burst: a request costs one indexed read and one RPUSH, and a
- * flush (one API instance at a time, under a Redis lock) turns up to EVENTS_FLUSH_BATCH events into
+ * flush (one API instance at a time, under the coordination's lock) turns up to EVENTS_FLUSH_BATCH events into
  * ONE statement: a multi-row insert-or-ignore into `notification_events` (the durable "counted
  * once" record) plus one UPDATE per notification. 100,000 clicks in a minute become about 60
  * statements and, per notification, one row update per flush instead of 100,000.
@@ -118,22 +91,18 @@ const TRIM_IF_OWNER =
  * leaves the batch in Redis and the next flush repeats it, which counts nothing twice. Closing the
  * API flushes once more. What can be lost (docs/engagement.md): events in the Redis list when
  * Redis itself loses its data, and events whose RPUSH failed while Redis was unreachable (the API
- * still answers 202 and logs it).
+ * still answers 202 and logs it); with in-process coordination, the events of a process that dies
+ * without closing.
  */
 export default fp(
   async (app: FastifyInstance) => {
-    const { redisKeyPrefix, events: settings } = app.config;
-    const listKey = engagementBufferKey(redisKeyPrefix);
-    // The trim script takes the lock and the list together, so on a Redis Cluster both must hash to
-    // one slot: a key without `{}` hashes as a whole, and `{<list key>}…` hashes as the list key.
-    const lockKey = `{${listKey}}:flush-lock`;
+    const { events: settings } = app.config;
+    const buffer = app.coordination.engagement;
 
     const record = async (event: EngagementEvent) => {
-      await app.redis.rpush(listKey, encode(event));
+      await buffer.push(encode(event));
     };
 
-    app.redis.defineCommand('countRequest', { lua: COUNT_REQUEST });
-    const counting = app.redis as unknown as CountingRedis;
     /** Requests already counted, so the error handler does not count them again. */
     const counted = new WeakSet<FastifyRequest>();
     const budget = app.apiKeyBudget;
@@ -141,34 +110,17 @@ export default fp(
     const report = async (request: FastifyRequest, reply: FastifyReply, event: EngagementEvent | null) => {
       counted.add(request);
       const entry = event === null ? '' : encode(event);
-      const counterKey = budget.key(request);
-      let count: [number, number];
+      let count: { current: number; ttl: number };
       try {
-        const batch = app.counterBatch;
-        if (batch !== null) {
-          // A single Redis: counted and buffered with the other requests of this event-loop turn.
-          const { current, ttl } = await batch.increment({
-            key: counterKey,
-            windowMs: budget.windowMs,
-            max: budget.max,
-            entry,
-          });
-          count = [current, ttl];
-        } else {
-          // A Redis Cluster: the counter and the list live in other slots, so the event follows.
-          count = await counting.countRequest(1, counterKey, budget.windowMs, budget.max, '');
-        }
+        // A single Redis or this process: counted and buffered together (with the other requests of
+        // this event-loop turn on Redis); a Redis Cluster: counted, then the event follows.
+        count = await app.coordination.countRequest(budget.key(request), budget.windowMs, budget.max, entry);
       } catch (error) {
         // As the limiters do when Redis cannot count: the request goes on; the event is lost.
         request.log.warn({ err: error }, 'engagement event not buffered');
         return;
       }
-      budget.settle(reply, { current: Number(count[0]), ttl: Number(count[1]) });
-      if (app.counterBatch === null && entry !== '') {
-        await app.redis
-          .rpush(listKey, entry)
-          .catch((error: unknown) => request.log.warn({ err: error }, 'engagement event not buffered'));
-      }
+      budget.settle(reply, count);
     };
 
     const countFailed = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<never> => {
@@ -182,10 +134,10 @@ export default fp(
     const flush = async (): Promise<FlushResult> => {
       const token = randomUUID();
       const result: FlushResult = { counted: 0, batches: 0 };
-      if ((await app.redis.set(lockKey, token, 'PX', LOCK_MS, 'NX')) !== 'OK') return result;
+      if (!(await buffer.lock(token, LOCK_MS))) return result;
       try {
         for (;;) {
-          const entries = await app.redis.lrange(listKey, 0, settings.flushBatch - 1);
+          const entries = await buffer.read(settings.flushBatch);
           if (entries.length === 0) break;
           // The same event reported again (an SDK retry, a page reporting twice) counts once: it is
           // dropped here, before it costs a decode and a row in the statement's input.
@@ -196,17 +148,17 @@ export default fp(
           }
           result.counted += await countEngagementEvents(app.db, batch);
           result.batches++;
-          const trimmed = await app.redis.eval(TRIM_IF_OWNER, 2, lockKey, listKey, token, entries.length);
-          if (trimmed !== 1 || entries.length < settings.flushBatch) break;
+          const trimmed = await buffer.trim(token, entries.length);
+          if (!trimmed || entries.length < settings.flushBatch) break;
         }
       } finally {
-        await app.redis.eval(RELEASE, 1, lockKey, token);
+        await buffer.unlock(token);
       }
       return result;
     };
 
     // One flush at a time per process: the timer, the last one on close and a direct `flush()` queue
-    // behind each other. A direct call must not overlap the timer's: it would find the Redis lock
+    // behind each other. A direct call must not overlap the timer's: it would find the lock
     // taken and return at once, before the timer's flush has committed what it read.
     let running: Promise<unknown> = Promise.resolve();
     const flushInTurn = (): Promise<FlushResult> => {
@@ -218,7 +170,7 @@ export default fp(
       flushInTurn().catch((error: unknown) => app.log.error({ err: error }, 'engagement flush failed; retrying later'));
     const timer = setInterval(flushInBackground, settings.flushIntervalMs);
     timer.unref();
-    // Registered after the db and redis plugins, so this runs before they close (LIFO).
+    // Registered after the db and coordination plugins, so this runs before they close (LIFO).
     app.addHook('onClose', async () => {
       clearInterval(timer);
       await flushInBackground();
@@ -226,5 +178,5 @@ export default fp(
 
     app.decorate('engagement', { record, flush: flushInTurn, report, countFailed });
   },
-  { name: 'engagement-buffer', dependencies: ['config', 'db', 'redis', 'limiters'] },
+  { name: 'engagement-buffer', dependencies: ['config', 'db', 'coordination', 'limiters'] },
 );

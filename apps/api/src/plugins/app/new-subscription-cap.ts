@@ -19,18 +19,10 @@ declare module 'fastify' {
 }
 
 /**
- * Counts one in the window's key and gives the key its lifetime when the count starts: one command
- * instead of MULTI/INCR/PEXPIRE/EXEC, which cost the subscribe path four commands' worth of ioredis
- * work. Sent as EVAL: Redis keeps the compiled script by its hash, so a call costs hashing ~100 bytes.
- */
-const COUNT_IN_WINDOW = `local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
-
-/**
  * A per-app cap on NEW subscriptions per window (`RATE_LIMIT_SUBSCRIBE_PER_APP_MAX` per
  * `RATE_LIMIT_WINDOW_SECONDS`), on top of the per-IP limit, so one app's public key cannot flood its
- * table from many addresses. A fixed-window counter in Redis: every API instance counts together.
+ * table from many addresses. A fixed-window counter in the coordination (Redis: every API instance
+ * counts together).
  * Like the other limiters it lets requests through when Redis does not answer. Opt-in: 0, the
  * default, turns it off and costs no Redis command.
  */
@@ -47,7 +39,7 @@ export default fp(
       const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
       const key = `${redisKeyPrefix}:new-subscriptions:${appId}:${window}`;
       try {
-        const count = Number(await app.redis.eval(COUNT_IN_WINDOW, 1, key, windowMs * 2));
+        const count = await app.coordination.increment(key, windowMs * 2);
         return { admitted: count <= rateLimit.subscribePerAppMax, retryAfterSeconds };
       } catch (error) {
         app.log.warn({ err: error, appId }, 'new-subscription cap unavailable; admitting');
@@ -57,5 +49,5 @@ export default fp(
 
     app.decorate('newSubscriptionCap', { enabled: rateLimit.subscribePerAppMax > 0, admit });
   },
-  { name: 'new-subscription-cap', dependencies: ['config', 'redis'] },
+  { name: 'new-subscription-cap', dependencies: ['config', 'coordination'] },
 );

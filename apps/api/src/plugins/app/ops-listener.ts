@@ -34,5 +34,5 @@ export default fp(
       await server.close();
     });
   },
-  { name: 'ops-listener', dependencies: ['config', 'queues', 'redis', 'metrics'] },
+  { name: 'ops-listener', dependencies: ['config', 'queues', 'coordination', 'metrics'] },
 );

@@ -20,5 +20,5 @@ export default fp(
     app.decorate('queues', queues);
     app.addHook('onClose', async () => queues.close());
   },
-  { name: 'queues', dependencies: ['config', 'redis'] },
+  { name: 'queues', dependencies: ['config', 'coordination'] },
 );

@@ -27,5 +27,5 @@ export default fp(
     if (!app.config.ops || app.config.opsListener) return;
     await mountBullBoard(app, app);
   },
-  { name: 'bull-board', dependencies: ['config', 'queues', 'redis'] },
+  { name: 'bull-board', dependencies: ['config', 'queues', 'coordination'] },
 );

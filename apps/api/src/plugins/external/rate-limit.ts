@@ -1,10 +1,8 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { AppError } from '@webpush/errors';
-import { isCluster } from '@webpush/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { type CounterBatch, createCounterBatch } from '../../redis-counter-batch.js';
-import { engagementBufferKey } from '../app/engagement-buffer.js';
+import type { CounterBatch } from '../../coordination/coordination.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,11 +57,6 @@ declare module 'fastify' {
      * true within it, false over it, null when Redis cannot count (the caller decides which way to fail).
      */
     withinBudget(name: string, max: number, windowMs: number): Promise<boolean | null>;
-    /**
-     * The request counters' increments of one event-loop turn in one script (a single Redis); null on
-     * a Redis Cluster, where each is its own script. POST /events pushes its event with its count.
-     */
-    counterBatch: CounterBatch | null;
   }
 }
 
@@ -123,17 +116,17 @@ export default fp(
     const windowMs = limits.windowSeconds * 1000;
 
     const nameSpace = `${redisKeyPrefix}:rate-limit:`;
-    const counterBatch = isCluster(app.redis)
-      ? null
-      : createCounterBatch(app.redis, engagementBufferKey(redisKeyPrefix));
-    app.decorate('counterBatch', counterBatch);
+    const { counterBatch, rateLimitRedis } = app.coordination;
     await app.register(rateLimit, {
       global: false,
-      ...(counterBatch === null ? { redis: app.redis, nameSpace } : { store: batchedStore(counterBatch, nameSpace) }),
-      skipOnError: true, // a Redis outage must not take the API down with it; it is logged by the redis plugin
+      ...(counterBatch === null
+        ? { redis: rateLimitRedis, nameSpace }
+        : { store: batchedStore(counterBatch, nameSpace) }),
+      skipOnError: true, // a Redis outage must not take the API down with it; it is logged by the coordination plugin
       // One round trip a request at most: the store's Lua script (INCR + PEXPIRE/PTTL) runs as a
       // single EVALSHA, shared by the requests of one event-loop turn on a single Redis
-      // (redis-counter-batch.ts); the x-ratelimit-* headers come from its answer, with no second read.
+      // (coordination/redis-counter-batch.ts), or in this process's memory (coordination/in-process.ts);
+      // the x-ratelimit-* headers come from its answer, with no second read.
       addHeaders: {
         'x-ratelimit-limit': true,
         'x-ratelimit-remaining': true,
@@ -202,8 +195,7 @@ export default fp(
     const withinBudget = async (name: string, max: number, windowMs: number): Promise<boolean | null> => {
       const key = `${redisKeyPrefix}:budget:${name}`;
       try {
-        const replies = await app.redis.multi().set(key, 0, 'PX', windowMs, 'NX').incr(key).exec();
-        const count = Number(replies?.[1]?.[1]);
+        const count = await app.coordination.increment(key, windowMs);
         return Number.isFinite(count) ? count <= max : null;
       } catch (error) {
         app.log.error({ err: error, budget: name.split(':', 1)[0] }, 'a budget cannot be counted');
@@ -235,22 +227,21 @@ export default fp(
     };
     app.decorate('loginFailures', {
       guard: async (email: string) => {
-        let replies: [Error | null, unknown][] | null;
+        let reading: { count: number; ttlMs: number };
         try {
-          replies = await app.redis.multi().get(loginFailureKey(email)).pttl(loginFailureKey(email)).exec();
+          reading = await app.coordination.read(loginFailureKey(email));
         } catch (error) {
           throw uncountable(error);
         }
-        const failures = Number(replies?.[0]?.[1] ?? 0);
-        if (failures < limits.loginAccountMax) return;
-        const ttl = Number(replies?.[1]?.[1]);
+        if (reading.count < limits.loginAccountMax) return;
+        const ttl = reading.ttlMs;
         const retryAfter = ttl > 0 ? Math.ceil(ttl / 1000) : limits.loginAccountWindowSeconds;
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': String(retryAfter) } });
       },
       failed: async (email: string) => {
         const key = loginFailureKey(email);
         try {
-          await app.redis.multi().set(key, 0, 'EX', limits.loginAccountWindowSeconds, 'NX').incr(key).exec();
+          await app.coordination.increment(key, limits.loginAccountWindowSeconds * 1000);
         } catch (error) {
           throw uncountable(error);
         }
@@ -297,5 +288,5 @@ export default fp(
       oauthCallback: limiter('oauth-callback', limits.loginMax),
     });
   },
-  { name: 'limiters', dependencies: ['config', 'redis', 'secrets'] },
+  { name: 'limiters', dependencies: ['config', 'coordination', 'secrets'] },
 );

@@ -51,8 +51,8 @@ export default async function routes(fastify: FastifyInstance) {
     if (!stateMatchesCookie(request)) throw new AppError('INVALID_STATE');
     const { state = '' } = request.query as { state?: string };
     const key = `${app.config.redisKeyPrefix}:oauth-state-used:${app.secrets.hash(state)}`;
-    const first = await app.redis.set(key, '1', 'EX', USED_STATE_TTL_SECONDS, 'NX');
-    if (first !== 'OK') {
+    const first = await app.coordination.setOnce(key, USED_STATE_TTL_SECONDS * 1000);
+    if (!first) {
       request.log.warn('GitHub callback with a state that was already used');
       throw new AppError('INVALID_STATE');
     }

@@ -1,20 +1,5 @@
 import type { Redis } from 'ioredis';
-
-/** A fixed-window counter's state after one increment, as @fastify/rate-limit's Redis store answers it. */
-export interface WindowCount {
-  current: number;
-  /** Milliseconds until the window ends. */
-  ttl: number;
-}
-
-export interface CounterIncrement {
-  /** The counter's whole Redis key. */
-  key: string;
-  windowMs: number;
-  max: number;
-  /** Pushed on the batch's list only when this increment is within `max` (POST /events' buffered event). */
-  entry?: string;
-}
+import type { CounterBatch, CounterIncrement, WindowCount } from './counter-batch.js';
 
 /**
  * Every increment of the request counters made in one turn of the event loop, sent as one script.
@@ -55,10 +40,6 @@ interface Pending extends CounterIncrement {
 
 interface BatchingRedis {
   countAll(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
-}
-
-export interface CounterBatch {
-  increment(increment: CounterIncrement): Promise<WindowCount>;
 }
 
 /** `listKey`: where the increments' entries are pushed (one list for every batch of this process). */
