@@ -30,6 +30,7 @@ import { VapidKeyring } from './delivery/vapid-keyring.js';
 import { DependenciesDownError, type Dependency } from './ops/health-server.js';
 import { createWorkerMetrics } from './ops/metrics.js';
 import { type AuthCleanup, startAuthCleanup } from './periodic/auth-cleanup.js';
+import { type LocalTimeStarter, startLocalTimeStarter } from './periodic/local-time-starter.js';
 import type { PeriodicTask } from './periodic/periodic-task.js';
 import { type Reconciler, startReconciler } from './periodic/reconciler.js';
 import { startRetention } from './periodic/retention.js';
@@ -54,6 +55,8 @@ export interface RunningWorker {
   readonly reconciler: Reconciler;
   readonly subscriberCountCheck: SubscriberCountCheck;
   readonly scheduler: Scheduler;
+  /** Starts the due groups of `localTime` sends. */
+  readonly localTimeStarter: LocalTimeStarter;
   readonly authCleanup: AuthCleanup;
   readonly retention: PeriodicTask<RetentionRemoved>;
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
@@ -169,6 +172,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   for (const queue of queues.all()) queue.on('error', (error) => log.warn({ err: error }, 'queue error'));
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
+  const localTimeStarter = startLocalTimeStarter(context);
   const authCleanup = startAuthCleanup(context);
   const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
@@ -183,6 +187,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   async function closeOnce(): Promise<void> {
     await reconciler.stop();
     await scheduler.stop();
+    await localTimeStarter.stop();
     await authCleanup.stop();
     await retention.stop();
     await retiredVapidKeyCleanup.stop();
@@ -211,6 +216,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     metrics: metrics.registry,
     reconciler,
     scheduler,
+    localTimeStarter,
     authCleanup,
     retention,
     retiredVapidKeyCleanup,

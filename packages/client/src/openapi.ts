@@ -214,6 +214,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -237,7 +247,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -599,7 +609,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -802,7 +812,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -813,6 +823,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -1041,7 +1053,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -1052,6 +1064,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */

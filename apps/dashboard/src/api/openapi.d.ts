@@ -1880,6 +1880,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -2251,6 +2253,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -2274,7 +2286,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -2516,7 +2528,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -2527,6 +2539,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -4062,6 +4076,16 @@ export interface paths {
                             tags?: {
                                 [key: string]: string;
                             };
+                            /**
+                             * @description The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers
+                             * @example ja-JP
+                             */
+                            language?: string;
+                            /**
+                             * @description The browser’s IANA time zone; stored as the runtime’s `Intl` names it (`Etc/UTC` → `UTC`)
+                             * @example Asia/Tokyo
+                             */
+                            timeZone?: string;
                         }[];
                     };
                 };
@@ -4083,7 +4107,7 @@ export interface paths {
                         "application/json": {
                             /** @description New subscriptions stored */
                             imported: number;
-                            /** @description Entries whose endpoint the app already had: its keys, and uid and tags when given, replaced; re-activated if it had expired */
+                            /** @description Entries whose endpoint the app already had: its keys, and uid, tags, language and time zone when given, replaced; re-activated if it had expired */
                             updated: number;
                             /** @description The entries not stored, in list order */
                             rejected: {
@@ -9376,7 +9400,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -9387,6 +9411,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -9615,7 +9641,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -9626,6 +9652,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -10066,6 +10094,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -10089,7 +10127,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -10451,7 +10489,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;

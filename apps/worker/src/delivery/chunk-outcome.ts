@@ -13,6 +13,7 @@ export interface ChunkOutcomeWrite {
   retryNotBefore: Written[4];
   failureReasons: Written[5];
   refusals: Written[6];
+  skipped?: Written[7];
 }
 
 /**
@@ -39,6 +40,7 @@ export async function recordChunkOutcomeThroughOutage(
         write.retryNotBefore,
         write.failureReasons,
         write.refusals,
+        write.skipped,
       ),
     policy,
     (error, retry) => {

@@ -58,7 +58,7 @@ export async function expireSubscriptions(sql: Sql, appId: string, batch: Answer
  * progress rows are deleted. No row when the chunk was already completed.
  */
 export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) => sql<
-  (ChunkCounts & { retryIds: string[]; retryAfterMs: number })[]
+  (ChunkCounts & { retryIds: string[]; retryAfterMs: number; sentIds: string[] })[]
 >`
   with progress as (
     delete from notification_chunk_answers p
@@ -76,7 +76,22 @@ export const completeChunk = (sql: Sql, chunk: ChunkKey, last: AnsweredBatch) =>
   update notification_chunks c set ${mergeAnswers(sql)}, completed_at = now()
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
-  returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs"`;
+  returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs",
+    array(select a.id from answers a where a.kind = 'sent' order by a.id) as "sentIds"`;
+
+/**
+ * Adds a push to the subscriptions' `recent_pushes` (newest first, the 100 newest kept), which the
+ * frequency cap reads (chunk-start.ts). The rows are locked in id order first, so two chunks of
+ * different sends completing at once over the same subscriptions wait for each other instead of
+ * deadlocking.
+ */
+export async function recordPushes(sql: Sql, appId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update subscriptions s set recent_pushes = (array[now()] || s.recent_pushes)[1:100]
+    from (select id from subscriptions where app_id = ${appId} and id = any(${[...ids]}::uuid[])
+      order by id for update) l
+    where s.id = l.id`;
+}
 
 export interface ChunkRefusals {
   /** Subscriptions refused for a reason of their own (`refusedBySubscription`). */
