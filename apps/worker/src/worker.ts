@@ -30,6 +30,7 @@ import { VapidKeyring } from './delivery/vapid-keyring.js';
 import { DependenciesDownError, type Dependency } from './ops/health-server.js';
 import { createWorkerMetrics } from './ops/metrics.js';
 import { type AuthCleanup, startAuthCleanup } from './periodic/auth-cleanup.js';
+import { type LocalTimeStarter, startLocalTimeStarter } from './periodic/local-time-starter.js';
 import type { PeriodicTask } from './periodic/periodic-task.js';
 import { type Reconciler, startReconciler } from './periodic/reconciler.js';
 import { startRetention } from './periodic/retention.js';
@@ -57,6 +58,8 @@ export interface RunningWorker {
   readonly scheduler: Scheduler;
   /** Chooses the winners of A/B tests whose sample has had its minutes. */
   readonly winners: WinnerPass;
+  /** Starts the due groups of `localTime` sends. */
+  readonly localTimeStarter: LocalTimeStarter;
   readonly authCleanup: AuthCleanup;
   readonly retention: PeriodicTask<RetentionRemoved>;
   readonly retiredVapidKeyCleanup: RetiredVapidKeyCleanup;
@@ -173,6 +176,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
   const reconciler = startReconciler(context);
   const scheduler = startScheduler(context);
   const winners = startWinnerPass(context);
+  const localTimeStarter = startLocalTimeStarter(context);
   const authCleanup = startAuthCleanup(context);
   const retention = startRetention(context);
   const retiredVapidKeyCleanup = startRetiredVapidKeyCleanup(context);
@@ -188,6 +192,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     await reconciler.stop();
     await scheduler.stop();
     await winners.stop();
+    await localTimeStarter.stop();
     await authCleanup.stop();
     await retention.stop();
     await retiredVapidKeyCleanup.stop();
@@ -217,6 +222,7 @@ export async function startWorker(config: Config, deps: WorkerDeps = {}): Promis
     reconciler,
     scheduler,
     winners,
+    localTimeStarter,
     authCleanup,
     retention,
     retiredVapidKeyCleanup,

@@ -273,6 +273,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -296,7 +306,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -717,7 +727,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -948,7 +958,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -959,6 +969,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -1233,7 +1245,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -1244,6 +1256,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */

@@ -39,6 +39,7 @@ export function publicNotification(notification: NotificationSummary) {
     sent: notification.sent,
     failed: notification.failed,
     expired: notification.expired,
+    skipped: notification.skipped,
     shown: notification.shown,
     clicked: notification.clicked,
     actionClicks: notification.actionClicks,

@@ -280,6 +280,11 @@ export const subscriptions = pgTable(
     vapidKeyVersion: integer('vapid_key_version').notNull().default(1),
     /** Permanent refusals in a row the subscription itself caused; at `RETIRE_AFTER_REFUSALS` it is retired. */
     refusals: smallint('refusals').notNull().default(0),
+    /** This subscription's newest pushes first, at most 100: an app's frequency cap reads one element. */
+    recentPushes: timestamp('recent_pushes', { withTimezone: true })
+      .array()
+      .notNull()
+      .default(sql`'{}'::timestamptz[]`),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
     expiredAt: timestamp('expired_at', { withTimezone: true }),
@@ -466,6 +471,10 @@ export const notifications = pgTable(
     targetSegment: jsonb('target_segment').$type<SegmentExpression>(),
     status: text('status').$type<NotificationStatus>().notNull().default('queued'),
     sendAt: timestamp('send_at', { withTimezone: true }),
+    /** `HH:MM`: each target is pushed when its zone shows it (`notification_local_groups`). */
+    localTime: text('local_time'),
+    /** At most this many pushes in any minute; null: as fast as the worker goes. */
+    throttlePerMinute: integer('throttle_per_minute'),
     /** When the audience was resolved: the fan-out takes the subscribers that existed then. Null: `created_at`. */
     startedAt: timestamp('started_at', { withTimezone: true }),
     errorCode: text('error_code'),
@@ -474,6 +483,8 @@ export const notifications = pgTable(
     sent: integer('sent').notNull().default(0),
     failed: integer('failed').notNull().default(0),
     expired: integer('expired').notNull().default(0),
+    /** Targets the app's frequency cap held back. */
+    skipped: integer('skipped').notNull().default(0),
     shown: integer('shown').notNull().default(0),
     clicked: integer('clicked').notNull().default(0),
     actionClicks: jsonb('action_clicks').$type<Record<string, number>>().notNull().default({}),
@@ -559,6 +570,32 @@ export const notificationChunks = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (table) => [primaryKey({ columns: [table.notificationId, table.firstSubscriptionId, table.attempt] })],
+);
+
+/**
+ * A `localTime` send's plan: one row per distinct UTC instant, with the zones whose clock shows the
+ * asked time then (`unzoned`: also the subscriptions without a zone, which take the app's). Started
+ * by the worker when due, then planned into chunks like a whole notification is, with its own cursor.
+ */
+export const notificationLocalGroups = pgTable(
+  'notification_local_groups',
+  {
+    notificationId: uuid('notification_id')
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    zones: text('zones').array().notNull(),
+    unzoned: boolean('unzoned').notNull(),
+    targets: integer('targets').notNull(),
+    planned: integer('planned').notNull().default(0),
+    planCursor: uuid('plan_cursor'),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.notificationId, table.dueAt] }),
+    index('notification_local_groups_due_idx').on(table.dueAt).where(sql`${table.startedAt} is null`),
+  ],
 );
 
 /**

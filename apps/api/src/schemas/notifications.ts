@@ -213,6 +213,26 @@ export const NotifyBody = Type.Object({
       examples: ['2030-01-01T09:00:00Z'],
     }),
   ),
+  localTime: Type.Optional(
+    Type.String({
+      pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+      description:
+        'Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.',
+      examples: ['09:00'],
+    }),
+  ),
+  throttle: Type.Optional(
+    Type.Object(
+      {
+        perMinute: Type.Integer({
+          minimum: 10,
+          maximum: 1_000_000,
+          description: 'At most this many pushes of this send in any minute (10 to 1,000,000)',
+        }),
+      },
+      { additionalProperties: false, description: 'Spread the send’s pushes over time' },
+    ),
+  ),
 });
 export type NotifyBody = Static<typeof NotifyBody>;
 
@@ -239,7 +259,7 @@ export const IdempotencyHeaders = Type.Object({
 const AcceptedNotification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: Type.Union([Type.Literal('queued'), Type.Literal('scheduled')], {
-    description: '`scheduled` for a send with `sendAt`',
+    description: '`scheduled` for a send with `sendAt` or `localTime`',
   }),
   targets: Type.Integer({
     description: 'Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts)',
@@ -286,6 +306,10 @@ export const NotificationSchema = Type.Object(
     sent: Type.Integer(),
     failed: Type.Integer(),
     expired: Type.Integer({ description: 'Subscriptions found expired (404/410) while sending' }),
+    skipped: Type.Integer({
+      description:
+        'Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished)',
+    }),
     shown: Type.Integer({
       description: 'Subscriptions that displayed it (reported by the SDK service worker, counted once each)',
     }),
@@ -339,7 +363,10 @@ export const NotificationSchema = Type.Object(
       description: 'The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null',
     }),
   },
-  { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
+  {
+    description:
+      'A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content',
+  },
 );
 
 export const NotificationResponse = Type.Object({ notification: NotificationSchema });

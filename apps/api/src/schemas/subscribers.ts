@@ -1,7 +1,7 @@
 import { MAX_IMPORT_SUBSCRIBERS } from '@webpush/plans';
 import { Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint } from './common.js';
-import { Auth, audienceFields, P256dh, SubscriptionKeys } from './subscriptions.js';
+import { Auth, attributeFields, audienceFields, P256dh, SubscriptionKeys } from './subscriptions.js';
 
 const SubscriptionStatus = (description?: string) =>
   Type.Union([Type.Literal('active'), Type.Literal('expired')], description ? { description } : {});
@@ -53,7 +53,7 @@ export const SubscriberParams = Type.Object({
 
 /**
  * One subscription of an import as documented: the browser's `PushSubscription.toJSON()` with your
- * uid and tags. Each is checked on its own (`ImportEntryChecks`), so a bad one is refused alone.
+ * uid and tags, and its language and time zone. Each is checked on its own (`ImportEntryChecks`), so a bad one is refused alone.
  */
 const ImportEntry = Type.Object({
   endpoint: Type.String({
@@ -64,6 +64,7 @@ const ImportEntry = Type.Object({
     auth: Type.String({ description: 'Subscription auth secret (base64url)' }),
   }),
   ...audienceFields,
+  ...attributeFields,
 });
 
 export const ImportBody = Type.Object({
@@ -87,13 +88,14 @@ export const ImportEntryChecks = Type.Object({
   keys: SubscriptionKeys(),
   expirationTime: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   ...audienceFields,
+  ...attributeFields,
 });
 
 export const ImportResponse = Type.Object({
   imported: Type.Integer({ description: 'New subscriptions stored' }),
   updated: Type.Integer({
     description:
-      'Entries whose endpoint the app already had: its keys, and uid and tags when given, replaced; re-activated if it had expired',
+      'Entries whose endpoint the app already had: its keys, and uid, tags, language and time zone when given, replaced; re-activated if it had expired',
   }),
   rejected: Type.Array(
     Type.Object({

@@ -31,7 +31,7 @@ export const LanguageTag = (description: string) =>
 export const TimeZoneName = (description: string) =>
   Type.String({ maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_+/-]*$', description, examples: ['Asia/Tokyo'] });
 
-const attributeFields = {
+export const attributeFields = {
   language: Type.Optional(
     LanguageTag('The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers'),
   ),

@@ -1,6 +1,7 @@
 import {
   type AcceptedAnswer,
   acceptNotification,
+  countTargetsByZone,
   findIdempotentResponse,
   findSegment,
   findSubscriptionsByEndpoints,
@@ -8,6 +9,7 @@ import {
   type NotificationPayload,
   type NotificationTarget,
   type PushFormat,
+  storedAudience,
 } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import { limitsFor } from '@webpush/plans';
@@ -28,6 +30,7 @@ import {
   NotifyResponse,
 } from '../schemas/notifications.js';
 import { checkSegment } from '../schemas/segments.js';
+import { planLocalGroups } from './local-time.js';
 
 /**
  * The one accept path of every sending route: `/notify` and `/notify/batch` (the app and owner come
@@ -56,6 +59,8 @@ export const sendErrors = [
 
 /** Where click links point: `${PUBLIC_URL}/c/` (docs/sending.md, "Declarative Web Push"). */
 export const clickLinkBaseOf = (publicUrl: string) => `${publicUrl}/c/`;
+
+type NewNotificationTiming = Parameters<typeof acceptNotification>[3];
 
 /** Which route accepted a notification, for the metrics. */
 export type SendRoute = 'notify' | 'batch' | 'session';
@@ -129,13 +134,16 @@ function assertAbTest(payload: NotificationPayload): void {
 }
 
 /**
- * A sample is pushed at once and judged after `winnerAfterMinutes`; a send pushed to each target at
- * its own local time (`localTime`) reaches its targets over up to 24 hours, so no sample of it can
- * be judged before the rest is due: the two together are INVALID_INPUT.
+ * An A/B test is planned at once, its sample judged after `winnerAfterMinutes`; a send pushed to
+ * each target at its own local time (`localTime`) reaches its targets over up to 24 hours, and a
+ * throttled one over as long as its rate takes, so neither can give a sample judged on time, nor a
+ * fair split between variants pushed hours apart: variants with either are INVALID_INPUT
+ * (docs/engagement.md).
  */
-export function assertSampleTiming(body: object): void {
-  const { sample, localTime } = body as { sample?: unknown; localTime?: unknown };
-  if (sample !== undefined && localTime !== undefined) throw new AppError('INVALID_INPUT');
+export function assertAbTestTiming(body: object): void {
+  const { variants, sample, localTime, throttle } = body as Record<string, unknown>;
+  if ((variants !== undefined || sample !== undefined) && (localTime !== undefined || throttle !== undefined))
+    throw new AppError('INVALID_INPUT');
 }
 
 function assertSizes(payload: NotificationPayload, pushFormat: PushFormat, linkBase: string): void {
@@ -246,6 +254,7 @@ export function notificationAcceptor(app: FastifyInstance) {
     target: NotificationTarget,
     respond: (accepted: { id: string; targets: number }) => R,
     sendAt: Date | null = null,
+    timing: Pick<NewNotificationTiming, 'localTime' | 'throttlePerMinute'> = {},
   ) {
     const result = await inSpan('notification.accept', { 'webpush.app_id': sender.appId }, () =>
       acceptNotification(
@@ -260,6 +269,7 @@ export function notificationAcceptor(app: FastifyInstance) {
           target,
           idempotencyKey: idempotencyKeyOf(request),
           sendAt,
+          ...timing,
         },
         limitsFor(sender.plan).sendsPerMonth,
         respond,
@@ -302,11 +312,12 @@ export function notificationAcceptor(app: FastifyInstance) {
     const checked = await checkedOrReplayed(request, reply, sender, async () => {
       requireEncryptionKey();
       assertPayload(payloadOf(body), sender.pushFormat, clickLinkBase);
-      assertSampleTiming(body);
+      assertAbTestTiming(body);
       const targeting = [body.endpoint, body.uids, body.tags, body.segment, body.segmentId].filter(
         (field) => field !== undefined,
       );
       if (targeting.length > 1) throw new AppError('INVALID_INPUT');
+      if (body.localTime !== undefined && body.sendAt !== undefined) throw new AppError('INVALID_INPUT');
       const sendAt = scheduledTime(body.sendAt);
 
       let target: NotificationTarget = { kind: 'all' };
@@ -329,7 +340,9 @@ export function notificationAcceptor(app: FastifyInstance) {
     });
     if (checked.replayed) return reply;
     const { sendAt, target } = checked.value;
-    const status = sendAt === null ? ('queued' as const) : ('scheduled' as const);
+    // A `localTime` send is planned now: its audience counted per zone, one group per instant.
+    const localTime = body.localTime === undefined ? null : await localTimePlan(body.localTime, sender.appId, target);
+    const status = sendAt === null && localTime === null ? ('queued' as const) : ('scheduled' as const);
     return accept(
       request,
       reply,
@@ -339,7 +352,13 @@ export function notificationAcceptor(app: FastifyInstance) {
       target,
       ({ id, targets }) => ({ notification: { id, status, targets } }),
       sendAt,
+      { localTime, throttlePerMinute: body.throttle?.perMinute ?? null },
     );
+  }
+
+  async function localTimePlan(time: string, appId: string, target: NotificationTarget) {
+    const { appTimeZone, zones } = await countTargetsByZone(app.db, appId, storedAudience(target));
+    return { time, groups: planLocalGroups(time, appTimeZone, zones) };
   }
 
   const route = (request: FastifyRequest): SendRoute => (request.principal?.kind === 'apiKey' ? 'notify' : 'session');

@@ -80,6 +80,7 @@ t.test('POST /notify without endpoint targets every active subscriber and queues
     sent: 0,
     failed: 0,
     expired: 0,
+    skipped: 0,
   });
   t.strictSame(row?.payload, { title: 'Hello', body: 'World', url: 'https://example.com/a' });
   // Queued just after the 202 is written.
@@ -319,6 +320,7 @@ t.test('GET /notifications/:id shows progress, only to keys of the same app', as
       sent: 0,
       failed: 0,
       expired: 0,
+      skipped: 0,
       shown: 0,
       clicked: 0,
       actionClicks: {},

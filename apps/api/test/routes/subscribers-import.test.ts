@@ -116,6 +116,38 @@ t.test('each entry is checked as POST /subscribe checks it, and refused alone', 
   );
 });
 
+t.test('language and time zone are taken as POST /subscribe takes them', async (t) => {
+  const owner = await ownerWithKey(app, 'subscribe_only');
+  const entries = [
+    browserShape({ language: 'ja-JP', timeZone: 'asia/tokyo' }),
+    browserShape({ timeZone: 'Mars/Olympus' }),
+    browserShape({ language: 'x'.repeat(36) }),
+    browserShape({ language: 'en-US' }),
+  ];
+  const answer = await importInto(owner, entries);
+  t.equal(answer.statusCode, 200);
+  t.strictSame(answer.json(), {
+    imported: 2,
+    updated: 0,
+    rejected: [
+      { index: 1, code: 'INVALID_INPUT' },
+      { index: 2, code: 'INVALID_INPUT' },
+    ],
+  });
+  const rows = await sql<{ endpoint: string; language: string | null; time_zone: string | null }[]>`
+    select endpoint, language, time_zone from subscriptions where app_id = ${owner.app.id}`;
+  const of = (entry: { endpoint: string }) => rows.find((row) => row.endpoint === entry.endpoint);
+  t.match(of(entries[0] as { endpoint: string }), { language: 'ja-JP', time_zone: 'Asia/Tokyo' }, 'as Intl names it');
+  t.match(of(entries[3] as { endpoint: string }), { language: 'en-US', time_zone: null });
+
+  // A second import replaces each one present and keeps the others.
+  const again = { ...(entries[0] as object), language: undefined, timeZone: 'Europe/Paris' };
+  t.strictSame((await importInto(owner, [again])).json(), { imported: 0, updated: 1, rejected: [] });
+  const [row] = await sql<{ language: string; time_zone: string }[]>`
+    select language, time_zone from subscriptions where endpoint = ${(entries[0] as { endpoint: string }).endpoint}`;
+  t.strictSame({ ...row }, { language: 'ja-JP', time_zone: 'Europe/Paris' });
+});
+
 t.test('an endpoint given twice is one subscription, the later entry winning', async (t) => {
   const owner = await ownerWithKey(app, 'subscribe_only');
   const first = browserShape({ uid: 'first' });

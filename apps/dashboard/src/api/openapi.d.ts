@@ -1979,6 +1979,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -2431,6 +2433,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -2454,7 +2466,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -2721,7 +2733,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -2732,6 +2744,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -4714,6 +4728,16 @@ export interface paths {
                             tags?: {
                                 [key: string]: string;
                             };
+                            /**
+                             * @description The browser’s language (BCP 47, ≤ 35 characters); chooses the translation a send delivers
+                             * @example ja-JP
+                             */
+                            language?: string;
+                            /**
+                             * @description The browser’s IANA time zone; stored as the runtime’s `Intl` names it (`Etc/UTC` → `UTC`)
+                             * @example Asia/Tokyo
+                             */
+                            timeZone?: string;
                         }[];
                     };
                 };
@@ -4735,7 +4759,7 @@ export interface paths {
                         "application/json": {
                             /** @description New subscriptions stored */
                             imported: number;
-                            /** @description Entries whose endpoint the app already had: its keys, and uid and tags when given, replaced; re-activated if it had expired */
+                            /** @description Entries whose endpoint the app already had: its keys, and uid, tags, language and time zone when given, replaced; re-activated if it had expired */
                             updated: number;
                             /** @description The entries not stored, in list order */
                             rejected: {
@@ -10412,7 +10436,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -10423,6 +10447,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -10697,7 +10723,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -10708,6 +10734,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
@@ -11385,6 +11413,16 @@ export interface paths {
                          * @example 2030-01-01T09:00:00Z
                          */
                         sendAt?: string;
+                        /**
+                         * @description Deliver at this time of day (`HH:MM`, 24-hour) in each subscriber’s own time zone (the app’s `timeZone` for those without one), within 24 hours: answered `status: "scheduled"`; audience, targets and usage are settled now. Not with `sendAt`.
+                         * @example 09:00
+                         */
+                        localTime?: string;
+                        /** @description Spread the send’s pushes over time */
+                        throttle?: {
+                            /** @description At most this many pushes of this send in any minute (10 to 1,000,000) */
+                            perMinute: number;
+                        };
                     };
                 };
             };
@@ -11408,7 +11446,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;
@@ -11829,7 +11867,7 @@ export interface paths {
                             notification: {
                                 /** Format: uuid */
                                 id: string;
-                                /** @description `scheduled` for a send with `sendAt` */
+                                /** @description `scheduled` for a send with `sendAt` or `localTime` */
                                 status: "queued" | "scheduled";
                                 /** @description Subscriptions this send goes to; counted in monthly usage (0 for a scheduled send until it starts) */
                                 targets: number;

@@ -14,6 +14,7 @@ export interface ChunkOutcomeWrite {
   failureReasons: Written[5];
   refusals: Written[6];
   failureDetails?: Written[7];
+  skipped?: Written[8];
 }
 
 /**
@@ -41,6 +42,7 @@ export async function recordChunkOutcomeThroughOutage(
         write.failureReasons,
         write.refusals,
         write.failureDetails,
+        write.skipped,
       ),
     policy,
     (error, retry) => {

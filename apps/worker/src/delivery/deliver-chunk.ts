@@ -79,6 +79,8 @@ interface ChunkRun {
   readonly subscriptions: readonly DeliverableSubscription[];
   /** Targets that expired or were removed since the fan-out: not sent to, counted as expired. */
   readonly vanished: number;
+  /** Targets the app's frequency cap holds back: not sent to, counted as skipped. */
+  readonly skipped: number;
   readonly signing: SigningKeys;
   readonly options: PushOptions;
   /** What each subscription receives (its variant, or its language among a send's translations). */
@@ -140,7 +142,8 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
     job,
     key,
     subscriptions,
-    vanished: start.unanswered - subscriptions.length,
+    vanished: start.unanswered - subscriptions.length - start.skipped,
+    skipped: start.skipped,
     signing,
     options,
     payloadFor,
@@ -254,6 +257,7 @@ async function recordOutcome(run: ChunkRun, last: LastAnswers): Promise<ChunkRes
       chunk: run.key,
       last,
       vanished: run.vanished,
+      skipped: run.skipped,
       retryNotBefore: (retryAfterMs) => new Date(Date.now() + retryDelayMs(job.attempt, retryAfterMs, config.delivery)),
       failureReasons,
       refusals:

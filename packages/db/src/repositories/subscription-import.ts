@@ -8,6 +8,8 @@ import { unprepared } from './unprepared.js';
 export interface ImportedSubscription extends SubscriptionKeys {
   uid?: string;
   tags?: SubscriptionTags;
+  language?: string;
+  timeZone?: string;
 }
 
 /** Per entry: stored new, an endpoint the app had (updated, re-activated if it had expired), or past the plan's limit. */
@@ -42,6 +44,8 @@ function mergeByEndpoint(entries: readonly ImportedSubscription[]): { merged: Me
       seen.uidGiven = true;
     }
     if (entry.tags !== undefined) seen.tags = entry.tags;
+    if (entry.language !== undefined) seen.language = entry.language;
+    if (entry.timeZone !== undefined) seen.timeZone = entry.timeZone;
     return seen.first;
   });
   return { merged: [...byEndpoint.values()], firstOf };
@@ -102,13 +106,17 @@ async function importOnce(
         uid: entry.uid ?? null,
         uid_given: entry.uidGiven,
         tags: entry.tags ?? null,
+        language: entry.language ?? null,
+        time_zone: entry.timeZone ?? null,
       })),
     );
     // In endpoint order, as the subscribe batcher inserts: two imports of the same endpoints cannot deadlock.
     const inserted = await sql<{ id: string; endpoint: string }[]>`
-      insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, vapid_key_version)
-      select ${appId}, t.endpoint, t.p256dh, t.auth, t.uid, coalesce(t.tags, '{}'::jsonb), ${app.version}
-      from json_to_recordset(${input}::json) as t(endpoint text, p256dh text, auth text, uid text, tags jsonb)
+      insert into subscriptions (app_id, endpoint, p256dh, auth, uid, tags, language, time_zone, vapid_key_version)
+      select ${appId}, t.endpoint, t.p256dh, t.auth, t.uid, coalesce(t.tags, '{}'::jsonb), t.language, t.time_zone,
+        ${app.version}
+      from json_to_recordset(${input}::json)
+        as t(endpoint text, p256dh text, auth text, uid text, tags jsonb, language text, time_zone text)
       order by t.endpoint
       on conflict (app_id, endpoint) do nothing
       returning id, endpoint`;
@@ -156,6 +164,8 @@ async function importOnce(
           uid: entry.uid ?? null,
           uid_given: entry.uidGiven,
           tags: entry.tags ?? null,
+          language: entry.language ?? null,
+          time_zone: entry.timeZone ?? null,
         },
       ];
     });
@@ -163,13 +173,16 @@ async function importOnce(
       await planned()`
         update subscriptions s set p256dh = t.p256dh, auth = t.auth,
           uid = case when t.uid_given then t.uid else s.uid end,
-          tags = coalesce(t.tags, s.tags), vapid_key_version = ${app.version},
+          tags = coalesce(t.tags, s.tags), language = coalesce(t.language, s.language),
+          time_zone = coalesce(t.time_zone, s.time_zone), vapid_key_version = ${app.version},
           status = 'active', expired_at = null, updated_at = now()
         from json_to_recordset(${JSON.stringify(updates)}::json)
-          as t(id uuid, p256dh text, auth text, uid text, uid_given boolean, tags jsonb)
+          as t(id uuid, p256dh text, auth text, uid text, uid_given boolean, tags jsonb, language text, time_zone text)
         where s.id = t.id and (s.status <> 'active' or s.vapid_key_version <> ${app.version}
           or (s.p256dh, s.auth) is distinct from (t.p256dh, t.auth)
-          or (t.uid_given and s.uid is distinct from t.uid) or (t.tags is not null and s.tags <> t.tags))`;
+          or (t.uid_given and s.uid is distinct from t.uid) or (t.tags is not null and s.tags <> t.tags)
+          or (t.language is not null and s.language is distinct from t.language)
+          or (t.time_zone is not null and s.time_zone is distinct from t.time_zone))`;
     }
     if (granted > 0) await sql`select set_subscriber_count(${ownerId}, ${total + granted})`;
 

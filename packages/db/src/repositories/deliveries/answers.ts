@@ -83,7 +83,7 @@ export const completeChunk = (
   chunk: ChunkKey,
   last: AnsweredBatch,
   failureDetails: Readonly<Record<string, string>> = {},
-) => sql<(ChunkCounts & { retryIds: string[]; retryAfterMs: number; variantCounts: VariantCounts | null })[]>`
+) => sql<(ChunkCounts & { retryIds: string[]; retryAfterMs: number; variantCounts: VariantCounts | null; sentIds: string[] })[]>`
   with progress as (
     delete from notification_chunk_answers p
     where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}
@@ -106,10 +106,25 @@ export const completeChunk = (
   where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
     and c.attempt = ${chunk.attempt} and c.completed_at is null
   returning c.sent, c.failed, c.expired, c.retry_subscription_ids as "retryIds", c.retry_after_ms as "retryAfterMs",
-    ${variantCounts(sql)} as "variantCounts"`;
+    ${variantCounts(sql)} as "variantCounts",
+    array(select a.id from answers a where a.kind = 'sent' order by a.id) as "sentIds"`;
 
 /** Counts by variant letter: `{"B": {"sent": 3, "failed": 0, "expired": 1}}`. */
 export type VariantCounts = Record<string, Record<string, number>>;
+
+/**
+ * Adds a push to the subscriptions' `recent_pushes` (newest first, the 100 newest kept), which the
+ * frequency cap reads (chunk-start.ts). The rows are locked in id order first, so two chunks of
+ * different sends completing at once over the same subscriptions wait for each other instead of
+ * deadlocking.
+ */
+export async function recordPushes(sql: Sql, appId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql`update subscriptions s set recent_pushes = (array[now()] || s.recent_pushes)[1:100]
+    from (select id from subscriptions where app_id = ${appId} and id = any(${[...ids]}::uuid[])
+      order by id for update) l
+    where s.id = l.id`;
+}
 
 export interface ChunkRefusals {
   /** Subscriptions refused for a reason of their own (`refusedBySubscription`). */

@@ -39,7 +39,12 @@ export type ChunkStart =
       delivery: DeliveryContext;
       /** Active targets not yet answered, by an earlier run included. */
       subscriptions: DeliverableSubscription[];
-      /** Targets not yet answered; those not among `subscriptions` expired or were removed since the plan. */
+      /** Active targets not yet answered that the app's frequency cap holds back: not sent to. */
+      skipped: number;
+      /**
+       * Targets not yet answered; those neither among `subscriptions` nor skipped expired or were
+       * removed since the plan.
+       */
       unanswered: number;
     };
 
@@ -90,9 +95,13 @@ export async function startChunk(
       where n.id = ${chunk.notificationId}`,
     ids.length === 0
       ? Promise.resolve([])
-      : sql<DeliverableSubscription[]>`
-      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion", s.refusals, s.language
+      : sql<(DeliverableSubscription & { capped: boolean })[]>`
+      select s.id, s.endpoint, s.p256dh, s.auth, s.vapid_key_version as "vapidKeyVersion", s.refusals, s.language,
+        -- Held back by the cap when its max-th newest push is within its hours.
+        coalesce(s.recent_pushes[(a.frequency_cap->>'max')::int]
+          > now() - make_interval(hours => (a.frequency_cap->>'hours')::int), false) as capped
       from subscriptions s
+      join apps a on a.id = ${chunk.appId}
       where s.app_id = ${chunk.appId} and s.status = 'active' and s.id = any(${ids as string[]}::uuid[])
         and s.id <> all(coalesce((select c.answered_subscription_ids from notification_chunks c
           where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
@@ -123,7 +132,12 @@ export async function startChunk(
         vapidKeyVersion: row.vapid_key_version,
       },
     },
-    subscriptions: withVariants(subscriptionRows, row.chunk_ids, row.variants),
+    subscriptions: withVariants(
+      subscriptionRows.filter((subscription) => !subscription.capped),
+      row.chunk_ids,
+      row.variants,
+    ),
+    skipped: subscriptionRows.filter((subscription) => subscription.capped).length,
     unanswered: ids.length - row.answered,
   };
 }

@@ -6,6 +6,7 @@
 
 export { type AnsweredBatch, type AnswerKind, type ChunkRefusals, emptyAnsweredBatch } from './answers.js';
 export * from './chunk-start.js';
+export * from './local-groups.js';
 export * from './outcome.js';
 export * from './plan.js';
 export * from './progress.js';

@@ -4,6 +4,7 @@ import {
   type ChunkRefusals,
   completeChunk,
   expireSubscriptions,
+  recordPushes,
   recordRefusals,
 } from './answers.js';
 import {
@@ -36,6 +37,8 @@ export async function recordChunkOutcome(
   refusals: ChunkRefusals | null = null,
   /** Why each of this run's failed pushes failed, by subscription id (the notification's report). */
   failureDetails: Readonly<Record<string, string>> = {},
+  /** Targets the app's frequency cap held back in this run: counted as `skipped`. */
+  skipped = 0,
 ): Promise<{ recorded: boolean; counts: ChunkCounts | null; retryChunk: DeliveryChunk | null }> {
   return db.$client.begin(async (transaction) => {
     const sql = inTransaction(transaction);
@@ -43,7 +46,13 @@ export async function recordChunkOutcome(
     if (!claimed) return { recorded: false, counts: null, retryChunk: null };
     await expireSubscriptions(sql, chunk.appId, last);
     if (refusals) await recordRefusals(sql, chunk.appId, refusals);
-    const counts: ChunkCounts = { sent: claimed.sent, failed: claimed.failed, expired: claimed.expired + vanished };
+    await recordPushes(sql, chunk.appId, claimed.sentIds);
+    const counts: ChunkCounts = {
+      sent: claimed.sent,
+      failed: claimed.failed,
+      expired: claimed.expired + vanished,
+      skipped,
+    };
     if (vanished > 0) {
       await sql`update notification_chunks set expired = ${counts.expired}
         where notification_id = ${chunk.notificationId} and first_subscription_id = ${chunk.firstSubscriptionId}

@@ -2,13 +2,15 @@ import type { Database } from '../../client.js';
 import type { NotificationTargetKind, SegmentExpression, SubscriptionTags } from '../../schema.js';
 import { audienceFilter } from '../audiences.js';
 import type { Notification } from '../notifications/index.js';
-import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction } from './shared.js';
+import { inLocalGroup } from './local-groups.js';
+import { addToCounters, type ChunkKey, type DeliveryChunk, inTransaction, type Sql } from './shared.js';
 import {
   letterExpression,
   newSampleSeed,
   outsideSample,
   sampleOrder,
   sampleSizeOf,
+  type VariantPhase,
   type VariantPlanRow,
   variantPhase,
   variantPlanColumns,
@@ -104,13 +106,133 @@ export async function planDeliveryChunks(
       sql`set local plan_cache_mode = force_custom_plan`,
       sql<PlanRow[]>`
         select app_id, targets, planned, plan_cursor, subscription_ids, target_kind, target_uids, target_tags,
-          target_segment, ${variantPlanColumns(sql)},
+          target_segment, ${variantPlanColumns(sql)}, local_time is not null as local, throttle_per_minute,
           coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out
         from notifications where id = ${notificationId} and status in ('queued', 'sending')
         for update`,
     ]);
     if (!notification || notification.fanned_out) return { chunks: [], done: true };
+    // An A/B test plans its own way (sample, then winner); the API refuses it with `localTime` or
+    // `throttle`, so the rest of this function never sees variants.
     const phase = variantPhase(notification);
+    if (phase !== 'none') return planVariantChunks(sql, notificationId, notification, phase, options);
+    // A `localTime` send plans its started groups one after the other, each with its own cursor.
+    const group = notification.local ? await nextStartedGroup(sql, notificationId) : null;
+    if (notification.local && !group) return { chunks: [], done: true };
+    const plan: PlanState = group
+      ? { targets: group.targets, planned: group.planned, cursor: group.plan_cursor, base: group.due_at }
+      : {
+          targets: notification.targets,
+          planned: notification.planned,
+          cursor: notification.plan_cursor,
+          base: notification.since,
+        };
+
+    const perMinute = notification.throttle_per_minute;
+    const chunkSize = perMinute === null ? options.chunkSize : throttledChunkSize(options.chunkSize, perMinute);
+    const remaining = plan.targets - plan.planned;
+    const limit = Math.max(0, Math.min(chunkSize * options.maxChunks, remaining));
+    const cursor = plan.cursor;
+    const zones = group ? inLocalGroup(sql, group) : sql``;
+    // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
+    const fixedIds = notification.subscription_ids
+      ? [...notification.subscription_ids].sort().filter((id) => cursor === null || id > cursor)
+      : null;
+    const page =
+      fixedIds && !group
+        ? sql`select unnest(${fixedIds.slice(0, limit)}::uuid[]) as id`
+        : sql`
+          select s.id from subscriptions s
+          where s.app_id = ${notification.app_id}
+            ${fixedIds ? sql`and s.id = any(${fixedIds}::uuid[])` : sql`and s.status = 'active' and s.created_at <= ${notification.since}::timestamptz`}
+            ${cursor === null || fixedIds ? sql`` : sql`and s.id > ${cursor}::uuid`}
+            ${fixedIds ? sql`` : audienceFilter(sql, notification, notification.since)}
+            ${zones}
+          order by s.id limit ${limit}`;
+    // A throttled send's chunks are spread over time from the plan's start: chunk k goes out once
+    // the pushes before it fit in the minutes since (docs/sending.md, "Throttling").
+    const notBefore =
+      perMinute === null
+        ? sql`now()`
+        : sql`${plan.base}::timestamptz + ((${plan.planned}::int + c.r0)::float8 * 60000 / ${perMinute}::int)
+            * interval '1 millisecond'`;
+    const rows =
+      limit === 0
+        ? []
+        : await sql<{ ids: string[]; not_before: Date | string }[]>`
+            with page as (${page}),
+            numbered as (select id, row_number() over (order by id) - 1 as r from page),
+            keyed as (select id, r, r / ${chunkSize} as k from numbered),
+            chunks as (select k, array_agg(id order by id) as ids, min(r) as r0 from keyed group by k),
+            timed as (select c.k, c.ids, ${notBefore} as not_before from chunks c),
+            inserted as (
+              insert into notification_chunks
+                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before)
+              select ${notificationId}, t.ids[1], 1, t.ids, t.ids[cardinality(t.ids)], t.not_before from timed t
+            )
+            select ids, not_before from timed order by k`;
+    const chunks = rows.map(
+      ({ ids, not_before }): DeliveryChunk => ({
+        notificationId,
+        appId: notification.app_id,
+        firstSubscriptionId: ids[0] as string,
+        attempt: 1,
+        subscriptionIds: ids,
+        // This client hands timestamps back as text.
+        notBefore: new Date(not_before),
+      }),
+    );
+    const planned = chunks.reduce((sum, chunk) => sum + chunk.subscriptionIds.length, 0);
+    const lastChunk = chunks[chunks.length - 1];
+    const planCursor = lastChunk ? (lastChunk.subscriptionIds[lastChunk.subscriptionIds.length - 1] as string) : cursor;
+    // A short page means the audience is exhausted: what is left of `targets` vanished before the plan
+    // reached it, and counts as expired, which may finish the notification here.
+    const exhausted = planned < limit || planned === remaining;
+    const left = remaining - planned;
+    if (group) {
+      await sql`update notification_local_groups set planned = ${plan.targets - left}, plan_cursor = ${planCursor}::uuid,
+          fanned_out_at = ${exhausted ? sql`now()` : sql`null`}
+        where notification_id = ${notificationId} and due_at = ${group.due_at}::timestamptz`;
+      if (!exhausted) {
+        await sql`update notifications set planned = planned + ${planned}, updated_at = now() where id = ${notificationId}`;
+        return { chunks, done: false };
+      }
+      // The send is planned whole once its last group is.
+      await addToCounters(
+        sql,
+        notificationId,
+        { sent: 0, failed: 0, expired: left },
+        sql`planned = n.planned + ${planned}, fanned_out_at = case when exists (select 1 from notification_local_groups g
+          where g.notification_id = n.id and g.fanned_out_at is null) then null else now() end,`,
+      );
+      return { chunks, done: (await nextStartedGroup(sql, notificationId)) === null };
+    }
+    if (exhausted) {
+      await addToCounters(
+        sql,
+        notificationId,
+        { sent: 0, failed: 0, expired: left },
+        sql`planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
+      );
+    } else {
+      await sql`update notifications set planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid,
+        updated_at = now() where id = ${notificationId}`;
+    }
+    return { chunks, done: exhausted };
+  }) as Promise<{ chunks: DeliveryChunk[]; done: boolean }>;
+}
+
+/**
+ * Plans an A/B test's chunks: the whole sample in one ordered pass (each target's letter dealt in
+ * the plan), then nothing until the winner pass has chosen, then everything outside the sample.
+ */
+async function planVariantChunks(
+  sql: Sql,
+  notificationId: string,
+  notification: PlanRow,
+  phase: VariantPhase,
+  options: PlanOptions,
+): Promise<{ chunks: DeliveryChunk[]; done: boolean }> {
     // The sample is planned; the rest waits for the winner (the worker's winner pass queues it).
     if (phase === 'waiting') return { chunks: [], done: true };
 
@@ -212,7 +334,39 @@ export async function planDeliveryChunks(
     }
     // After the sample nothing more is planned until the winner is chosen.
     return { chunks, done: done || phase === 'sample' };
-  }) as Promise<{ chunks: DeliveryChunk[]; done: boolean }>;
+}
+
+/**
+ * Targets per chunk of a send throttled at `perMinute`: a second's worth at most, so the chunks'
+ * start times spread the pushes evenly over each minute instead of bunching them at its start.
+ */
+export const throttledChunkSize = (chunkSize: number, perMinute: number): number =>
+  Math.max(1, Math.min(chunkSize, Math.ceil(perMinute / 60)));
+
+interface PlanState {
+  targets: number;
+  planned: number;
+  cursor: string | null;
+  /** A throttled send's chunks are timed from here (text as PostgreSQL printed it). */
+  base: string;
+}
+
+interface GroupRow {
+  due_at: string;
+  zones: string[];
+  unzoned: boolean;
+  targets: number;
+  planned: number;
+  plan_cursor: string | null;
+}
+
+/** The earliest started group of a `localTime` send not yet planned whole, locked for this plan. */
+async function nextStartedGroup(sql: Sql, notificationId: string): Promise<GroupRow | null> {
+  const [group] = await sql<GroupRow[]>`
+    select due_at, zones, unzoned, targets, planned, plan_cursor from notification_local_groups
+    where notification_id = ${notificationId} and started_at is not null and fanned_out_at is null
+    order by due_at limit 1 for update`;
+  return group ?? null;
 }
 
 interface PlanRow extends VariantPlanRow {
@@ -225,6 +379,8 @@ interface PlanRow extends VariantPlanRow {
   target_uids: string[] | null;
   target_tags: SubscriptionTags | null;
   target_segment: SegmentExpression | null;
+  local: boolean;
+  throttle_per_minute: number | null;
   /** As PostgreSQL prints it (this client hands timestamps back as text); sent back as is. */
   since: string;
   fanned_out: boolean;

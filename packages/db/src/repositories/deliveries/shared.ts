@@ -21,26 +21,31 @@ export interface ChunkCounts {
   sent: number;
   failed: number;
   expired: number;
+  /** Held back by the app's frequency cap. */
+  skipped?: number;
 }
 
 export const isUnfinished = sql`${notifications.status} in ('queued', 'sending')`;
 
 /**
- * Adds counts to a notification and finishes it, atomically, once `sent + failed + expired` reaches
- * `targets`: `completed`, or `failed` when nothing was sent (the right-hand sides read the row's
- * values before this update). The `notification.*` webhook event is written in the same statement
- * when that happens. `also` sets more columns in the same update (a fragment ending with a comma).
+ * Adds counts to a notification and finishes it, atomically, once `sent + failed + expired +
+ * skipped` reaches `targets`: `completed`, or `failed` when nothing was sent nor held back by the
+ * frequency cap (the right-hand sides read the row's values before this update). The
+ * `notification.*` webhook event is written in the same statement when that happens. `also` sets
+ * more columns in the same update (a fragment ending with a comma).
  */
 export function addToCounters(sql: postgres.Sql, notificationId: string, counts: ChunkCounts, also = sql``) {
   const { sent, failed, expired } = counts;
-  const total = sent + failed + expired;
+  const skipped = counts.skipped ?? 0;
+  const total = sent + failed + expired + skipped;
   return withNotificationFinishedOutbox(
     sql,
     sql`update notifications n set ${also} sent = n.sent + ${sent}, failed = n.failed + ${failed},
-      expired = n.expired + ${expired},
-      status = case when n.sent + n.failed + n.expired + ${total} >= n.targets
-        then (case when n.sent + ${sent} > 0 then 'completed' else 'failed' end) else n.status end,
-      completed_at = case when n.sent + n.failed + n.expired + ${total} >= n.targets
+      expired = n.expired + ${expired}, skipped = n.skipped + ${skipped},
+      status = case when n.sent + n.failed + n.expired + n.skipped + ${total} >= n.targets
+        then (case when n.sent + ${sent} + n.skipped + ${skipped} > 0 then 'completed' else 'failed' end)
+        else n.status end,
+      completed_at = case when n.sent + n.failed + n.expired + n.skipped + ${total} >= n.targets
         then coalesce(n.completed_at, now()) else n.completed_at end,
       updated_at = now()
     where n.id = ${notificationId}

@@ -15,6 +15,7 @@ import {
   type Urgency,
 } from '../../schema.js';
 import { countAudience, type StoredAudience } from '../audiences.js';
+import type { LocalGroup } from '../deliveries/local-groups.js';
 import { compileSegment, segmentSql } from '../segments.js';
 import { currentUsageMonth } from '../usage.js';
 
@@ -62,6 +63,13 @@ export interface NewNotification {
   idempotencyKey: string | null;
   /** A scheduled send: nothing is counted or reserved now; the worker's scheduler starts it then. */
   sendAt: Date | null;
+  /**
+   * A `localTime` send (`HH:MM`): its groups, counted now (their targets add up to the send's), are
+   * stored with it, and the worker starts each when it is due.
+   */
+  localTime?: { time: string; groups: readonly LocalGroup[] } | null;
+  /** At most this many pushes in any minute. */
+  throttlePerMinute?: number | null;
 }
 
 /** What every 202 body of a send carries: the accept statement writes `targets` into the stored copy. */
@@ -164,7 +172,7 @@ interface AcceptRow {
  *
  * Every value is a placeholder, so each shape's text is rendered once and prepared once per connection.
  */
-function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape, segment: SQL | null): SQL {
+function acceptStatement({ keyed, scheduled, local, kind, limited }: AcceptShape, segment: SQL | null): SQL {
   const value = (name: keyof AcceptValues) => sql.placeholder(name);
   const notReplay = keyed ? sql`not exists (select 1 from fresh)` : sql`true`;
   const fresh = keyed
@@ -180,16 +188,31 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape, segme
   // the actual app on each call; `all` has one cached plan, an index-only scan (migration 0025).
   const targets = scheduled
     ? sql`0`
-    : kind === 'endpoint' || kind === 'batch'
-      ? sql`cardinality(${value('subscriptionIds')}::uuid[])`
-      : kind === 'all'
-        ? sql`count_active_subscribers(${value('appId')}::uuid)`
-        : segment !== null
-          ? sql`(select count(*)::int from subscriptions s
+    : local
+      ? sql`${value('localTargets')}::int`
+      : kind === 'endpoint' || kind === 'batch'
+        ? sql`cardinality(${value('subscriptionIds')}::uuid[])`
+        : kind === 'all'
+          ? sql`count_active_subscribers(${value('appId')}::uuid)`
+          : segment !== null
+            ? sql`(select count(*)::int from subscriptions s
               where s.app_id = ${value('appId')}::uuid and s.status = 'active' and ${segment})`
-          : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
+            : sql`count_active_targets(${value('appId')}::uuid, ${value('targetUids')}::text[], ${value('targetTags')}::jsonb)`;
   const withinLimit = (sends: SQL) => (limited ? sql`and ${sends} <= ${value('sendsPerMonth')}::bigint` : sql``);
   const done = scheduled ? sql`null::timestamptz` : sql`case when targets = 0 then now() end`;
+  const status = scheduled
+    ? sql`'scheduled'`
+    : sql`case when targets = 0 then 'completed' else ${local ? sql`'scheduled'` : sql`'queued'`} end`;
+  // A `localTime` send's groups: one row per instant (see `LocalGroup`).
+  const groups = local
+    ? sql`local_groups as (
+        insert into notification_local_groups (notification_id, due_at, zones, unzoned, targets)
+        select inserted.id, g.due_at, g.zones, g.unzoned, g.targets
+        from inserted, jsonb_to_recordset(${value('localGroups')}::jsonb)
+          as g(due_at timestamptz, zones text[], unzoned boolean, targets int)
+        where inserted.status = 'scheduled'
+      ),`
+    : sql``;
   return sql`
     with ${fresh}
     counted as (select ${targets} as targets where ${notReplay}),
@@ -203,20 +226,20 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape, segme
     ),
     inserted as (
       insert into notifications (id, app_id, payload, ttl, urgency, topic, target_kind, subscription_ids,
-        target_uids, target_tags, target_segment, send_at, status, targets, idempotency_key, accepted_response,
-        fanned_out_at, completed_at)
+        target_uids, target_tags, target_segment, send_at, local_time, throttle_per_minute, status, targets,
+        idempotency_key, accepted_response, fanned_out_at, completed_at)
       select ${value('id')}::uuid, ${value('appId')}::uuid, ${value('payload')}::jsonb,
         ${value('ttl')}::int, ${value('urgency')}::text, ${value('topic')}::text, ${value('targetKind')}::text,
         ${value('subscriptionIds')}::uuid[], ${value('targetUids')}::text[], ${value('targetTags')}::jsonb,
-        ${value('targetSegment')}::jsonb, ${value('sendAt')}::timestamptz,
-        ${scheduled ? sql`'scheduled'` : sql`case when targets = 0 then 'completed' else 'queued' end`},
-        targets, ${value('key')}::text,
+        ${value('targetSegment')}::jsonb, ${value('sendAt')}::timestamptz, ${value('localTime')}::text,
+        ${value('throttlePerMinute')}::int, ${status}, targets, ${value('key')}::text,
         ${keyed ? sql`jsonb_set(${value('template')}::jsonb, '{notification,targets}', to_jsonb(targets))` : sql`null::jsonb`},
         ${done}, ${done}
       from counted
       where targets = 0 or exists (select 1 from reserved)
       returning id, status, targets
     ),
+    ${groups}
     -- The webhook outbox (see webhook-outbox.ts): a send without targets is finished here, so its
     -- notification.completed event is written by this same statement.
     finished_event as (
@@ -235,6 +258,7 @@ function acceptStatement({ keyed, scheduled, kind, limited }: AcceptShape, segme
 interface AcceptShape {
   keyed: boolean;
   scheduled: boolean;
+  local: boolean;
   kind: NotificationTargetKind;
   limited: boolean;
 }
@@ -255,6 +279,11 @@ type AcceptValues = {
   targetSegment: string | null;
   /** ISO text: drizzle makes postgres.js pass timestamps through as strings, both ways. */
   sendAt: string | null;
+  localTime: string | null;
+  localTargets: number;
+  /** JSON of the groups: `[{due_at, zones, unzoned, targets}]`. */
+  localGroups: string | null;
+  throttlePerMinute: number | null;
   template: string;
   sendsPerMonth: number | null;
 };
@@ -273,14 +302,17 @@ function acceptQuery(
   const shape: AcceptShape = {
     keyed: input.idempotencyKey !== null,
     scheduled: input.sendAt !== null,
+    local: (input.localTime ?? null) !== null,
     kind: audience.targetKind,
     limited: sendsPerMonth !== null,
   };
-  const shapeKey = `${shape.keyed}:${shape.scheduled}:${shape.kind}:${shape.limited}`;
+  const shapeKey = `${shape.keyed}:${shape.scheduled}:${shape.local}:${shape.kind}:${shape.limited}`;
   // A segment counted now is part of the text, so that text has unbounded shapes: rendered for this
   // request and sent unprepared (planned for its app and values), never kept.
   const segment =
-    audience.targetSegment !== null && !shape.scheduled ? segmentSql(compileSegment(audience.targetSegment)) : null;
+    audience.targetSegment !== null && !shape.scheduled && !shape.local
+      ? segmentSql(compileSegment(audience.targetSegment))
+      : null;
   let rendered = segment === null ? acceptTexts.get(shapeKey) : undefined;
   if (!rendered) {
     const { sql: text, params } = dialect.sqlToQuery(acceptStatement(shape, segment));
@@ -302,6 +334,19 @@ function acceptQuery(
     targetTags: audience.targetTags === null ? null : JSON.stringify(audience.targetTags),
     targetSegment: audience.targetSegment === null ? null : JSON.stringify(audience.targetSegment),
     sendAt: input.sendAt?.toISOString() ?? null,
+    localTime: input.localTime?.time ?? null,
+    localTargets: input.localTime?.groups.reduce((sum, group) => sum + group.targets, 0) ?? 0,
+    localGroups: input.localTime
+      ? JSON.stringify(
+          input.localTime.groups.map((group) => ({
+            due_at: group.dueAt.toISOString(),
+            zones: group.zones,
+            unzoned: group.unzoned,
+            targets: group.targets,
+          })),
+        )
+      : null,
+    throttlePerMinute: input.throttlePerMinute ?? null,
     template: JSON.stringify(template),
     sendsPerMonth,
   };

@@ -37,6 +37,7 @@ const summaryColumns = {
   sent: notifications.sent,
   failed: notifications.failed,
   expired: notifications.expired,
+  skipped: notifications.skipped,
   shown: notifications.shown,
   clicked: notifications.clicked,
   actionClicks: notifications.actionClicks,

@@ -11,6 +11,7 @@ export type NotificationSummary = Pick<
   | 'sent'
   | 'failed'
   | 'expired'
+  | 'skipped'
   | 'shown'
   | 'clicked'
   | 'actionClicks'

@@ -7,6 +7,7 @@ import type { Static } from 'typebox';
 import { codeForValidation, pushEndpointKeyword } from '#plugins/app/validation.js';
 import { ImportEntryChecks, ImportEnvelope } from '#schemas/subscribers.js';
 import { flattenKeys } from '#schemas/subscriptions.js';
+import { canonicalTimeZone } from '#src/time-zone.js';
 
 export type EntryCheck = { entry: ImportedSubscription } | { code: ErrorCode };
 
@@ -25,11 +26,26 @@ export function importValidators(pushServiceHosts: readonly PushHostRule[]) {
   const checkEntry = (value: unknown): EntryCheck => {
     flattenKeys(value);
     if (!entryShape(value)) return { code: codeForValidation(entryShape.errors ?? [], true) };
-    const { endpoint, p256dh, auth, uid, tags } = value;
+    const { endpoint, p256dh, auth, uid, tags, language, timeZone } = value;
     // Keys no browser could hold would take a subscriber slot and fail every push.
     if (!isValidSubscriptionKeys({ p256dh, auth })) return { code: 'INVALID_INPUT' };
+    // As POST /subscribe stores it: the zone as the runtime's `Intl` names it, or INVALID_INPUT.
+    let zone: string | undefined;
+    try {
+      zone = timeZone === undefined ? undefined : canonicalTimeZone(timeZone);
+    } catch {
+      return { code: 'INVALID_INPUT' };
+    }
     return {
-      entry: { endpoint, p256dh, auth, ...(uid === undefined ? {} : { uid }), ...(tags === undefined ? {} : { tags }) },
+      entry: {
+        endpoint,
+        p256dh,
+        auth,
+        ...(uid === undefined ? {} : { uid }),
+        ...(tags === undefined ? {} : { tags }),
+        ...(language === undefined ? {} : { language }),
+        ...(zone === undefined ? {} : { timeZone: zone }),
+      },
     };
   };
 
