@@ -1,5 +1,12 @@
 /** Why a call failed; the one value a site's code branches on. */
-export type WebPushErrorReason = 'unsupported' | 'permission-denied' | 'network' | 'api' | 'service-worker';
+export type WebPushErrorReason =
+  | 'unsupported'
+  /** iOS / iPadOS Safari in a tab: push works only in a web app added to the Home Screen. */
+  | 'home-screen-required'
+  | 'permission-denied'
+  | 'network'
+  | 'api'
+  | 'service-worker';
 
 export interface WebPushErrorDetails {
   /** The API's machine-readable `code` (e.g. `INVALID_API_KEY`), on `reason: 'api'` only. */

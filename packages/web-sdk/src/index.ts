@@ -1,5 +1,6 @@
 import type { FetchLike } from './api-client.js';
 import * as conversions from './conversions.js';
+import { needsHomeScreen } from './home-screen.js';
 import { readLastClick } from './last-click.js';
 import * as client from './push-client.js';
 
@@ -27,6 +28,7 @@ function browser(): client.PushEnvironment {
     pageUrl: typeof location === 'undefined' ? 'http://localhost/' : location.href,
     language: typeof navigator === 'undefined' ? undefined : navigator.language,
     timeZone: resolvedTimeZone(),
+    homeScreenRequired: needsHomeScreen(),
   };
 }
 

@@ -61,6 +61,8 @@ export interface PushEnvironment {
   language?: string | undefined;
   /** The browser's IANA time zone; undefined where `Intl` does not say. */
   timeZone?: string | undefined;
+  /** iOS / iPadOS Safari outside a Home Screen web app, where the Push API is absent. */
+  homeScreenRequired?: boolean;
 }
 
 export type PushState = 'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed';
@@ -118,6 +120,12 @@ function supported(env: PushEnvironment): {
 } {
   const { serviceWorker, notification } = env;
   if (!serviceWorker || !notification) {
+    if (env.homeScreenRequired) {
+      throw new WebPushError(
+        'home-screen-required',
+        'on iOS, web push works once the site is added to the Home Screen',
+      );
+    }
     throw new WebPushError('unsupported', 'this browser has no web push (on iOS: add the site to the home screen)');
   }
   return { serviceWorker, notification };

@@ -205,6 +205,15 @@ t.test('subscribe: errors', async (t) => {
     t.same(browser.log, [], 'nothing was attempted');
   });
 
+  t.test('iOS Safari outside a Home Screen app: its own reason', async (t) => {
+    const browser = fakeBrowser();
+    const ios = { ...browser.env, serviceWorker: undefined, notification: undefined, homeScreenRequired: true };
+    const error = await failure(t, () => subscribe(ios, options));
+    t.equal(error.reason, 'home-screen-required');
+    t.equal(await getState(ios), 'unsupported', 'getState() keeps its answer');
+    t.same(browser.log, [], 'nothing was attempted');
+  });
+
   for (const answer of ['denied', 'default'] as const) {
     t.test(`permission answered "${answer}"`, async (t) => {
       const browser = fakeBrowser({ answer });

@@ -12,6 +12,11 @@ import { buildTestApp } from '../helper.js';
 
 const SDK_SOURCE = 'var WebPush=(()=>({}))();\n';
 const SW_SOURCE = "self.addEventListener('push',()=>{});\n";
+const PART_SOURCES = {
+  'web-sdk-prompt.js': 'var WebPush=WebPush||{};WebPush.prompt={};\n',
+  'web-sdk-bell.js': 'var WebPush=WebPush||{};WebPush.bell={};\n',
+  'web-sdk-categories.js': 'var WebPush=WebPush||{};WebPush.categories={};\n',
+};
 
 function fixtureDist(t: Test, files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'web-sdk-dist-'));
@@ -31,12 +36,10 @@ async function sdkApp(t: Test, distDir: string) {
   return { app, logs };
 }
 
-t.test('serves the SDK and the service worker as cacheable JavaScript', async (t) => {
-  const { app, logs } = await sdkApp(t, fixtureDist(t, { 'web-sdk.js': SDK_SOURCE, 'sw.js': SW_SOURCE }));
-  for (const [path, body] of [
-    ['/sdk/web-sdk.js', SDK_SOURCE],
-    ['/sdk/sw.js', SW_SOURCE],
-  ] as const) {
+t.test('serves the SDK, its UI parts and the service worker as cacheable JavaScript', async (t) => {
+  const files = { 'web-sdk.js': SDK_SOURCE, 'sw.js': SW_SOURCE, ...PART_SOURCES };
+  const { app, logs } = await sdkApp(t, fixtureDist(t, files));
+  for (const [path, body] of Object.entries(files).map(([name, text]) => [`/sdk/${name}`, text])) {
     const response = await app.inject({ method: 'GET', url: path });
     t.equal(response.statusCode, 200, path);
     t.equal(response.headers['content-type'], 'text/javascript; charset=utf-8');

@@ -167,6 +167,28 @@ t.test('JSON lines carry the keys of the active subscriptions, and import elsewh
     payload: { subscribers: lines.map((text) => JSON.parse(text)) },
   });
   t.strictSame(imported.json(), { imported: 1, updated: 0, rejected: [] }, 'the export is an import body');
+
+  const logOf = async (of: Owner) =>
+    (
+      await app.inject({
+        method: 'GET',
+        url: `/api/v1/apps/${of.app.id}/audit-log`,
+        headers: bearer(of.user.token),
+      })
+    ).json() as { entries: { action: string; actor: { type: string; id: string }; details?: unknown }[] };
+  const exported = (await logOf(owner)).entries.filter((entry) => entry.action === 'subscribers.keys_exported');
+  t.equal(exported.length, 1, 'taking the keys out is in the audit log');
+  t.match(exported[0]?.actor, { type: 'user', id: owner.user.user.id });
+  const csvOnly = await ownerWithKey(app);
+  await exportOf(csvOnly);
+  t.same(
+    (await logOf(csvOnly)).entries.filter((entry) => entry.action === 'subscribers.keys_exported'),
+    [],
+    'the CSV, without keys, is not',
+  );
+  const importedEntries = (await logOf(target)).entries.filter((entry) => entry.action === 'subscribers.imported');
+  t.equal(importedEntries.length, 1, 'the import is in the target app’s audit log');
+  t.match(importedEntries[0]?.details, { imported: 1, updated: 0, refused: 0 });
 });
 
 t.test('a large app streams, chunk by chunk, in creation order', async (t) => {

@@ -4531,7 +4531,7 @@ export interface paths {
         };
         /**
          * The app's subscribers as a file: CSV, or JSON lines with their keys (sensitive)
-         * @description Streamed, oldest first, whatever the number of subscriptions. CSV (`text/csv`): one row per subscription, header `id,endpoint,status,uid,tags,language,timeZone,createdAt`, tags as JSON, quoted as RFC 4180 says. `format=jsonl` (`application/x-ndjson`): each active subscription with its keys, as POST /apps/{appId}/subscribers/import takes it, for moving to another instance; owner only, logged. 429 RATE_LIMITED while this API process already streams two exports.
+         * @description Streamed, oldest first, whatever the number of subscriptions. CSV (`text/csv`): one row per subscription, header `id,endpoint,status,uid,tags,language,timeZone,createdAt`, tags as JSON, quoted as RFC 4180 says. `format=jsonl` (`application/x-ndjson`): each active subscription with its keys, as POST /apps/{appId}/subscribers/import takes it, for moving to another instance; owner only, recorded in the app’s audit log as `subscribers.keys_exported`. 429 RATE_LIMITED while this API process already streams two exports.
          */
         get: {
             parameters: {

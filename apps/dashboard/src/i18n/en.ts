@@ -471,6 +471,9 @@ export const en = {
   'try.subscribing': 'Subscribing…',
   'try.subscribeAgain': 'Subscribe again',
   'try.subscribe': 'Subscribe this browser',
+  'try.promptTitle': 'Get test notifications in this browser?',
+  'try.promptBody':
+    'This is the SDK’s soft prompt, as your visitors will see it. After “Yes, notify me” the browser asks for permission.',
   'try.testTitle': 'Send a test notification',
   'try.sent': 'Sent: the push service accepted it. It should appear in a moment.',
   'try.sending': 'Sending…',
@@ -490,6 +493,30 @@ export const en = {
     'The browser could not create a push subscription. Its push service may be unreachable from this network.',
   'try.originNotAllowed':
     'This app accepts subscriptions only from its allowed origins, and the dashboard’s origin {origin} is not one of them. Add it in {settings}, or empty the list, to try it here.',
+
+  // Subscriber import
+  'import.title': 'Import subscribers',
+  'import.lead':
+    'Bring subscriptions made elsewhere with this app’s VAPID key pair: JSON lines of {jsonl} (this service’s export with keys is such a file), or a CSV with {csv}. The file is checked here first; it is then sent in batches.',
+  'import.file': 'Subscriber file',
+  'import.start': 'Import',
+  'import.noFile': 'Choose a file first.',
+  'import.reading': 'Reading the file…',
+  'import.progressLabel': 'Import progress',
+  'import.progress': '{sent} of {total} sent',
+  'import.done': 'Import finished: {imported} new, {updated} updated, {refused} refused.',
+  'import.refusedLines': '{count} refused (lines {lines})',
+  'import.stopped':
+    'The import stopped after {sent} of {total}; the rest was not sent. Importing the file again is safe.',
+  'import.problem.notJson': 'Line {line} is not valid JSON. Nothing was sent.',
+  'import.problem.notObject': 'Line {line} is not a JSON object. Nothing was sent.',
+  'import.problem.missingFields': 'Line {line} has no endpoint, p256dh or auth. Nothing was sent.',
+  'import.problem.badTags': 'Line {line}: tags must be a JSON object of strings. Nothing was sent.',
+  'import.problem.columns': 'Line {line} does not have the columns endpoint,p256dh,auth[,uid,tags]. Nothing was sent.',
+  'import.problem.quote': 'Line {line} has a stray or unclosed quote. Nothing was sent.',
+  'import.problem.csvExportWithoutKeys':
+    'This is the CSV export (line {line}), which has no keys. Export with keys (JSON lines) and import that file. Nothing was sent.',
+  'import.problem.empty': 'The file holds no subscriptions (line {line}). Nothing was sent.',
 
   // App settings
   'settings.title': 'Settings',

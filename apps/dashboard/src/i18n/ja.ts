@@ -475,6 +475,9 @@ export const ja: Record<keyof typeof en, string> = {
   'try.subscribing': '購読しています…',
   'try.subscribeAgain': 'もう一度購読する',
   'try.subscribe': 'このブラウザーを購読させる',
+  'try.promptTitle': 'このブラウザーでテスト通知を受け取りますか？',
+  'try.promptBody':
+    'これは SDK のソフトプロンプトで、訪問者にもこのように表示されます。「通知を受け取る」を押すとブラウザーが許可を求めます。',
   'try.testTitle': 'テスト通知を送る',
   'try.sent': '送信しました。プッシュサービスが受け付けたので、まもなく表示されます。',
   'try.sending': '送信中…',
@@ -494,6 +497,32 @@ export const ja: Record<keyof typeof en, string> = {
     'ブラウザーがプッシュの購読を作成できませんでした。このネットワークからプッシュサービスに接続できない可能性があります。',
   'try.originNotAllowed':
     'このアプリは許可オリジンからの購読だけを受け付けますが、ダッシュボードのオリジン {origin} が含まれていません。ここで試すには、{settings}でこのオリジンを追加するか、一覧を空にしてください。',
+
+  // 購読者のインポート
+  'import.title': '購読者をインポート',
+  'import.lead':
+    'このアプリの VAPID 鍵ペアで他の場所で作られた購読を取り込みます。{jsonl} の JSON Lines（このサービスの鍵付きエクスポートもこの形式です）、または {csv} の CSV を選んでください。ファイルはまずここで検査され、その後に分割して送信されます。',
+  'import.file': '購読者ファイル',
+  'import.start': 'インポート',
+  'import.noFile': '先にファイルを選んでください。',
+  'import.reading': 'ファイルを読み込んでいます…',
+  'import.progressLabel': 'インポートの進捗',
+  'import.progress': '{total} 件中 {sent} 件を送信しました',
+  'import.done': 'インポートが完了しました：新規 {imported} 件、更新 {updated} 件、拒否 {refused} 件。',
+  'import.refusedLines': '{count} 件を拒否（{lines} 行目）',
+  'import.stopped':
+    '{total} 件中 {sent} 件を送ったところで止まりました。残りは送信していません。同じファイルをもう一度インポートしても問題ありません。',
+  'import.problem.notJson': '{line} 行目が正しい JSON ではありません。何も送信していません。',
+  'import.problem.notObject': '{line} 行目が JSON オブジェクトではありません。何も送信していません。',
+  'import.problem.missingFields': '{line} 行目に endpoint、p256dh、auth のいずれかがありません。何も送信していません。',
+  'import.problem.badTags':
+    '{line} 行目：tags は文字列の値を持つ JSON オブジェクトにしてください。何も送信していません。',
+  'import.problem.columns':
+    '{line} 行目の列が endpoint,p256dh,auth[,uid,tags] になっていません。何も送信していません。',
+  'import.problem.quote': '{line} 行目の引用符が不正か、閉じられていません。何も送信していません。',
+  'import.problem.csvExportWithoutKeys':
+    'これは鍵を含まない CSV エクスポートです（{line} 行目）。鍵付き（JSON Lines）でエクスポートし、そのファイルを取り込んでください。何も送信していません。',
+  'import.problem.empty': 'ファイルに購読がありません（{line} 行目）。何も送信していません。',
 
   // アプリの設定
   'settings.title': '設定',

@@ -33,6 +33,11 @@ if (browser) {
 
     await page.getByLabel('API key of your app').fill('wpk_not-a-real-key');
     await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
+    // The SDK's soft prompt asks first, in the page's language; its yes subscribes.
+    const prompt = page.getByRole('dialog', { name: 'Get notifications from this demo?' });
+    await prompt.waitFor();
+    await checkPage(t, page, SHOTS, 'demo-prompt-en');
+    await prompt.getByRole('button', { name: 'Yes, notify me' }).click();
     await error.getByText('The API key is not valid (it may have been revoked).').waitFor();
     t.equal(await error.locator('code.error-code').textContent(), 'INVALID_API_KEY', 'the code beside the message');
     t.notMatch(await error.textContent(), /api:|401/, 'not the raw error string');
@@ -40,6 +45,7 @@ if (browser) {
 
     await page.getByLabel('API key of your app').fill(key.secret);
     await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, notify me' }).click();
     await page.getByRole('heading', { name: 'Subscribed' }).waitFor();
     t.match(await page.locator('#subscriber-id').textContent(), /^[0-9a-f-]{36}$/);
     t.equal(await page.locator('#error').textContent(), '', 'the error is gone');
@@ -58,6 +64,10 @@ if (browser) {
     await page.getByRole('heading', { name: 'Web プッシュのデモ', level: 1 }).waitFor();
     await page.getByLabel('アプリの API キー').fill('wpk_not-a-real-key');
     await page.getByRole('button', { name: '購読する', exact: true }).click();
+    const prompt = page.getByRole('dialog', { name: 'このデモから通知を受け取りますか？' });
+    await prompt.waitFor();
+    await checkPage(t, page, SHOTS, 'demo-prompt-ja');
+    await prompt.getByRole('button', { name: '通知を受け取る' }).click();
     const error = page.getByRole('alert');
     await error.getByText('API キーが無効です（削除された可能性があります）。').waitFor();
     t.equal(await error.locator('code.error-code').textContent(), 'INVALID_API_KEY');

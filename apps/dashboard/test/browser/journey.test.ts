@@ -80,6 +80,9 @@ if (browser) {
     await state.waitFor();
     t.equal(await state.getAttribute('data-state'), 'unsubscribed');
     await page.getByRole('button', { name: 'Subscribe this browser' }).click();
+    // The SDK's soft prompt asks first, as it would on a customer's site.
+    const prompt = page.getByRole('dialog', { name: 'Get test notifications in this browser?' });
+    await prompt.getByRole('button', { name: 'Yes, notify me' }).click();
     await page.getByText('Subscribed.', { exact: true }).waitFor();
     await page.locator('[data-state="subscribed"]').waitFor();
 

@@ -1,4 +1,5 @@
 import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import type postgres from 'postgres';
 import type { Database, Transaction } from '../client.js';
 import { isUuid } from '../ids.js';
 import { apps, auditLog } from '../schema.js';
@@ -32,6 +33,7 @@ export type AuditAction =
   | 'segment.created'
   | 'segment.deleted'
   | 'subscribers.imported'
+  | 'subscribers.keys_exported'
   | 'subscribers.erased'
   | 'session.created'
   | 'password.changed'
@@ -89,6 +91,22 @@ const columns = (of: AuditLogOf, entry: AuditEntryInput) => ({
  */
 export async function recordAudit(db: Database | Transaction, of: AuditLogOf, entry: AuditEntryInput): Promise<void> {
   await db.insert(auditLog).values(columns(of, entry));
+}
+
+/**
+ * `recordAudit` for a transaction of postgres.js itself (`sql.begin`), where a repository works
+ * below drizzle: the same row, written as that transaction's one extra statement.
+ */
+export async function recordAuditIn(
+  sql: postgres.TransactionSql | postgres.Sql,
+  of: AuditLogOf,
+  entry: AuditEntryInput,
+): Promise<void> {
+  const row = columns(of, entry);
+  await sql`
+    insert into audit_log (app_id, user_id, actor_type, actor_id, actor_email, action, target_type, target_id, details, ip)
+    values (${row.appId}, ${row.userId}, ${row.actorType}, ${row.actorId}, ${row.actorEmail}, ${row.action},
+      ${row.targetType}, ${row.targetId}, ${JSON.stringify(row.details)}::jsonb, ${row.ip})`;
 }
 
 /**

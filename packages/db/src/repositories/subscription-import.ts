@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import type { Database } from '../client.js';
 import type { SubscriptionTags } from '../schema.js';
+import { type AuditContext, recordAuditIn } from './audit-log.js';
 import type { SubscriptionKeys } from './subscriptions.js';
 import { unprepared } from './unprepared.js';
 
@@ -14,6 +15,12 @@ export interface ImportedSubscription extends SubscriptionKeys {
 
 /** Per entry: stored new, an endpoint the app had (updated, re-activated if it had expired), or past the plan's limit. */
 export type ImportOutcome = 'imported' | 'updated' | 'limit';
+
+/** Who imports, for the `subscribers.imported` entry, and how many entries were refused before the database. */
+export interface ImportAudit {
+  context: AuditContext;
+  invalid: number;
+}
 
 /** PostgreSQL's SQLSTATE for a deadlock: the transaction chosen as its victim was rolled back. */
 const DEADLOCK = '40P01';
@@ -73,10 +80,11 @@ export async function importSubscriptions(
   appId: string,
   entries: readonly ImportedSubscription[],
   maxActive: number | null,
+  audit?: ImportAudit,
 ): Promise<ImportOutcome[] | 'app_gone'> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await importOnce(db, ownerId, appId, entries, maxActive);
+      return await importOnce(db, ownerId, appId, entries, maxActive, audit);
     } catch (error) {
       if (attempt >= ATTEMPTS || (error as { code?: unknown } | null)?.code !== DEADLOCK) throw error;
     }
@@ -89,6 +97,7 @@ async function importOnce(
   appId: string,
   entries: readonly ImportedSubscription[],
   maxActive: number | null,
+  audit: ImportAudit | undefined,
 ): Promise<ImportOutcome[] | 'app_gone'> {
   const { merged, firstOf } = mergeByEndpoint(entries);
   const outcomes = await db.$client.begin(async (sql) => {
@@ -191,6 +200,24 @@ async function importOnce(
       outcomeOf.set(
         entry.endpoint,
         refused.has(entry.endpoint) ? 'limit' : insertedIds.has(entry.endpoint) ? 'imported' : 'updated',
+      );
+    }
+    if (audit) {
+      // Counts only: the log never holds the subscriptions themselves.
+      const imported = inserted.length - refusedInserts.length;
+      await recordAuditIn(
+        sql,
+        { appId },
+        {
+          ...audit.context,
+          action: 'subscribers.imported',
+          target: { type: 'app', id: appId },
+          details: {
+            imported,
+            updated: merged.length - imported - refused.size,
+            refused: audit.invalid + refused.size,
+          },
+        },
       );
     }
     return outcomeOf;

@@ -23,11 +23,13 @@ if (browser) {
     if (message.type() === 'error') pageErrors.push(message.text());
   });
 
-  await t.test('subscribe with a pasted key shows the stored subscription id', async (t) => {
+  await t.test('subscribe with a pasted key asks with the soft prompt, then shows the stored id', async (t) => {
     await page.goto(`${api.url}/demo`);
     await page.waitForFunction(() => document.getElementById('state')?.dataset.state === 'unsubscribed');
     await page.fill('#key', api.apiKey);
     await page.click('#subscribe');
+    // The SDK's soft prompt asks first; its yes subscribes.
+    await page.click('[data-action=allow]');
     await page.waitForFunction(() => (document.getElementById('subscriber-id')?.textContent ?? '') !== '', null, {
       timeout: 10_000,
     });
@@ -64,6 +66,7 @@ if (browser) {
     t.equal(await storedSubscription(api, keys.endpoint), null, 'Unsubscribe removed it');
     await page.fill('#key', 'wpk_wrong');
     await page.click('#subscribe');
+    await page.click('[data-action=allow]');
     await page.waitForFunction(() => (document.getElementById('error')?.textContent ?? '') !== '');
     t.equal(await page.textContent('#error span'), 'The API key is not valid (it may have been revoked).');
     t.equal(await page.textContent('#error code.error-code'), 'INVALID_API_KEY');

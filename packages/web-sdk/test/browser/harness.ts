@@ -8,7 +8,7 @@ import { fakeSubscription, ownerWithKey, type TestContext, testAppBuilder } from
 import { type BrowserKeys, fakePushScript } from '@webpush/testing/browser';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Test } from 'tap';
-import { bundleText } from '../../build.mjs';
+import { bundleText, UI_PARTS } from '../../build.mjs';
 
 /*
  * Real headless Chromium (@webpush/testing/browser launches it) against the real API, on PostgreSQL
@@ -34,20 +34,33 @@ const PNG = Buffer.from(
  * The customer's site: a page with the script-tag SDK, and the service worker at any path ending in
  * `sw.js`, all on its own origin (127.0.0.1 counts as a secure context), another port than the API.
  */
-export async function startSite(t: Test): Promise<string> {
+export async function startSite(t: Test, options: { uiParts?: boolean } = {}): Promise<string> {
   const [sdk, sw] = await Promise.all([bundleText('web-sdk.js'), bundleText('sw.js')]);
+  const parts = options.uiParts
+    ? Object.fromEntries(
+        await Promise.all(
+          UI_PARTS.map(async (part) => [`/web-sdk-${part}.js`, await bundleText(`web-sdk-${part}.js`)]),
+        ),
+      )
+    : {};
+  const partTags = Object.keys(parts)
+    .map((path) => `<script src="${path}"></script>`)
+    .join('');
   const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://site').pathname;
-    if (path === '/web-sdk.js' || path.endsWith('sw.js')) {
+    const url = new URL(request.url ?? '/', 'http://site');
+    const path = url.pathname;
+    if (path === '/web-sdk.js' || path.endsWith('sw.js') || parts[path]) {
       response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(path === '/web-sdk.js' ? sdk : sw);
+      response.end(parts[path] ?? (path === '/web-sdk.js' ? sdk : sw));
     } else if (path === '/icon.png') {
       response.writeHead(200, { 'content-type': 'image/png' });
       response.end(PNG);
     } else {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      // ?lang=ja gives the page a language, as a site's <html lang> would.
+      const lang = url.searchParams.get('lang') === 'ja' ? 'ja' : 'en';
       response.end(
-        `<!doctype html><meta charset="utf-8"><title>shop ${path}</title><script src="/web-sdk.js"></script>`,
+        `<!doctype html><html lang="${lang}"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>shop ${path}</title><script src="/web-sdk.js"></script>${partTags}<main><h1>Shop</h1><p id="content">Products</p><div id="slot"></div></main>`,
       );
     }
   });

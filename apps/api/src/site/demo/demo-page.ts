@@ -63,6 +63,9 @@ const messages: Record<Language, Record<string, string>> = {
     keyLabel: 'アプリの API キー',
     keyHint: 'subscribe_only キーで十分です。ダッシュボードの「API キー」で作れます。',
     subscribe: '購読する',
+    promptTitle: 'このデモから通知を受け取りますか？',
+    promptBody:
+      'サイトではこのように、ブラウザに許可を求める前に訪問者に尋ねます。「通知を受け取る」を押すとブラウザが許可を求めます。',
     unsubscribe: '購読をやめる',
     state: '状態：',
     'state.unsupported': 'このブラウザは非対応',
@@ -102,6 +105,9 @@ const messages: Record<Language, Record<string, string>> = {
     keyLabel: 'API key of your app',
     keyHint: 'A subscribe_only key is enough; make one on the dashboard’s API keys tab.',
     subscribe: 'Subscribe',
+    promptTitle: 'Get notifications from this demo?',
+    promptBody:
+      'This is how a site asks its visitors before the browser does. After “Yes, notify me” the browser asks for permission.',
     unsubscribe: 'Unsubscribe',
     state: 'State:',
     'state.unsupported': 'this browser cannot receive pushes',
@@ -194,11 +200,21 @@ async function run(action) {
   }
 }
 
+// Subscribe asks as a site should: the SDK's soft prompt first, the browser's prompt only after "yes".
 $('subscribe').addEventListener('click', () =>
   run(async () => {
     const apiKey = $('key').value.trim();
     if (!apiKey) throw Object.assign(new Error(m['local.NO_KEY']), { local: 'NO_KEY' });
-    showResult(await WebPush.subscribe({ baseUrl: location.origin, apiKey, serviceWorkerUrl: WORKER }));
+    const answer = await WebPush.prompt.showPrompt({
+      subscribe: { baseUrl: location.origin, apiKey, serviceWorkerUrl: WORKER },
+      ignoreRememberedNo: true,
+      text: { title: m.promptTitle, body: m.promptBody },
+    });
+    if (answer.error) throw answer.error;
+    if (answer.result) showResult(answer.result);
+    if (answer.outcome === 'already-subscribed') {
+      showResult(await WebPush.subscribe({ baseUrl: location.origin, apiKey, serviceWorkerUrl: WORKER }));
+    }
   }),
 );
 
@@ -269,6 +285,7 @@ function render(language: Language): string {
 </main>
 <script type="application/json" id="messages">${escapeJson(messages[language])}</script>
 <script src="/sdk/web-sdk.js"></script>
+<script src="/sdk/web-sdk-prompt.js"></script>
 <script>${script}</script>
 </body>
 </html>

@@ -17,7 +17,8 @@ interface Asset {
   etag: string;
 }
 
-const SDK_FILES = ['web-sdk.js', 'sw.js'] as const;
+/** The SDK, its worker and its optional UI parts (each a script that adds `WebPush.<part>`). */
+const SDK_FILES = ['web-sdk.js', 'sw.js', 'web-sdk-prompt.js', 'web-sdk-bell.js', 'web-sdk-categories.js'] as const;
 type SdkFile = (typeof SDK_FILES)[number];
 
 /** Sites load these on every page view; five minutes keeps the load low and an update quick to reach them. */
@@ -78,9 +79,9 @@ export default async function sdkRoutes(app: FastifyInstance, options: SdkRoutes
     );
   }
 
-  app.get('/sdk/web-sdk.js', { schema: { hide: true } }, (request, reply) =>
-    sendAsset(request, reply, current('web-sdk.js')),
-  );
+  for (const name of SDK_FILES.filter((file) => file !== 'sw.js')) {
+    app.get(`/sdk/${name}`, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, current(name)));
+  }
 
   app.get('/sdk/sw.js', { schema: { hide: true } }, (request, reply) => {
     // Lets a site register this file with a wider scope than /sdk/ when it serves it itself via a proxy.

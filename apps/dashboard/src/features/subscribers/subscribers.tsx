@@ -6,6 +6,7 @@ import { Pager, useCursorPages } from '../../components/pager.js';
 import { tagPairOf } from '../../components/tag-pair.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
+import { ImportSubscribers } from './import-subscribers.js';
 import { type StatusFilter, useDeleteSubscriber, useSubscribers } from './use-subscribers.js';
 import './subscribers.css';
 
@@ -176,6 +177,7 @@ export function SubscribersPage() {
           </>
         )}
       </Loaded>
+      <ImportSubscribers appId={app.id} />
     </section>
   );
 }

@@ -2,7 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, call } from '../../api/client.js';
 import { LocalError } from '../../components/error-panel.js';
 import { catalogues, useI18n } from '../../i18n/index.js';
-import { currentSubscription, DASHBOARD_WORKER_URL, loadWebPushSdk } from './web-sdk.js';
+import {
+  currentSubscription,
+  DASHBOARD_WORKER_URL,
+  loadWebPushSdk,
+  type PromptAnswer,
+  type SubscribeResult,
+} from './web-sdk.js';
 
 /** The try-it key is named in the language of the page that made it (`try.keyName`). */
 const tryItKeyNames = new Set(Object.values(catalogues).map((catalogue) => catalogue['try.keyName']));
@@ -77,29 +83,80 @@ export const useBrowserPushState = () =>
     retry: false,
   });
 
-/** Subscribes this browser to the app with the SDK, as a customer's page would. */
+/**
+ * A deadline that starts when the visitor says yes in the soft prompt, not when it opens: how long
+ * they take to decide is theirs, how long the push service takes is what the timeout is for.
+ */
+function deadlineFromAcceptance(ms: number): { accept: () => void; expired: Promise<never>; clear: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let accept = () => {};
+  const expired = new Promise<never>((_, reject) => {
+    accept = () => {
+      timer ??= setTimeout(() => reject(new TryItError('try.timeout')), ms);
+    };
+  });
+  return { accept, expired, clear: () => clearTimeout(timer) };
+}
+
+const isRevokedKey = (error: unknown) => (error as { code?: string } | null)?.code === 'INVALID_API_KEY';
+
+/**
+ * Subscribes this browser to the app as a customer's page should: the SDK's soft prompt first, the
+ * browser's permission prompt after its yes. Null when the person chose "not now".
+ */
 export function useSubscribeThisBrowser(appId: string) {
   const queryClient = useQueryClient();
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   return useMutation({
-    mutationFn: async () => {
+    mutationFn: async (): Promise<SubscribeResult | null> => {
       const sdk = await loadWebPushSdk();
-      const attempt = async (fresh: boolean) => {
+      const target = (apiKey: string) => ({
+        baseUrl: window.location.origin,
+        apiKey,
+        serviceWorkerUrl: DASHBOARD_WORKER_URL,
+      });
+      const subscribeDirectly = async (fresh: boolean) => {
         const apiKey = await tryItKey(appId, t('try.keyName'), fresh);
         if (fresh) await queryClient.invalidateQueries({ queryKey: ['keys', appId] });
-        return withTimeout(
-          sdk.subscribe({ baseUrl: window.location.origin, apiKey, serviceWorkerUrl: DASHBOARD_WORKER_URL }),
-          SUBSCRIBE_TIMEOUT_MS,
-        );
+        return withTimeout(sdk.subscribe(target(apiKey)), SUBSCRIBE_TIMEOUT_MS);
       };
+      const apiKey = await tryItKey(appId, t('try.keyName'), false);
+      const deadline = deadlineFromAcceptance(SUBSCRIBE_TIMEOUT_MS);
+      let answer: PromptAnswer;
       try {
-        return await attempt(false);
+        answer = await Promise.race([
+          sdk.prompt.showPrompt({
+            subscribe: target(apiKey),
+            language,
+            ignoreRememberedNo: true,
+            text: { title: t('try.promptTitle'), body: t('try.promptBody') },
+            onAccept: deadline.accept,
+          }),
+          deadline.expired,
+        ]);
+      } finally {
+        deadline.clear();
+      }
+      try {
+        switch (answer.outcome) {
+          case 'subscribed':
+            if (answer.result) return answer.result;
+            break;
+          case 'declined':
+            return null;
+          // Subscribed before: subscribing again stores it for this app and shows its id.
+          case 'already-subscribed':
+            return await subscribeDirectly(false);
+          case 'unsupported':
+          case 'home-screen-required':
+            throw new TryItError('try.unsupported');
+        }
+        throw answer.error ?? new TryItError('try.denied');
       } catch (error) {
-        // The remembered key was revoked: make a new one, once.
-        const revoked = (error as { code?: string } | null)?.code === 'INVALID_API_KEY';
-        if (!revoked) throw explain(error);
+        // The remembered key was revoked: make a new one, once; the person already said yes.
+        if (!isRevokedKey(error)) throw explain(error);
         try {
-          return await attempt(true);
+          return await subscribeDirectly(true);
         } catch (again) {
           throw explain(again);
         }

@@ -1,10 +1,37 @@
-/** The part of the web SDK (served at /sdk/web-sdk.js, global `WebPush`) the "Try it" page uses. */
+interface SubscribeOptions {
+  baseUrl: string;
+  apiKey: string;
+  serviceWorkerUrl?: string;
+}
+
+export interface SubscribeResult {
+  subscriberId: string;
+  created: boolean;
+  subscription: { endpoint?: string; keys?: Record<string, string> };
+}
+
+/** What the soft prompt settled with (`@webpush/web-sdk/prompt`). */
+export interface PromptAnswer {
+  outcome: string;
+  result?: SubscribeResult;
+  error?: unknown;
+}
+
+/**
+ * The part of the web SDK (served at /sdk/web-sdk.js, global `WebPush`, and its soft prompt at
+ * /sdk/web-sdk-prompt.js, `WebPush.prompt`) the "Try it" page uses.
+ */
 export interface WebPushSdk {
-  subscribe(options: { baseUrl: string; apiKey: string; serviceWorkerUrl?: string }): Promise<{
-    subscriberId: string;
-    created: boolean;
-    subscription: { endpoint?: string; keys?: Record<string, string> };
-  }>;
+  subscribe(options: SubscribeOptions): Promise<SubscribeResult>;
+  prompt: {
+    showPrompt(options: {
+      subscribe: SubscribeOptions;
+      language?: 'ja' | 'en';
+      text?: { title?: string; body?: string };
+      ignoreRememberedNo?: boolean;
+      onAccept?: () => void;
+    }): Promise<PromptAnswer>;
+  };
   getState(options?: {
     serviceWorkerUrl?: string;
   }): Promise<'unsupported' | 'denied' | 'prompt' | 'subscribed' | 'unsubscribed'>;
@@ -21,21 +48,37 @@ export const DASHBOARD_WORKER_URL = '/sdk/sw.js';
 
 let loading: Promise<WebPushSdk> | null = null;
 
-/** Loads /sdk/web-sdk.js once, as a customer's site would (an external script: the CSP allows it). */
-export function loadWebPushSdk(): Promise<WebPushSdk> {
-  if (window.WebPush) return Promise.resolve(window.WebPush);
-  loading ??= new Promise<WebPushSdk>((resolve, reject) => {
+function loadScript(src: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const script = document.createElement('script');
-    script.src = '/sdk/web-sdk.js';
-    script.async = true;
-    script.onload = () => (window.WebPush ? resolve(window.WebPush) : reject(new Error('The web SDK did not load.')));
+    script.src = src;
+    script.async = false;
+    script.onload = () => resolve();
     script.onerror = () => {
       script.remove();
-      loading = null;
-      reject(new Error('The web SDK (/sdk/web-sdk.js) could not be loaded.'));
+      reject(new Error(`The web SDK (${src}) could not be loaded.`));
     };
     document.head.append(script);
   });
+}
+
+/**
+ * Loads /sdk/web-sdk.js and its soft prompt once, as a customer's site would (external scripts: the
+ * CSP allows them; the prompt's styles are a constructed sheet, which `style-src 'self'` allows).
+ */
+export function loadWebPushSdk(): Promise<WebPushSdk> {
+  if (window.WebPush?.prompt) return Promise.resolve(window.WebPush);
+  loading ??= (async () => {
+    try {
+      if (!window.WebPush) await loadScript('/sdk/web-sdk.js');
+      await loadScript('/sdk/web-sdk-prompt.js');
+    } catch (error) {
+      loading = null;
+      throw error;
+    }
+    if (!window.WebPush?.prompt) throw new Error('The web SDK did not load.');
+    return window.WebPush;
+  })();
   return loading;
 }
 

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type ExportedSubscription, exportSubscriptionKeys, exportSubscriptions } from '@webpush/db';
+import { type ExportedSubscription, exportSubscriptionKeys, exportSubscriptions, recordAudit } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { ExportQuery } from '#schemas/subscribers.js';
 import { csvRecord } from './csv.js';
@@ -65,7 +65,7 @@ export default async function routes(fastify: FastifyInstance) {
         tags: ['subscribers'],
         summary: "The app's subscribers as a file: CSV, or JSON lines with their keys (sensitive)",
         description:
-          'Streamed, oldest first, whatever the number of subscriptions. CSV (`text/csv`): one row per subscription, header `id,endpoint,status,uid,tags,language,timeZone,createdAt`, tags as JSON, quoted as RFC 4180 says. `format=jsonl` (`application/x-ndjson`): each active subscription with its keys, as POST /apps/{appId}/subscribers/import takes it, for moving to another instance; owner only, logged. 429 RATE_LIMITED while this API process already streams two exports.',
+          'Streamed, oldest first, whatever the number of subscriptions. CSV (`text/csv`): one row per subscription, header `id,endpoint,status,uid,tags,language,timeZone,createdAt`, tags as JSON, quoted as RFC 4180 says. `format=jsonl` (`application/x-ndjson`): each active subscription with its keys, as POST /apps/{appId}/subscribers/import takes it, for moving to another instance; owner only, recorded in the app’s audit log as `subscribers.keys_exported`. 429 RATE_LIMITED while this API process already streams two exports.',
         security: sessionSecurity,
         params: AppIdParams,
         querystring: ExportQuery,
@@ -88,6 +88,15 @@ export default async function routes(fastify: FastifyInstance) {
       if (running >= MAX_CONCURRENT_EXPORTS) {
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': '10' } });
       }
+      if (format === 'jsonl') {
+        // Keys out of the service: written to the app's audit log before the first byte leaves.
+        await recordAudit(
+          app.db,
+          { appId },
+          { ...auditContext(request), action: 'subscribers.keys_exported', target: { type: 'app', id: appId } },
+        );
+        request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
+      }
       running++;
       const stream = Readable.from(
         format === 'jsonl'
@@ -99,10 +108,6 @@ export default async function routes(fastify: FastifyInstance) {
       stream.once('close', () => {
         running--;
       });
-      if (format === 'jsonl') {
-        // Keys out of the service: who took them, kept in the log.
-        request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
-      }
       const day = new Date().toISOString().slice(0, 10);
       // The schema documents the file as a string; it is sent as the stream that makes it.
       return (reply as FastifyReply)

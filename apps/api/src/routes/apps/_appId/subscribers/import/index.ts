@@ -3,7 +3,7 @@ import { type ImportedSubscription, importSubscriptions } from '@webpush/db';
 import { AppError, type ErrorCode } from '@webpush/errors';
 import { limitsFor, MAX_IMPORT_BODY_BYTES } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
+import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { ImportBody, ImportResponse } from '#schemas/subscribers.js';
 import { importValidators } from './entry-checks.js';
@@ -57,6 +57,7 @@ export default async function routes(fastify: FastifyInstance) {
           appId,
           accepted,
           limitsFor(user.plan).activeSubscribers,
+          { context: auditContext(request), invalid: rejected.length },
         );
         if (outcomes === 'app_gone') throw new AppError('NOT_FOUND');
         outcomes.forEach((outcome, i) => {
