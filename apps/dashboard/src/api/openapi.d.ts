@@ -2829,6 +2829,28 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
                             };
                         };
                     };
@@ -2962,7 +2984,7 @@ export interface paths {
                          *     }
                          */
                         "application/json": {
-                            /** @description A notification: its progress (`sent + failed + expired == targets` once completed) and content */
+                            /** @description A notification: its progress (`sent + failed + expired + skipped == targets` once finished) and content */
                             notification: {
                                 /** Format: uuid */
                                 id: string;
@@ -2973,6 +2995,8 @@ export interface paths {
                                 failed: number;
                                 /** @description Subscriptions found expired (404/410) while sending */
                                 expired: number;
+                                /** @description Targets held back by the app’s frequency cap (`sent + failed + expired + skipped == targets` once finished) */
+                                skipped: number;
                                 /** @description Subscriptions that displayed it (reported by the SDK service worker, counted once each) */
                                 shown: number;
                                 /** @description Subscriptions that clicked it (counted once each) */
