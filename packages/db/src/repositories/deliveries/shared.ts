@@ -29,7 +29,8 @@ export const isUnfinished = sql`${notifications.status} in ('queued', 'sending')
  * Adds counts to a notification and finishes it, atomically, once `sent + failed + expired` reaches
  * `targets`: `completed`, or `failed` when nothing was sent (the right-hand sides read the row's
  * values before this update). The `notification.*` webhook event is written in the same statement
- * when that happens. `also` sets more columns in the same update (a fragment ending with a comma).
+ * when that happens. A send stopped by its account's suspension (already `failed`) only adds the
+ * counts of a chunk that was under way: it stays as the suspension left it, with no event. `also` sets more columns in the same update (a fragment ending with a comma).
  */
 export function addToCounters(sql: postgres.Sql, notificationId: string, counts: ChunkCounts, also = sql``) {
   const { sent, failed, expired } = counts;
@@ -38,13 +39,13 @@ export function addToCounters(sql: postgres.Sql, notificationId: string, counts:
     sql,
     sql`update notifications n set ${also} sent = n.sent + ${sent}, failed = n.failed + ${failed},
       expired = n.expired + ${expired},
-      status = case when n.sent + n.failed + n.expired + ${total} >= n.targets
+      status = case when n.status in ('queued', 'sending') and n.sent + n.failed + n.expired + ${total} >= n.targets
         then (case when n.sent + ${sent} > 0 then 'completed' else 'failed' end) else n.status end,
       completed_at = case when n.sent + n.failed + n.expired + ${total} >= n.targets
         then coalesce(n.completed_at, now()) else n.completed_at end,
       updated_at = now()
     where n.id = ${notificationId}
-    returning n.id, n.app_id, n.status`,
+    returning n.id, n.app_id, n.status, n.error_code`,
   );
 }
 
