@@ -51,6 +51,10 @@ export default async function routes(app: FastifyInstance) {
     {
       // Guessing the password from a stolen session is a login attempt: the same limits.
       onRequest: [app.limiters.login, app.authenticate({ session: true })],
+      // An account without a password may send no body at all.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags: ['auth'],
         summary:
@@ -73,7 +77,7 @@ export default async function routes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const user = sessionUser(request);
-      const { password, totp, recoveryCode } = (request.body ?? {}) as Static<typeof DeleteAccountBody>;
+      const { password, totp, recoveryCode } = request.body as Static<typeof DeleteAccountBody>;
       await app.loginFailures.guard(user.email);
       // An account made with GitHub that never set a password proves itself by its session alone.
       if (user.passwordHash !== null) {
