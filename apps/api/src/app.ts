@@ -22,6 +22,7 @@ import queuesPlugin from './plugins/app/queues.js';
 
 import secretsPlugin from './plugins/app/secrets.js';
 import storableInputPlugin from './plugins/app/storable-input.js';
+import twoFactorPlugin from './plugins/app/two-factor.js';
 import { pushEndpointKeyword } from './plugins/app/validation.js';
 import vapidKeyMigrationPlugin from './plugins/app/vapid-key-migration.js';
 import bullBoardPlugin from './plugins/external/bull-board.js';
@@ -153,6 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(engagementBufferPlugin);
   await app.register(apiKeyPrincipalsPlugin);
   await app.register(authPlugin);
+  await app.register(twoFactorPlugin);
   await app.register(githubOAuthPlugin);
   await app.register(swaggerPlugin);
   await app.register(bullBoardPlugin);

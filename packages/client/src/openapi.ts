@@ -2652,6 +2652,8 @@ export interface components {
             language: "ja" | "en";
             /** @description `operator`: may use the operator console (`pnpm admin grant-operator`) */
             role: "customer" | "operator";
+            /** @description Two-factor sign-in is on: signing in also takes a code from the authenticator app */
+            totpEnabled: boolean;
         };
     };
     responses: never;

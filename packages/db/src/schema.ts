@@ -41,6 +41,11 @@ export const users = pgTable(
     role: text('role').$type<UserRole>().notNull().default('customer'),
     /** Set while the account is suspended: its API keys and sessions do not authenticate. Nothing is deleted. */
     suspendedAt: timestamp('suspended_at', { withTimezone: true }),
+    /** The TOTP secret (base32), sealed under ENCRYPTION_KEY; set by the setup step, in force once `totpEnabledAt` is set. */
+    totpSecretSealed: text('totp_secret_sealed'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    /** The 30-second step of the last code that signed in: no code of that step or before signs in again. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     createdAt: createdAt(),
   },
   (table) => [uniqueIndex('users_email_key').on(table.email), uniqueIndex('users_github_id_key').on(table.githubId)],
@@ -67,7 +72,11 @@ export const sessions = pgTable(
   ],
 );
 
-export const accountTokenPurposes = ['verify_email', 'reset_password'] as const;
+/**
+ * `totp_sign_in`: a GitHub sign-in to an account with two-factor sign-in on, waiting for its code
+ * (docs/accounts.md); redeemed by the code, never e-mailed.
+ */
+export const accountTokenPurposes = ['verify_email', 'reset_password', 'totp_sign_in'] as const;
 export type AccountTokenPurpose = (typeof accountTokenPurposes)[number];
 
 /** Single-use tokens sent by e-mail; `used_at` is set by the one UPDATE that redeems it. */
@@ -109,6 +118,20 @@ export const personalAccessTokens = pgTable(
     uniqueIndex('personal_access_tokens_token_hash_key').on(table.tokenHash),
     index('personal_access_tokens_user_id_idx').on(table.userId, table.createdAt),
   ],
+);
+
+/** Single-use recovery codes of two-factor sign-in, stored only as keyed hashes. */
+export const totpRecoveryCodes = pgTable(
+  'totp_recovery_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [uniqueIndex('totp_recovery_codes_user_code_key').on(table.userId, table.codeHash)],
 );
 
 export const auditActorTypes = ['user', 'key', 'operator'] as const;

@@ -32,6 +32,7 @@ export const errorCatalogue = {
   INVALID_API_KEY: define(401, 'API キーが無効です'),
   INVALID_SESSION: define(401, 'セッションが無効です'),
   INVALID_CREDENTIALS: define(401, 'メールアドレスまたはパスワードが正しくありません'),
+  TOTP_REQUIRED: define(401, '2 段階認証のコード (totp) または回復コード (recoveryCode) が必要です'),
 
   // 403 — not allowed
   INSUFFICIENT_SCOPE: define(403, 'API キーのスコープが不足しています'),
@@ -41,6 +42,7 @@ export const errorCatalogue = {
   ORIGIN_NOT_ALLOWED: define(403, 'このオリジンからのリクエストは許可されていません'),
   INVALID_UID_SIGNATURE: define(403, 'uid の署名 (uidSignature) がないか、正しくありません'),
   FORBIDDEN: define(403, 'この操作を行う権限がありません'),
+  ACCOUNT_SUSPENDED: define(403, 'アカウントが停止されているため、送信は中止されました'),
 
   // 404 / 409 / 410 / 413
   NOT_FOUND: define(404, 'リソースが見つかりません'),
@@ -111,6 +113,14 @@ export const errorDetails = {
   TOO_MANY_ACCESS_TOKENS: {
     code: 'INVALID_INPUT',
     message: 'アクセストークンは上限の数に達しています。使っていないトークンを削除してください',
+  },
+  TOTP_ALREADY_ENABLED: {
+    code: 'INVALID_INPUT',
+    message: '2 段階認証は既に有効です。設定し直すには、先に無効にしてください',
+  },
+  TOTP_NOT_ENABLED: {
+    code: 'INVALID_INPUT',
+    message: '2 段階認証は有効になっていません',
   },
 } as const satisfies Record<string, { code: ErrorCode; message: string }>;
 

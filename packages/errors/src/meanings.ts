@@ -16,11 +16,15 @@ export const errorMeanings: Readonly<Record<ErrorCode, string>> = {
     'A value has the wrong type, length or range, or the body is not JSON; the message says which rule when there are several.',
   INVALID_SCOPE: 'An API key scope other than `subscribe_only`, `notify` or `full`.',
   MISSING_CODE: 'The GitHub sign-in callback came back without its authorization code.',
-  INVALID_TOKEN: 'The token of an e-mail link (verification, password reset, invitation) is unknown, used or expired.',
+  INVALID_TOKEN:
+    'The token of an e-mail link (verification, password reset, invitation) or of a GitHub sign-in waiting for its two-factor code is unknown, used or expired; or a two-factor code given to turn two-factor sign-in on or off is wrong.',
   UNAUTHORIZED: 'No `Authorization` header (or session cookie), or a malformed one.',
   INVALID_API_KEY: 'The API key is unknown or revoked, or its app was deleted.',
   INVALID_SESSION: 'The session is unknown, expired or signed out.',
-  INVALID_CREDENTIALS: 'Wrong e-mail or password (the same answer for both), or a wrong current password.',
+  INVALID_CREDENTIALS:
+    'Wrong e-mail or password (the same answer for both), a wrong current password, or a wrong, replayed or used two-factor code or recovery code.',
+  TOTP_REQUIRED:
+    'The account has two-factor sign-in on: send the authenticator’s current code as `totp`, or an unused recovery code as `recoveryCode`.',
   INSUFFICIENT_SCOPE: 'The API key’s scope does not allow this request (a `subscribe_only` key cannot send).',
   APP_MISMATCH: 'The API key belongs to another app than the one in the path.',
   PLAN_LIMIT_EXCEEDED: 'The plan allows no more apps. The body carries `upgrade_url`.',
@@ -29,6 +33,8 @@ export const errorMeanings: Readonly<Record<ErrorCode, string>> = {
     'The request’s `Origin` is refused: a signed-in write from a page that is not the dashboard’s origin (`PUBLIC_URL`), or a `subscribe_only` key used from an origin the app does not allow.',
   INVALID_UID_SIGNATURE: 'A signature the app requires (`uidSignature`, `tagsSignature`) is missing, wrong or expired.',
   FORBIDDEN: 'The account may not do this (not an operator, or the role on the app does not allow it).',
+  ACCOUNT_SUSPENDED:
+    'The `errorCode` of a send stopped because an operator suspended its account: nothing more of it is pushed, even after the suspension is lifted.',
   NOT_FOUND: 'Nothing with that id here, or it belongs to someone else (never told apart).',
   EMAIL_IN_USE: 'An account already has this e-mail address: sign in instead.',
   NOT_CANCELABLE: 'Only a scheduled notification can be canceled; this one is already sending or done.',
@@ -59,4 +65,6 @@ export const errorDetailMeanings: Readonly<Record<ErrorDetail, string>> = {
     'A plan request may only ask for a higher plan than the account’s; the operator moves plans down.',
   TOO_MANY_API_KEYS: 'The app has as many API keys as it may have: delete unused ones.',
   TOO_MANY_ACCESS_TOKENS: 'The account has as many personal access tokens as it may have (50): revoke unused ones.',
+  TOTP_ALREADY_ENABLED: 'Two-factor sign-in is already on: turn it off before setting it up again.',
+  TOTP_NOT_ENABLED: 'Two-factor sign-in is not on for this account.',
 };

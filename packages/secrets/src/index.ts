@@ -23,6 +23,8 @@ const isVapidKeyContext = (context: string): boolean =>
 export const identitySecretContext = (appId: string): string => `webpush:app:${appId}:identity-secret`;
 /** The additional data an app's webhook signing secret (`whsec_…`) is sealed under. */
 export const webhookSecretContext = (appId: string): string => `webpush:app:${appId}:webhook-secret`;
+/** The seal context of an account's TOTP secret (two-factor sign-in). */
+export const totpSecretContext = (userId: string): string => `webpush:user:${userId}:totp-secret`;
 
 /** A ciphertext of the old format, not bound to its row: re-seal it with `sealSecret`. */
 export const isLegacySealed = (sealed: string): boolean => sealed.startsWith(`${LEGACY_VERSION}.`);

@@ -42,6 +42,7 @@ const user = {
   emailVerified: true,
   language: 'ja',
   role: 'customer',
+  totpEnabled: false,
 };
 
 const notification = {
@@ -318,6 +319,11 @@ export const operations: Record<string, OperationDoc> = {
     },
     response: { imported: 1, updated: 0, rejected: [] },
   },
+  'DELETE /api/v1/apps/{appId}/subscribers': {
+    description:
+      'Erases one visitor when they ask (GDPR article 17): every subscription carrying `uid`, active or expired, is deleted (not expired), with its shown, clicked and converted records and the `subscription.expired` webhook events that named it. The audit log records how many, never the uid.',
+    response: { deleted: 2 },
+  },
   'DELETE /api/v1/apps/{appId}/subscribers/{subscriberId}': {
     description: 'Removes one subscription of the app; the browser gets no more pushes from it.',
   },
@@ -401,9 +407,54 @@ export const operations: Record<string, OperationDoc> = {
   },
   // Accounts
   'POST /api/v1/auth/login': {
-    description: 'Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.',
+    description:
+      'Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie. With two-factor sign-in on, the request also carries `totp` (the authenticator’s current code, each code once) or `recoveryCode`; without either the answer is 401 TOTP_REQUIRED.',
     request: { email: 'owner@example.com', password: 'correct horse battery staple' },
     response: { user, token: 'wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa' },
+  },
+  'POST /api/v1/auth/totp/setup': {
+    description:
+      'Starts turning two-factor sign-in on: a new secret (RFC 6238: SHA-1, 6 digits, 30-second steps) as base32 and as an `otpauth://` URL for a QR code. Nothing changes for sign-in until POST /auth/totp/enable confirms a code of it.',
+    response: {
+      secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+      otpauthUrl:
+        'otpauth://totp/push.example.com:owner%40example.com?issuer=push.example.com&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
+    },
+  },
+  'POST /api/v1/auth/totp/enable': {
+    description:
+      'Turns two-factor sign-in on with a current code of the secret from setup (400 INVALID_TOKEN when it does not match). Answers ten single-use recovery codes, shown only here: keep them somewhere safe.',
+    request: { code: '492039' },
+    response: {
+      recoveryCodes: [
+        'k7m2q-x4t9a',
+        'p3w6z-r2n5d',
+        'f4h7j-u2c6s',
+        'b5v3x-l7q2e',
+        'g6t4m-w3k7y',
+        'a2d5f-h7j3n',
+        'q4s6u-z2x5c',
+        'e7r3t-y5u2i',
+        'm6n4b-v2c7x',
+        'l3k5j-g7h2d',
+      ],
+    },
+  },
+  'DELETE /api/v1/auth/totp': {
+    description:
+      'Turns two-factor sign-in off with a current code (or an unused recovery code); the secret and the recovery codes are deleted.',
+    request: { code: '492039' },
+  },
+  'POST /api/v1/auth/github/totp': {
+    description:
+      'Completes a GitHub sign-in to an account with two-factor sign-in on. The callback made no session: it set the HttpOnly cookie `wp_totp_sign_in` (valid 10 minutes, single use) and sent the browser to /login?twoFactor=github, where this request carries the code (or a recovery code) with that cookie. Limited like password sign-in.',
+    request: { totp: '492039' },
+    response: { user: { ...user, totpEnabled: true }, token: 'wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa' },
+  },
+  'DELETE /api/v1/auth/me': {
+    description:
+      'Deletes the account for good, in one transaction: its apps with their subscribers, sends, keys and webhooks, its sessions, access tokens and memberships. Needs the password (an account made with GitHub that never set one gives none) and, with two-factor sign-in on, `totp` or `recoveryCode`. Its API keys are refused from the next request on every API instance.',
+    request: { password: 'correct horse battery staple', totp: '492039' },
   },
   'POST /api/v1/auth/logout': { description: 'Ends the current session and clears its cookie.' },
   'GET /api/v1/auth/me': { description: 'The signed-in account.', response: { user } },

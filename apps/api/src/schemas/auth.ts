@@ -18,15 +18,68 @@ export const UserSchema = Type.Object(
     role: Type.Union([Type.Literal('customer'), Type.Literal('operator')], {
       description: '`operator`: may use the operator console (`pnpm admin grant-operator`)',
     }),
+    totpEnabled: Type.Boolean({
+      description: 'Two-factor sign-in is on: signing in also takes a code from the authenticator app',
+    }),
   },
   { $id: 'User' },
 );
+
+/** A code from the authenticator app: six digits (a longer string is refused as wrong, not as input). */
+const TotpCode = (description: string) => Type.String({ maxLength: 64, description, examples: ['492039'] });
+const RecoveryCode = Type.String({
+  maxLength: 64,
+  description:
+    'One of the recovery codes shown when two-factor sign-in was turned on, instead of `totp`; each works once',
+  examples: ['k7m2q-x4t9a'],
+});
+
+/** What a sign-in (or a change that asks for it) carries for two-factor sign-in. */
+const SecondFactorFields = {
+  totp: Type.Optional(
+    TotpCode('With two-factor sign-in on: the authenticator’s current six-digit code (each code signs in once)'),
+  ),
+  recoveryCode: Type.Optional(RecoveryCode),
+};
 
 export const CredentialsBody = Type.Object({
   email: RequiredString('E-mail address; compared case-insensitively', { examples: ['owner@example.com'] }),
   password: RequiredString('8 to 128 characters, not one of the 10,000 most common passwords', {
     examples: ['correct horse battery staple'],
   }),
+  ...SecondFactorFields,
+});
+
+export const SecondFactorBody = Type.Object(SecondFactorFields);
+
+export const TotpSetupResponse = Type.Object({
+  secret: Type.String({ description: 'The shared secret in base32 (RFC 4648), for typing into the app by hand' }),
+  otpauthUrl: Type.String({
+    description:
+      'The `otpauth://totp/…` URL for a QR code: SHA-1, 6 digits, 30-second steps (RFC 6238), issuer and account named',
+  }),
+});
+
+export const TotpCodeBody = Type.Object({
+  code: RequiredString('The authenticator’s current six-digit code', { examples: ['492039'] }),
+});
+
+export const RecoveryCodesResponse = Type.Object({
+  recoveryCodes: Type.Array(Type.String(), {
+    minItems: 10,
+    maxItems: 10,
+    description: 'Ten single-use codes for signing in without the authenticator. Shown only in this answer.',
+  }),
+});
+
+export const DeleteAccountBody = Type.Object({
+  password: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: 'The account’s password (an account made with GitHub that never set one gives none)',
+    }),
+  ),
+  ...SecondFactorFields,
 });
 
 export const RegisterBody = Type.Object({

@@ -118,3 +118,15 @@ export const ExportQuery = Type.Object({
     }),
   ),
 });
+
+export const EraseSubscriberQuery = Type.Object({
+  uid: Type.String({
+    maxLength: 128,
+    pattern: '\\S',
+    description: 'The visitor to erase: every subscription carrying this uid, active or expired',
+  }),
+});
+
+export const EraseSubscriberResponse = Type.Object({
+  deleted: Type.Integer({ description: 'How many subscriptions were deleted (0 when none carried the uid)' }),
+});

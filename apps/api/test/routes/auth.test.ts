@@ -34,6 +34,7 @@ t.test('register answers 201 with the user, a session token and an HttpOnly sess
     emailVerified: false,
     language: 'en',
     role: 'customer',
+    totpEnabled: false,
   });
   t.match(body.user.id, UUID);
   t.match(body.token, /^wps_[A-Za-z0-9_-]{43,}$/);

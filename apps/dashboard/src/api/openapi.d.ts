@@ -4403,7 +4403,139 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase a visitor (GDPR article 17): delete every subscription carrying the uid, with its engagement records
+         * @description Erases one visitor when they ask (GDPR article 17): every subscription carrying `uid`, active or expired, is deleted (not expired), with its shown, clicked and converted records and the `subscription.expired` webhook events that named it. The audit log records how many, never the uid.
+         */
+        delete: {
+            parameters: {
+                query: {
+                    /** @description The visitor to erase: every subscription carrying this uid, active or expired */
+                    uid: string;
+                };
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "deleted": 2
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description How many subscriptions were deleted (0 when none carried the uid) */
+                            deleted: number;
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -7174,7 +7306,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie
+         * GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie; with two-factor sign-in on, 302s to /login?twoFactor=github to ask for the code first
          * @description Where GitHub sends the browser back: signs in (creating the account, or linking one whose e-mail was verified) and redirects to the dashboard.
          */
         get: {
@@ -7339,6 +7471,235 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/github/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a GitHub sign-in with the two-factor code: makes the session
+         * @description Completes a GitHub sign-in to an account with two-factor sign-in on. The callback made no session: it set the HttpOnly cookie `wp_totp_sign_in` (valid 10 minutes, single use) and sent the browser to /login?twoFactor=github, where this request carries the code (or a recovery code) with that cookie. Limited like password sign-in.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "totp": "492039"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description With two-factor sign-in on: the authenticator’s current six-digit code (each code signs in once)
+                         * @example 492039
+                         */
+                        totp?: string;
+                        /**
+                         * @description One of the recovery codes shown when two-factor sign-in was turned on, instead of `totp`; each works once
+                         * @example k7m2q-x4t9a
+                         */
+                        recoveryCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "user": {
+                         *         "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *         "email": "owner@example.com",
+                         *         "plan": "free",
+                         *         "emailVerified": true,
+                         *         "language": "ja",
+                         *         "role": "customer",
+                         *         "totpEnabled": true
+                         *       },
+                         *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
+                         *     }
+                         */
+                        "application/json": {
+                            user: components["schemas"]["def-0"];
+                            /** @description Session token `wps_…`; also set as the HttpOnly cookie `wp_session` */
+                            token: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_CREDENTIALS, TOTP_REQUIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "メールアドレスまたはパスワードが正しくありません",
+                         *       "code": "INVALID_CREDENTIALS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_CREDENTIALS" | "TOTP_REQUIRED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -7349,8 +7710,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in with e-mail and password
-         * @description Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie.
+         * Sign in with e-mail and password (and the two-factor code when it is on)
+         * @description Signs in with e-mail and password: answers a session token and sets the `wp_session` cookie. With two-factor sign-in on, the request also carries `totp` (the authenticator’s current code, each code once) or `recoveryCode`; without either the answer is 401 TOTP_REQUIRED.
          */
         post: {
             parameters: {
@@ -7378,6 +7739,16 @@ export interface paths {
                          * @example correct horse battery staple
                          */
                         password: string;
+                        /**
+                         * @description With two-factor sign-in on: the authenticator’s current six-digit code (each code signs in once)
+                         * @example 492039
+                         */
+                        totp?: string;
+                        /**
+                         * @description One of the recovery codes shown when two-factor sign-in was turned on, instead of `totp`; each works once
+                         * @example k7m2q-x4t9a
+                         */
+                        recoveryCode?: string;
                     };
                 };
             };
@@ -7396,7 +7767,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       },
                          *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
                          *     }
@@ -7427,7 +7799,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INVALID_CREDENTIALS */
+                /** @description INVALID_CREDENTIALS, TOTP_REQUIRED */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7441,7 +7813,7 @@ export interface paths {
                          */
                         "application/json": {
                             error: string;
-                            code: "INVALID_CREDENTIALS";
+                            code: "INVALID_CREDENTIALS" | "TOTP_REQUIRED";
                             upgrade_url?: string;
                         };
                     };
@@ -7696,7 +8068,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       }
                          *     }
                          */
@@ -7766,7 +8139,184 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete the account: its apps with everything in them, its sessions, tokens and memberships, in one transaction
+         * @description Deletes the account for good, in one transaction: its apps with their subscribers, sends, keys and webhooks, its sessions, access tokens and memberships. Needs the password (an account made with GitHub that never set one gives none) and, with two-factor sign-in on, `totp` or `recoveryCode`. Its API keys are refused from the next request on every API instance.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "correct horse battery staple",
+                     *       "totp": "492039"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The account’s password (an account made with GitHub that never set one gives none) */
+                        password?: string;
+                        /**
+                         * @description With two-factor sign-in on: the authenticator’s current six-digit code (each code signs in once)
+                         * @example 492039
+                         */
+                        totp?: string;
+                        /**
+                         * @description One of the recovery codes shown when two-factor sign-in was turned on, instead of `totp`; each works once
+                         * @example k7m2q-x4t9a
+                         */
+                        recoveryCode?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The account and everything it owned are deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION, INVALID_CREDENTIALS, TOTP_REQUIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION" | "INVALID_CREDENTIALS" | "TOTP_REQUIRED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -7808,7 +8358,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "en",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       }
                          *     }
                          */
@@ -7992,7 +8543,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       },
                          *       "endedSessions": 2
                          *     }
@@ -8641,7 +9193,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": false,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       },
                          *       "token": "wps_8Hq2Lm5Xc0Vb7Nz3Kd9Fj1Ws6Pt4Ry2Ue8Io0Aa"
                          *     }
@@ -9184,7 +9737,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       }
                          *     }
                          */
@@ -9706,6 +10260,542 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Turn two-factor sign-in off: needs a current code (or an unused recovery code)
+         * @description Turns two-factor sign-in off with a current code (or an unused recovery code); the secret and the recovery codes are deleted.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "492039"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The authenticator’s current six-digit code
+                         * @example 492039
+                         */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Two-factor sign-in is off; the secret and recovery codes are deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on with a code of the secret from setup; answers the recovery codes once
+         * @description Turns two-factor sign-in on with a current code of the secret from setup (400 INVALID_TOKEN when it does not match). Answers ten single-use recovery codes, shown only here: keep them somewhere safe.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "492039"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The authenticator’s current six-digit code
+                         * @example 492039
+                         */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "recoveryCodes": [
+                         *         "k7m2q-x4t9a",
+                         *         "p3w6z-r2n5d",
+                         *         "f4h7j-u2c6s",
+                         *         "b5v3x-l7q2e",
+                         *         "g6t4m-w3k7y",
+                         *         "a2d5f-h7j3n",
+                         *         "q4s6u-z2x5c",
+                         *         "e7r3t-y5u2i",
+                         *         "m6n4b-v2c7x",
+                         *         "l3k5j-g7h2d"
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Ten single-use codes for signing in without the authenticator. Shown only in this answer. */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start turning two-factor sign-in on: a new TOTP secret and its otpauth:// URL
+         * @description Starts turning two-factor sign-in on: a new secret (RFC 6238: SHA-1, 6 digits, 30-second steps) as base32 and as an `otpauth://` URL for a QR code. Nothing changes for sign-in until POST /auth/totp/enable confirms a code of it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                         *       "otpauthUrl": "otpauth://totp/push.example.com:owner%40example.com?issuer=push.example.com&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The shared secret in base32 (RFC 4648), for typing into the app by hand */
+                            secret: string;
+                            /** @description The `otpauth://totp/…` URL for a QR code: SHA-1, 6 digits, 30-second steps (RFC 6238), issuer and account named */
+                            otpauthUrl: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "このオリジンからのリクエストは許可されていません",
+                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -14551,6 +15641,8 @@ export interface components {
             language: "ja" | "en";
             /** @description `operator`: may use the operator console (`pnpm admin grant-operator`) */
             role: "customer" | "operator";
+            /** @description Two-factor sign-in is on: signing in also takes a code from the authenticator app */
+            totpEnabled: boolean;
         };
     };
     responses: never;

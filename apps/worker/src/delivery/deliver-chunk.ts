@@ -12,7 +12,8 @@ import type { ChunkProgress } from './progress-recorder.js';
 import { type SigningKeys, signingKeys } from './signing-keys.js';
 import { subscriptionPayloads } from './variant-payloads.js';
 
-export type ChunkResult = 'recorded' | 'duplicate' | 'gone';
+/** `stopped`: the send was stopped by its account's suspension; nothing was pushed. */
+export type ChunkResult = 'recorded' | 'duplicate' | 'gone' | 'stopped';
 
 /**
  * When a retry may go out: exponential backoff from `retryBaseMs` (with ±20 % jitter so retries of
@@ -106,7 +107,7 @@ type LastAnswers = Awaited<ReturnType<ChunkProgress['finish']>>;
 
 async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkResult> {
   const run = await openChunkRun(context, job);
-  if (run === 'gone' || run === 'duplicate') return run;
+  if (run === 'gone' || run === 'duplicate' || run === 'stopped') return run;
   const last = await sendToEverySubscription(run);
   if (last === null) {
     context.metrics.chunks.inc({ result: 'duplicate' });
@@ -115,7 +116,10 @@ async function sendChunk(context: WorkerContext, job: DeliveryChunkJob): Promise
   return recordOutcome(run, last);
 }
 
-async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Promise<ChunkRun | 'gone' | 'duplicate'> {
+async function openChunkRun(
+  context: WorkerContext,
+  job: DeliveryChunkJob,
+): Promise<ChunkRun | 'gone' | 'duplicate' | 'stopped'> {
   const { db, config } = context;
   const key = {
     notificationId: job.notificationId,
@@ -125,7 +129,7 @@ async function openChunkRun(context: WorkerContext, job: DeliveryChunkJob): Prom
   };
   // Reads only: tried again while PostgreSQL restarts instead of spending the job's attempts.
   const start = await retryWhileDatabaseAway(() => startChunk(db, key, job.subscriptionIds), defaultOutageRetry);
-  if (start.state === 'gone') return 'gone';
+  if (start.state === 'gone' || start.state === 'stopped') return start.state;
   if (start.state === 'settled') {
     context.metrics.chunks.inc({ result: 'duplicate' });
     return 'duplicate';

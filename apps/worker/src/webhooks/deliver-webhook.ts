@@ -84,7 +84,7 @@ async function drop(context: WorkerContext, message: WebhookMessage): Promise<We
   await dropWebhookMessage(context.db, message.id);
   context.log.info(
     { messageId: message.id, appId: message.appId },
-    'webhook event dropped: no webhook or subject any more',
+    'webhook event dropped: no webhook or subject any more, or the account is suspended',
   );
   return 'dropped';
 }
@@ -106,7 +106,8 @@ export async function deliverWebhook(
   if (!delivery) return 'skipped';
   const { message, webhook } = delivery;
   if (message.status !== 'pending') return 'skipped';
-  if (!webhook) return drop(context, message);
+  // A suspended account's events are dropped, not held: lifting the suspension sends none of them.
+  if (!webhook || delivery.ownerSuspended) return drop(context, message);
   // The relay queues it again when the owner resumes the webhook.
   if (webhook.disabledAt !== null) return 'held';
   fairness.adopt(message.appId, webhook.url, {

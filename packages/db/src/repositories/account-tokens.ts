@@ -11,6 +11,14 @@ export async function createAccountToken(
   await db.insert(accountTokens).values(input);
 }
 
+const live = (purpose: AccountTokenPurpose, tokenHash: string) =>
+  and(
+    eq(accountTokens.tokenHash, tokenHash),
+    eq(accountTokens.purpose, purpose),
+    isNull(accountTokens.usedAt),
+    gt(accountTokens.expiresAt, sql`now()`),
+  );
+
 /**
  * Marks a live token of `purpose` used and returns its user id, in the caller's transaction. One
  * UPDATE with the conditions in SQL, so two redemptions of the same token cannot both succeed.
@@ -19,14 +27,7 @@ async function redeem(tx: Transaction, purpose: AccountTokenPurpose, tokenHash: 
   const [row] = await tx
     .update(accountTokens)
     .set({ usedAt: sql`now()` })
-    .where(
-      and(
-        eq(accountTokens.tokenHash, tokenHash),
-        eq(accountTokens.purpose, purpose),
-        isNull(accountTokens.usedAt),
-        gt(accountTokens.expiresAt, sql`now()`),
-      ),
-    )
+    .where(live(purpose, tokenHash))
     .returning({ userId: accountTokens.userId });
   return row?.userId ?? null;
 }
@@ -49,6 +50,35 @@ export async function verificationLinkUsed(db: Database, tokenHash: string): Pro
       ),
     );
   return row?.verified === true;
+}
+
+/** The user of a live, unused token of `purpose`, without spending it; null for any other. */
+export async function findAccountTokenUser(
+  db: Database,
+  purpose: AccountTokenPurpose,
+  tokenHash: string,
+): Promise<User | null> {
+  const [row] = await db
+    .select({ user: users })
+    .from(accountTokens)
+    .innerJoin(users, eq(users.id, accountTokens.userId))
+    .where(live(purpose, tokenHash))
+    .limit(1);
+  return row?.user ?? null;
+}
+
+/** Spends a live token of `purpose`: true for the one request that does. */
+export async function spendAccountToken(
+  db: Database,
+  purpose: AccountTokenPurpose,
+  tokenHash: string,
+): Promise<boolean> {
+  const spent = await db
+    .update(accountTokens)
+    .set({ usedAt: sql`now()` })
+    .where(live(purpose, tokenHash))
+    .returning({ id: accountTokens.id });
+  return spent.length > 0;
 }
 
 /** Redeems a verification token: the user's e-mail is verified. Null for an unknown, used or expired token. */

@@ -44,7 +44,8 @@ export type AuditAction =
   | 'token.revoked'
   | 'account.plan_changed'
   | 'account.suspended'
-  | 'account.resumed';
+  | 'account.resumed'
+  | 'account.deleted';
 
 export interface AuditTarget {
   type: string;

@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { apps, type NotificationPayload, notifications, type PushFormat, users } from '../schema.js';
 import { countTargets } from './notifications/index.js';
@@ -46,7 +46,11 @@ export async function startDueScheduledSend(
       .from(notifications)
       .innerJoin(apps, eq(apps.id, notifications.appId))
       .innerJoin(users, eq(users.id, apps.userId))
-      .where(and(eq(notifications.status, 'scheduled'), lte(notifications.sendAt, sql`now()`)))
+      // A suspended account's scheduled sends were canceled with the suspension; one accepted as it
+      // was being suspended waits here while the suspension lasts.
+      .where(
+        and(eq(notifications.status, 'scheduled'), lte(notifications.sendAt, sql`now()`), isNull(users.suspendedAt)),
+      )
       .orderBy(asc(notifications.sendAt))
       .limit(1)
       .for('update', { of: notifications, skipLocked: true });

@@ -1,7 +1,15 @@
-import { and, asc, eq, gt, like, sql } from 'drizzle-orm';
-import type { Database } from '../client.js';
+import { and, asc, eq, gt, inArray, like, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '../client.js';
 import { isUuid } from '../ids.js';
-import { apps, monthlyUsage, subscriberCounters, type UserRole, users } from '../schema.js';
+import {
+  apps,
+  monthlyUsage,
+  notifications,
+  subscriberCounters,
+  type UserRole,
+  users,
+  webhookMessages,
+} from '../schema.js';
 import { type AuditContext, recordAccountAudit } from './audit-log.js';
 import { currentUsageMonth } from './usage.js';
 import type { User } from './users.js';
@@ -103,10 +111,13 @@ export async function setTenantPlan(
 }
 
 /**
- * Suspends (`true`) or resumes (`false`) the account. Nothing else changes: its apps, keys,
- * sessions and subscribers stay, and resuming makes its keys and sessions work again. Suspending
- * twice keeps the first time. Recorded as `account.suspended` / `account.resumed` in the account's
- * apps' logs and its own.
+ * Suspends (`true`) or resumes (`false`) the account. Its apps, keys, sessions and subscribers
+ * stay, and resuming makes its keys and sessions work again. Suspending twice keeps the first time.
+ * Suspending stops its sending in the same transaction (docs/operations.md): scheduled sends end
+ * `canceled`, sends under way end `failed` with `ACCOUNT_SUSPENDED` (the worker pushes none of
+ * their remaining chunks), and webhook events not yet delivered are dropped; resuming starts none
+ * of them again. Recorded as `account.suspended` / `account.resumed` in the account's apps' logs
+ * and its own.
  */
 export async function setTenantSuspended(
   db: Database,
@@ -121,6 +132,7 @@ export async function setTenantSuspended(
       .set({ suspendedAt: suspended ? sql`coalesce(${users.suspendedAt}, now())` : null })
       .where(eq(users.id, userId))
       .returning({ id: users.id });
+    if (row && suspended) await stopSending(tx, row.id);
     if (row && audit) {
       await recordAccountAudit(tx, row.id, {
         ...audit,
@@ -131,6 +143,29 @@ export async function setTenantSuspended(
     return row;
   });
   return updated ? findTenant(db, updated.id) : null;
+}
+
+/** Ends the sending of `userId`'s apps (see {@link setTenantSuspended}); no webhook event is written. */
+async function stopSending(tx: Transaction, userId: string): Promise<void> {
+  const owned = tx.select({ id: apps.id }).from(apps).where(eq(apps.userId, userId));
+  await tx
+    .update(notifications)
+    .set({ status: 'canceled', completedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(inArray(notifications.appId, owned), eq(notifications.status, 'scheduled')));
+  await tx
+    .update(notifications)
+    .set({
+      status: 'failed',
+      errorCode: 'ACCOUNT_SUSPENDED',
+      completedAt: sql`now()`,
+      fannedOutAt: sql`coalesce(${notifications.fannedOutAt}, now())`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(inArray(notifications.appId, owned), inArray(notifications.status, ['queued', 'sending'])));
+  await tx
+    .update(webhookMessages)
+    .set({ status: 'failed' })
+    .where(and(inArray(webhookMessages.appId, owned), eq(webhookMessages.status, 'pending')));
 }
 
 /**

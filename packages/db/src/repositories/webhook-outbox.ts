@@ -31,7 +31,8 @@ type Sql = postgres.Sql;
 
 /**
  * The same write for raw postgres.js transactions, appended to the UPDATE that finishes the
- * notification (`update` must return `id, app_id, status`): one round trip instead of two.
+ * notification (`update` must return `id, app_id, status, error_code`): one round trip instead of
+ * two. A send stopped by its account's suspension reports nothing (no webhook afterwards).
  */
 export const withNotificationFinishedOutbox = (sql: Sql, update: postgres.PendingQuery<postgres.Row[]>) => sql`
   with finished as (${update})
@@ -40,6 +41,7 @@ export const withNotificationFinishedOutbox = (sql: Sql, update: postgres.Pendin
   from finished f
   join webhooks w on w.app_id = f.app_id
   where f.status in ('completed', 'failed') and ('notification.' || f.status) = any(w.events)
+    and f.error_code is distinct from 'ACCOUNT_SUSPENDED'
   on conflict (dedupe_key) do nothing`;
 
 /**

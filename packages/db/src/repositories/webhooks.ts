@@ -1,7 +1,9 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import {
+  apps,
   notifications,
+  users,
   type WebhookEventType,
   type WebhookMessageStatus,
   webhookAttempts,
@@ -246,11 +248,18 @@ export async function claimWebhookMessagesToQueue(
 export interface WebhookDelivery {
   message: WebhookMessage;
   webhook: Webhook | null;
+  /** The app's account is suspended: nothing of it is delivered (docs/operations.md). */
+  ownerSuspended: boolean;
 }
 
 export async function loadWebhookDelivery(db: Database, messageId: string): Promise<WebhookDelivery | null> {
   const [row] = await db
-    .select({ message: webhookMessages, webhook: webhooks })
+    .select({
+      message: webhookMessages,
+      webhook: webhooks,
+      ownerSuspended: sql<boolean>`exists (select 1 from ${apps} a join ${users} u on u.id = a.user_id
+        where a.id = ${webhookMessages.appId} and u.suspended_at is not null)`,
+    })
     .from(webhookMessages)
     .leftJoin(webhooks, eq(webhooks.appId, webhookMessages.appId))
     .where(eq(webhookMessages.id, messageId))

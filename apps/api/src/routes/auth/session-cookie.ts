@@ -11,6 +11,7 @@ export const publicUser = (user: User) => ({
   emailVerified: user.emailVerified,
   language: user.language,
   role: user.role,
+  totpEnabled: user.totpEnabledAt !== null,
 });
 
 /**

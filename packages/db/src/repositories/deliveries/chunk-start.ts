@@ -34,6 +34,11 @@ export type ChunkStart =
   | { state: 'gone' }
   /** The chunk's outcome is already counted (or the chunk no longer exists). */
   | { state: 'settled' }
+  /**
+   * The send was stopped (its account is suspended, or it ended `failed` / `canceled` by suspension):
+   * nothing more of it is pushed, even after the suspension is lifted.
+   */
+  | { state: 'stopped' }
   | {
       state: 'open';
       delivery: DeliveryContext;
@@ -51,6 +56,7 @@ export type ChunkStart =
 interface ChunkStartRow {
   chunk_found: boolean;
   completed: boolean;
+  stopped: boolean;
   answered: number;
   app_id: string;
   payload: Notification['payload'];
@@ -87,9 +93,11 @@ export async function startChunk(
           as answered,
         n.app_id, n.payload, n.ttl, n.urgency, n.topic, a.vapid_public_key, a.vapid_private_key_sealed,
         a.push_format, a.default_url, a.vapid_key_version, c.variants,
+        (u.suspended_at is not null or n.status not in ('queued', 'sending')) as stopped,
         case when c.variants is null then null else c.subscription_ids end as chunk_ids
       from notifications n
       join apps a on a.id = n.app_id
+      join users u on u.id = a.user_id
       left join notification_chunks c on c.notification_id = n.id
         and c.first_subscription_id = ${chunk.firstSubscriptionId} and c.attempt = ${chunk.attempt}
       where n.id = ${chunk.notificationId}`,
@@ -112,6 +120,7 @@ export async function startChunk(
   ]);
   if (!row) return { state: 'gone' };
   if (!row.chunk_found || row.completed) return { state: 'settled' };
+  if (row.stopped) return { state: 'stopped' };
   return {
     state: 'open',
     delivery: {

@@ -31,8 +31,10 @@ export const isUnfinished = sql`${notifications.status} in ('queued', 'sending')
  * Adds counts to a notification and finishes it, atomically, once `sent + failed + expired +
  * skipped` reaches `targets`: `completed`, or `failed` when nothing was sent nor held back by the
  * frequency cap (the right-hand sides read the row's values before this update). The
- * `notification.*` webhook event is written in the same statement when that happens. `also` sets
- * more columns in the same update (a fragment ending with a comma).
+ * `notification.*` webhook event is written in the same statement when that happens. A send stopped
+ * by its account's suspension (already `failed`) only adds the counts of a chunk that was under
+ * way: it stays as the suspension left it, with no event. `also` sets more columns in the same
+ * update (a fragment ending with a comma).
  */
 export function addToCounters(sql: postgres.Sql, notificationId: string, counts: ChunkCounts, also = sql``) {
   const { sent, failed, expired } = counts;
@@ -42,14 +44,14 @@ export function addToCounters(sql: postgres.Sql, notificationId: string, counts:
     sql,
     sql`update notifications n set ${also} sent = n.sent + ${sent}, failed = n.failed + ${failed},
       expired = n.expired + ${expired}, skipped = n.skipped + ${skipped},
-      status = case when n.sent + n.failed + n.expired + n.skipped + ${total} >= n.targets
+      status = case when n.status in ('queued', 'sending') and n.sent + n.failed + n.expired + n.skipped + ${total} >= n.targets
         then (case when n.sent + ${sent} + n.skipped + ${skipped} > 0 then 'completed' else 'failed' end)
         else n.status end,
       completed_at = case when n.sent + n.failed + n.expired + n.skipped + ${total} >= n.targets
         then coalesce(n.completed_at, now()) else n.completed_at end,
       updated_at = now()
     where n.id = ${notificationId}
-    returning n.id, n.app_id, n.status`,
+    returning n.id, n.app_id, n.status, n.error_code`,
   );
 }
 

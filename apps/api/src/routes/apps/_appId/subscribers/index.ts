@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listSubscriptions, type SubscriptionSummary } from '@webpush/db';
+import { eraseSubscriber, listSubscriptions, type SubscriptionSummary } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
+import { auditContext } from '#plugins/app/auth.js';
 import { cursorPosition, integerQuery } from '#plugins/app/validation.js';
 import {
   AppIdParams,
@@ -9,7 +10,12 @@ import {
   errorResponses,
   sessionSecurity,
 } from '#schemas/common.js';
-import { SubscriberListQuery, SubscriberListResponse } from '#schemas/subscribers.js';
+import {
+  EraseSubscriberQuery,
+  EraseSubscriberResponse,
+  SubscriberListQuery,
+  SubscriberListResponse,
+} from '#schemas/subscribers.js';
 
 const publicSubscriber = (subscription: SubscriptionSummary) => ({
   id: subscription.id,
@@ -56,6 +62,30 @@ export default async function routes(fastify: FastifyInstance) {
         tags: tag === undefined ? null : tagFilter(tag),
       });
       return { subscribers: page.items.map(publicSubscriber), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.delete(
+    '/',
+    {
+      schema: {
+        tags: ['subscribers'],
+        summary:
+          'Erase a visitor (GDPR article 17): delete every subscription carrying the uid, with its engagement records',
+        security: sessionSecurity,
+        params: AppIdParams,
+        querystring: EraseSubscriberQuery,
+        response: {
+          200: EraseSubscriberResponse,
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+        },
+      },
+    },
+    async (request) => {
+      const owned = request.ownedApp;
+      const deleted = await eraseSubscriber(app.db, owned.id, request.query.uid, auditContext(request));
+      request.log.info({ appId: owned.id, deleted }, 'subscribers erased');
+      return { deleted };
     },
   );
 }

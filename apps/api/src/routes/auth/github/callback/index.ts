@@ -8,6 +8,7 @@ import { errorResponses } from '#schemas/common.js';
 import { requestLanguage } from '#src/languages.js';
 import { normaliseEmail } from '../../email.js';
 import { startSession } from '../../session-cookie.js';
+import { startTotpSignIn } from '../totp-sign-in.js';
 
 /** How long a used state is remembered: longer than any sign-in takes between start and callback. */
 const USED_STATE_TTL_SECONDS = 3_600;
@@ -66,7 +67,8 @@ export default async function routes(fastify: FastifyInstance) {
       onRequest: [app.limiters.oauthCallback],
       schema: {
         tags: ['auth'],
-        summary: 'GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie',
+        summary:
+          'GitHub OAuth callback: signs in and 302s to the dashboard with the session cookie; with two-factor sign-in on, 302s to /login?twoFactor=github to ask for the code first',
         querystring: CallbackQuery,
         response: {
           302: { type: 'null', description: 'Signed in; redirect to PUBLIC_URL' },
@@ -121,6 +123,12 @@ export default async function routes(fastify: FastifyInstance) {
         // The account with this e-mail never proved it owns it: it may be someone else's pre-registration.
         request.log.warn({ githubId }, 'GitHub e-mail belongs to an unverified account; not linked');
         throw new AppError('EMAIL_IN_USE');
+      }
+      if (user.totpEnabledAt !== null) {
+        // No session yet: the dashboard asks for the code and completes it (POST /auth/github/totp).
+        await startTotpSignIn(app, reply, user);
+        request.log.info({ userId: user.id }, 'GitHub sign-in waits for the two-factor code');
+        return reply.redirect(`${publicUrl}/login?twoFactor=github`, 302);
       }
       await startSession(app, request, reply, user, 'github');
       request.log.info({ userId: user.id }, 'signed in with GitHub');
