@@ -39,7 +39,7 @@ async function sdkApp(t: Test, distDir: string) {
 t.test('serves the SDK, its UI parts and the service worker as cacheable JavaScript', async (t) => {
   const files = { 'web-sdk.js': SDK_SOURCE, 'sw.js': SW_SOURCE, ...PART_SOURCES };
   const { app, logs } = await sdkApp(t, fixtureDist(t, files));
-  for (const [path, body] of Object.entries(files).map(([name, text]) => [`/sdk/${name}`, text])) {
+  for (const [path, body] of Object.entries(files).map(([name, text]) => [`/sdk/${name}`, text] as const)) {
     const response = await app.inject({ method: 'GET', url: path });
     t.equal(response.statusCode, 200, path);
     t.equal(response.headers['content-type'], 'text/javascript; charset=utf-8');
