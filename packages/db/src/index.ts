@@ -8,6 +8,7 @@ export * from './repositories/audiences.js';
 export * from './repositories/audit-log.js';
 export * from './repositories/deliveries/index.js';
 export * from './repositories/events.js';
+export * from './repositories/members.js';
 export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
 export * from './repositories/personal-access-tokens.js';
@@ -37,6 +38,8 @@ export {
   type EngagementType,
   engagementTypes,
   type FrequencyCap,
+  type MemberRole,
+  memberRoles,
   type NotificationAction,
   type NotificationPayload,
   type NotificationStatus,

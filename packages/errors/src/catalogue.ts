@@ -112,6 +112,10 @@ export const errorDetails = {
     code: 'INVALID_INPUT',
     message: 'アクセストークンは上限の数に達しています。使っていないトークンを削除してください',
   },
+  ALREADY_A_MEMBER: {
+    code: 'INVALID_INPUT',
+    message: 'このメールアドレスの方は、すでにこのアプリのオーナーかメンバーです',
+  },
 } as const satisfies Record<string, { code: ErrorCode; message: string }>;
 
 export type ErrorDetail = keyof typeof errorDetails;

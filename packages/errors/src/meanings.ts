@@ -59,4 +59,5 @@ export const errorDetailMeanings: Readonly<Record<ErrorDetail, string>> = {
     'A plan request may only ask for a higher plan than the account’s; the operator moves plans down.',
   TOO_MANY_API_KEYS: 'The app has as many API keys as it may have: delete unused ones.',
   TOO_MANY_ACCESS_TOKENS: 'The account has as many personal access tokens as it may have (50): revoke unused ones.',
+  ALREADY_A_MEMBER: 'The invited address is already the app owner’s or a member’s: change their role instead.',
 };

@@ -35,6 +35,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['subscribers'],

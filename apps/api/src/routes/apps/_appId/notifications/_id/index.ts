@@ -11,12 +11,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'editor' },
       schema: {
         tags: ['notifications'],
         summary: 'Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app',
         security: sessionSecurity,
         params: Type.Object({ ...AppIdParams.properties, ...NotificationIdParams.properties }),
-        response: { 200: NotificationResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'NOT_CANCELABLE') },
+        response: {
+          200: NotificationResponse,
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'NOT_CANCELABLE'),
+        },
       },
     },
     async (request) => {
