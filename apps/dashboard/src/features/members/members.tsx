@@ -142,7 +142,9 @@ export function MembersPage() {
                     {member.role !== 'owner' && (manages || member.userId === myId) && (
                       <ConfirmButton
                         label={member.userId === myId ? t('members.leave') : t('members.remove')}
-                        ariaLabel={t('members.removeLabel', { email: member.email })}
+                        ariaLabel={
+                          member.userId === myId ? undefined : t('members.removeLabel', { email: member.email })
+                        }
                         title={member.userId === myId ? t('members.leaveTitle') : t('members.removeTitle')}
                         confirmLabel={member.userId === myId ? t('members.leave') : t('members.remove')}
                         onConfirm={() => remove(member.userId)}
