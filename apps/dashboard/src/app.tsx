@@ -8,6 +8,8 @@ import { AppsPage } from './features/apps/apps.js';
 import { ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './features/auth/account-email.js';
 import { AuthPage } from './features/auth/auth.js';
 import { KeysPage } from './features/keys/keys.js';
+import { AcceptInvitationPage } from './features/members/accept-invitation.js';
+import { MembersPage } from './features/members/members.js';
 import { NotificationPage } from './features/notifications/notification.js';
 import { NotificationsPage } from './features/notifications/notifications.js';
 import { OperatorPage } from './features/operator/operator.js';
@@ -21,7 +23,8 @@ import { TryItPage } from './features/try-it/try-it.js';
 /**
  * Client routes. The API answers every browser navigation with this app, so each of these is also a
  * link that works on reload. /verify-email and /reset-password are the (pinned) targets of the links
- * in the verification and reset e-mails; they work signed in or not.
+ * in the verification and reset e-mails; they work signed in or not. /accept-invitation (the
+ * invitation e-mail's link) needs a session: a visitor signs in first and comes back.
  */
 export function App() {
   return (
@@ -43,11 +46,13 @@ export function App() {
             <Route path="notifications/:id" element={<NotificationPage />} />
             <Route path="subscribers" element={<SubscribersPage />} />
             <Route path="keys" element={<KeysPage />} />
+            <Route path="members" element={<MembersPage />} />
             <Route path="settings" element={<SettingsPage />} />
             <Route path="try" element={<TryItPage />} />
             <Route path="*" element={<NotFoundPage />} />
           </Route>
           <Route path="/account" element={<AccountPage />} />
+          <Route path="/accept-invitation" element={<AcceptInvitationPage />} />
           <Route path="/operator" element={<OperatorPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />

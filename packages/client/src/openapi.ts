@@ -2457,7 +2457,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2471,7 +2471,7 @@ export interface paths {
                          */
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };

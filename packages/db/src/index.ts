@@ -10,6 +10,7 @@ export * from './repositories/audit-log.js';
 export * from './repositories/deliveries/index.js';
 export * from './repositories/erasure.js';
 export * from './repositories/events.js';
+export * from './repositories/members.js';
 export * from './repositories/notification-report.js';
 export * from './repositories/notifications/index.js';
 export { decodeCursor, type KeysetPosition, type Page } from './repositories/pagination.js';
@@ -42,6 +43,8 @@ export {
   type EngagementType,
   engagementTypes,
   type FrequencyCap,
+  type MemberRole,
+  memberRoles,
   type NotificationAction,
   type NotificationPayload,
   type NotificationStatus,

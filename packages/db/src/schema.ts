@@ -229,6 +229,49 @@ export const apps = pgTable(
   (table) => [index('apps_user_id_idx').on(table.userId)],
 );
 
+export const memberRoles = ['admin', 'editor', 'viewer'] as const;
+export type MemberRole = (typeof memberRoles)[number];
+
+/** A person of an app besides its owner (docs/accounts.md, "Teams"): goes with the app and with the user. */
+export const appMembers = pgTable(
+  'app_members',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').$type<MemberRole>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.userId] }), index('app_members_user_id_idx').on(table.userId)],
+);
+
+/** An invitation to an app by e-mail: single use, `used_at` set by the one UPDATE that redeems it. */
+export const appInvitations = pgTable(
+  'app_invitations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    /** Normalised like users.email: trimmed and lower-cased. */
+    email: text('email').notNull(),
+    role: text('role').$type<MemberRole>().notNull(),
+    /** HMAC-SHA-256 of the token under API_KEY_PEPPER; the token itself is never stored. */
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex('app_invitations_token_hash_key').on(table.tokenHash),
+    index('app_invitations_app_id_idx').on(table.appId, table.createdAt),
+  ],
+);
+
 /**
  * An app's earlier VAPID keys, kept after a rotation for the subscriptions made with them (each
  * subscription records its key's `version`). Sealed like the current key, bound to the app; deleted

@@ -122,6 +122,10 @@ export const errorDetails = {
     code: 'INVALID_INPUT',
     message: '2 段階認証は有効になっていません',
   },
+  ALREADY_A_MEMBER: {
+    code: 'INVALID_INPUT',
+    message: 'このメールアドレスの方は、すでにこのアプリのオーナーかメンバーです',
+  },
 } as const satisfies Record<string, { code: ErrorCode; message: string }>;
 
 export type ErrorDetail = keyof typeof errorDetails;

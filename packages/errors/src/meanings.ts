@@ -67,4 +67,5 @@ export const errorDetailMeanings: Readonly<Record<ErrorDetail, string>> = {
   TOO_MANY_ACCESS_TOKENS: 'The account has as many personal access tokens as it may have (50): revoke unused ones.',
   TOTP_ALREADY_ENABLED: 'Two-factor sign-in is already on: turn it off before setting it up again.',
   TOTP_NOT_ENABLED: 'Two-factor sign-in is not on for this account.',
+  ALREADY_A_MEMBER: 'The invited address is already the app owner’s or a member’s: change their role instead.',
 };

@@ -34,7 +34,10 @@ const app = {
   defaultUrl: null,
   timeZone: 'Asia/Tokyo',
   frequencyCap: { max: 2, hours: 24 },
+  role: 'owner',
 };
+const INVITATION_ID = 'e2f3a4b5-c6d7-4e8f-9a0b-1c2d3e4f5a6b';
+const MEMBER_ID = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f';
 const user = {
   id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
   email: 'owner@example.com',
@@ -585,6 +588,47 @@ export const operations: Record<string, OperationDoc> = {
       nextCursor: null,
     },
   },
+  'GET /api/v1/apps/{appId}/members': {
+    description:
+      'The app’s people: its owner (role `owner`) and its members with their roles, and the invitations not yet accepted. Any member may read it.',
+    response: {
+      members: [
+        { userId: user.id, email: 'owner@example.com', role: 'owner', createdAt: CREATED_AT },
+        { userId: MEMBER_ID, email: 'dev@example.com', role: 'editor', createdAt: CREATED_AT },
+      ],
+      invitations: [
+        { id: INVITATION_ID, email: 'manager@example.com', role: 'viewer', expiresAt: '2026-12-02T09:00:00.000Z' },
+      ],
+    },
+  },
+  'POST /api/v1/apps/{appId}/members': {
+    description:
+      'Invites someone by e-mail with a role (`admin`, `editor` or `viewer`); the owner or an admin may invite. The address gets a link to `/accept-invitation`, in its account’s language, that works once within 7 days.',
+    request: { email: 'manager@example.com', role: 'viewer' },
+    response: {
+      invitation: {
+        id: INVITATION_ID,
+        email: 'manager@example.com',
+        role: 'viewer',
+        expiresAt: '2026-12-02T09:00:00.000Z',
+      },
+    },
+  },
+  'PATCH /api/v1/apps/{appId}/members/{userId}': {
+    description: 'Gives a member another role (owner or admin). It holds from the member’s next request.',
+    request: { role: 'admin' },
+    response: { member: { userId: MEMBER_ID, email: 'dev@example.com', role: 'admin', createdAt: CREATED_AT } },
+  },
+  'DELETE /api/v1/apps/{appId}/members/{userId}': {
+    description:
+      'Removes a member (owner or admin), or lets any member leave by naming themselves. Their access ends at their next request, on every API instance.',
+  },
+  'POST /api/v1/invitations/accept': {
+    description:
+      'Accepts an invitation with the token of its link. The signed-in account’s e-mail must be verified and be the invited address. Answers the app, with the role it now has on it.',
+    request: { token: 'wpi_3Jk8Lm1Nb4Vc7Xz0As3Df6Gh9Qw2Er5Ty8Ui1Op' },
+    response: { app: { ...app, role: 'viewer' } },
+  },
   'GET /api/v1/auth/github': { description: 'Starts "Sign in with GitHub": redirects to GitHub’s authorize page.' },
   'GET /api/v1/auth/github/callback': {
     description:
@@ -729,6 +773,7 @@ export const tags = [
   { name: 'segments', description: 'Saved audiences of an app, with their live counts.' },
   { name: 'apps', description: 'Your apps: VAPID keys, allowed origins, push format, identity secret, usage.' },
   { name: 'api keys', description: 'The keys your servers and pages use.' },
+  { name: 'members', description: 'The people of an app and their roles: invitations, roles, leaving.' },
   { name: 'webhooks', description: 'Events sent to your server, signed (Standard Webhooks).' },
   { name: 'plans', description: 'Plans and their limits.' },
   { name: 'accounts', description: 'Your account: plan requests to the operator.' },

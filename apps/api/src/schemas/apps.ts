@@ -16,6 +16,18 @@ const PushFormat = Type.Union([Type.Literal('legacy'), Type.Literal('declarative
     'What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK)',
 });
 
+/** The roles on an app (docs/accounts.md, "Teams"). */
+export const MemberRole = Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer')], {
+  description:
+    '`admin`: all the owner may do but delete the app; `editor`: send, cancel, segments and read; `viewer`: read',
+});
+export const AppRole = Type.Union(
+  [Type.Literal('owner'), Type.Literal('admin'), Type.Literal('editor'), Type.Literal('viewer')],
+  {
+    description: "The caller's role on the app: `owner`, or the member's role",
+  },
+);
+
 export const AppSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -43,6 +55,7 @@ export const AppSchema = Type.Object({
   frequencyCap: Type.Union([FrequencyCap, Type.Null()], {
     description: 'At most `max` pushes of this app to one subscription in `hours`; null: no cap',
   }),
+  role: AppRole,
 });
 
 export const AppStatsSchema = Type.Object({

@@ -11,6 +11,7 @@ interface PublicApp {
   id: string;
   name: string;
   vapidPublicKey: string;
+  role: string;
   createdAt: string;
   allowedOrigins: string[];
 }
@@ -42,11 +43,13 @@ t.test('POST /apps answers 201 with the app and its VAPID public key', async (t)
     'name',
     'pushFormat',
     'requireSignedTags',
+    'role',
     'signaturesExpire',
     'timeZone',
     'vapidPublicKey',
   ]);
   t.match(body.app, { pushFormat: 'legacy', defaultUrl: null }, 'new apps are legacy');
+  t.equal(body.app.role, 'owner', 'the caller’s role on the app');
   t.strictSame(body.app.allowedOrigins, [], 'no origin restriction by default');
   t.match(body.app.id, UUID);
   t.equal(body.app.name, 'My blog');

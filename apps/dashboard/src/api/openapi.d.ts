@@ -99,7 +99,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your apps, each with its active subscribers and this month’s sends
+         * List the apps you own or are a member of, each with your role, its active subscribers and this month’s sends
          * @description Your apps, oldest first, each with its active subscribers and this month’s sends.
          */
         get: {
@@ -137,6 +137,7 @@ export interface paths {
                          *             "max": 2,
                          *             "hours": 24
                          *           },
+                         *           "role": "owner",
                          *           "stats": {
                          *             "activeSubscribers": 1250,
                          *             "sendsThisMonth": 4
@@ -172,6 +173,8 @@ export interface paths {
                                     /** @description In this many hours (1–720) */
                                     hours: number;
                                 } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
                             } & {
                                 /** @description What the app’s card shows; GET /apps/{appId} has the expired subscribers too */
                                 stats: {
@@ -302,7 +305,8 @@ export interface paths {
                          *         "frequencyCap": {
                          *           "max": 2,
                          *           "hours": 24
-                         *         }
+                         *         },
+                         *         "role": "owner"
                          *       }
                          *     }
                          */
@@ -333,6 +337,8 @@ export interface paths {
                                     /** @description In this many hours (1–720) */
                                     hours: number;
                                 } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
                             };
                         };
                     };
@@ -562,6 +568,8 @@ export interface paths {
                                     /** @description In this many hours (1–720) */
                                     hours: number;
                                 } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
                             } & {
                                 stats: {
                                     activeSubscribers: number;
@@ -714,7 +722,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -722,13 +730,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -887,6 +895,8 @@ export interface paths {
                                     /** @description In this many hours (1–720) */
                                     hours: number;
                                 } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
                             };
                         };
                     };
@@ -929,7 +939,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -937,13 +947,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1174,6 +1184,25 @@ export interface paths {
                         };
                     };
                 };
+                /** @description FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
                 /** @description NOT_FOUND */
                 404: {
                     headers: {
@@ -1302,7 +1331,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1310,13 +1339,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1645,7 +1674,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1653,13 +1682,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1838,7 +1867,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1846,13 +1875,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -1900,6 +1929,729 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's people (the owner with role `owner`, then its members) and its pending invitations
+         * @description The app’s people: its owner (role `owner`) and its members with their roles, and the invitations not yet accepted. Any member may read it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "members": [
+                         *         {
+                         *           "userId": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d",
+                         *           "email": "owner@example.com",
+                         *           "role": "owner",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z"
+                         *         },
+                         *         {
+                         *           "userId": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                         *           "email": "dev@example.com",
+                         *           "role": "editor",
+                         *           "createdAt": "2026-11-25T09:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "invitations": [
+                         *         {
+                         *           "id": "e2f3a4b5-c6d7-4e8f-9a0b-1c2d3e4f5a6b",
+                         *           "email": "manager@example.com",
+                         *           "role": "viewer",
+                         *           "expiresAt": "2026-12-02T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The owner first (role `owner`), then members as they joined */
+                            members: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
+                                /**
+                                 * Format: date-time
+                                 * @description When they joined (the owner: when the app was made)
+                                 */
+                                createdAt: string;
+                            }[];
+                            /** @description Invitations not yet accepted and not expired */
+                            invitations: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                /** @description `admin`: all the owner may do but delete the app; `editor`: send, cancel, segments and read; `viewer`: read */
+                                role: "admin" | "editor" | "viewer";
+                                /**
+                                 * Format: date-time
+                                 * @description Seven days after the invitation; single use
+                                 */
+                                expiresAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite someone to the app with a role; they get an e-mail with a link valid for 7 days
+         * @description An address that is already the owner’s or a member’s is 400 INVALID_INPUT, and nothing is sent. Inviting an address again withdraws its earlier link.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "manager@example.com",
+                     *       "role": "viewer"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The address to invite; whoever accepts must have verified it
+                         * @example colleague@example.com
+                         */
+                        email: string;
+                        /** @description `admin`: all the owner may do but delete the app; `editor`: send, cancel, segments and read; `viewer`: read */
+                        role: "admin" | "editor" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "invitation": {
+                         *         "id": "e2f3a4b5-c6d7-4e8f-9a0b-1c2d3e4f5a6b",
+                         *         "email": "manager@example.com",
+                         *         "role": "viewer",
+                         *         "expiresAt": "2026-12-02T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            invitation: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                /** @description `admin`: all the owner may do but delete the app; `editor`: send, cancel, segments and read; `viewer`: read */
+                                role: "admin" | "editor" | "viewer";
+                                /**
+                                 * Format: date-time
+                                 * @description Seven days after the invitation; single use
+                                 */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_EMAIL, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_EMAIL" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/apps/{appId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member (or leave the app yourself); their access ends at their next request
+         * @description Removes a member (owner or admin), or lets any member leave by naming themselves. Their access ends at their next request, on every API instance.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description The member’s user id (uuid) */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Give a member another role; it holds from their next request, on every API instance
+         * @description The owner is not a member: their role does not change (404 NOT_FOUND).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description The member’s user id (uuid) */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "role": "admin"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description `admin`: all the owner may do but delete the app; `editor`: send, cancel, segments and read; `viewer`: read */
+                        role: "admin" | "editor" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "member": {
+                         *         "userId": "c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f",
+                         *         "email": "dev@example.com",
+                         *         "role": "admin",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            member: {
+                                /** Format: uuid */
+                                userId: string;
+                                email: string;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
+                                /**
+                                 * Format: date-time
+                                 * @description When they joined (the owner: when the app was made)
+                                 */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/apps/{appId}/notifications": {
@@ -2512,7 +3264,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2520,13 +3272,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3144,7 +3896,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3152,13 +3904,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3552,7 +4304,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3560,13 +4312,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -3728,7 +4480,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3736,13 +4488,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -4614,7 +5366,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4622,13 +5374,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -4965,7 +5717,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4973,13 +5725,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5184,7 +5936,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, ORIGIN_NOT_ALLOWED */
+                /** @description INSUFFICIENT_SCOPE, APP_MISMATCH, FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5198,7 +5950,7 @@ export interface paths {
                          */
                         "application/json": {
                             error: string;
-                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "ORIGIN_NOT_ALLOWED";
+                            code: "INSUFFICIENT_SCOPE" | "APP_MISMATCH" | "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -5600,6 +6352,8 @@ export interface paths {
                                     /** @description In this many hours (1–720) */
                                     hours: number;
                                 } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
                             };
                         };
                     };
@@ -5642,7 +6396,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5650,13 +6404,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6032,7 +6786,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6040,13 +6794,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6210,7 +6964,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6218,13 +6972,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6528,7 +7282,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6536,13 +7290,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6738,7 +7492,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6746,13 +7500,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6932,7 +7686,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6940,13 +7694,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -11480,6 +12234,262 @@ export interface paths {
                         "application/json": {
                             error: string;
                             code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation to an app with the token of its e-mail (single use, 7 days)
+         * @description The signed-in account’s e-mail must be verified and be the invited address, else 403 FORBIDDEN and the invitation stays usable. The answer is the app, with the role it gives.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "wpi_3Jk8Lm1Nb4Vc7Xz0As3Df6Gh9Qw2Er5Ty8Ui1Op"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The token of the invitation link (`/accept-invitation?token=…`) */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "app": {
+                         *         "id": "b6e3c1d2-7a4f-4e8b-9c0d-1f2a3b4c5d6e",
+                         *         "name": "My blog",
+                         *         "vapidPublicKey": "BLU6fZZGwfZCQar7utLiPvhRJsu1MUbRHjlTOx8r6OBJWh5t2iksT6Gqpfh2cR-vS_mynM1_rqwSkDo2d4f3GuA",
+                         *         "createdAt": "2026-11-25T09:00:00.000Z",
+                         *         "allowedOrigins": [
+                         *           "https://www.example.com"
+                         *         ],
+                         *         "requireSignedTags": false,
+                         *         "signaturesExpire": false,
+                         *         "pushFormat": "legacy",
+                         *         "defaultUrl": null,
+                         *         "timeZone": "Asia/Tokyo",
+                         *         "frequencyCap": {
+                         *           "max": 2,
+                         *           "hours": 24
+                         *         },
+                         *         "role": "viewer"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            app: {
+                                id: string;
+                                name: string;
+                                /** @description VAPID public key (base64url, uncompressed P-256 point): the browser's applicationServerKey */
+                                vapidPublicKey: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Origins from which the subscribe_only keys of this app may be used (checked against the Origin header); empty: any origin */
+                                allowedOrigins: string[];
+                                /** @description When true, tags set with a subscribe_only key must come with tagsSignature (HMAC-SHA-256 under the identity secret), else 403 INVALID_UID_SIGNATURE */
+                                requireSignedTags: boolean;
+                                /** @description When true, every uidSignature and tagsSignature must be made over an expiry (signatureExpires, Unix seconds) that has not passed */
+                                signaturesExpire: boolean;
+                                /** @description What the browsers receive: `legacy` (the SDK service worker shows it) or `declarative` (a W3C declarative push message Safari 18.4+ shows without a service worker; other browsers through the SDK) */
+                                pushFormat: "legacy" | "declarative";
+                                /** @description The page a click opens when a notification has no `url` */
+                                defaultUrl: string | null;
+                                /** @description The IANA time zone of subscriptions that have none (default `UTC`) */
+                                timeZone: string;
+                                /** @description At most `max` pushes of this app to one subscription in `hours`; null: no cap */
+                                frequencyCap: {
+                                    /** @description Pushes (1–100) */
+                                    max: number;
+                                    /** @description In this many hours (1–720) */
+                                    hours: number;
+                                } | null;
+                                /** @description The caller's role on the app: `owner`, or the member's role */
+                                role: "owner" | "admin" | "editor" | "viewer";
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT, INVALID_TOKEN */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT" | "INVALID_TOKEN";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リクエストが多すぎます。Retry-After ヘッダーの秒数だけ待ってから再試行してください",
+                         *       "code": "RATE_LIMITED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "RATE_LIMITED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description CONFIG_ERROR */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "サーバーの設定に誤りがあります",
+                         *       "code": "CONFIG_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "CONFIG_ERROR";
                             upgrade_url?: string;
                         };
                     };

@@ -1,8 +1,17 @@
-import { and, asc, count, eq, getTableColumns, gt, like, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gt, isNotNull, isNull, like, or, sql } from 'drizzle-orm';
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
-import { apps, type FrequencyCap, notifications, type PushFormat, subscriptions, users } from '../schema.js';
+import {
+  appMembers,
+  apps,
+  type FrequencyCap,
+  notifications,
+  type PushFormat,
+  subscriptions,
+  users,
+} from '../schema.js';
 import { type AuditContext, recordAudit } from './audit-log.js';
+import type { AppRole } from './members.js';
 import { appSendsThisMonth } from './notifications/index.js';
 import { releaseSlots } from './subscriber-counters.js';
 
@@ -51,20 +60,23 @@ export async function listApps(db: Database, userId: string): Promise<App[]> {
   return db.select().from(apps).where(eq(apps.userId, userId)).orderBy(asc(apps.createdAt), asc(apps.id));
 }
 
-export type AppWithCounts = App & { activeSubscribers: number; sendsThisMonth: number };
+export type AppWithCounts = App & { activeSubscribers: number; sendsThisMonth: number; role: AppRole };
 
 // drizzle writes the columns of the only table in FROM without its name: inside a subquery on
 // subscriptions or notifications, the outer app is named in full.
 const outerAppId = sql.raw('"apps"."id"');
 
 /**
- * The owner's apps with their active subscribers and this month's sends, in one statement: per
- * app, an index-only count over subscriptions_app_active_idx and a range of notifications_app_created_idx.
+ * The apps `userId` owns or is a member of, each with the user's role, its active subscribers and
+ * this month's sends, in one statement: per app, an index-only count over
+ * subscriptions_app_active_idx and a range of notifications_app_created_idx. As in
+ * findAppAccess, a member does not see the apps of a suspended owner.
  */
 export async function listAppsWithCounts(db: Database, userId: string): Promise<AppWithCounts[]> {
   return db
     .select({
       ...getTableColumns(apps),
+      role: sql<AppRole>`case when ${apps.userId} = ${userId} then 'owner' else ${appMembers.role} end`,
       activeSubscribers: sql<number>`(select count(*) from ${subscriptions}
         where ${subscriptions.appId} = ${outerAppId} and ${subscriptions.status} = 'active')`.mapWith(Number),
       sendsThisMonth: sql<number>`(select coalesce(sum(${notifications.targets}), 0) from ${notifications}
@@ -74,7 +86,9 @@ export async function listAppsWithCounts(db: Database, userId: string): Promise<
       ),
     })
     .from(apps)
-    .where(eq(apps.userId, userId))
+    .innerJoin(users, eq(users.id, apps.userId))
+    .leftJoin(appMembers, and(eq(appMembers.appId, apps.id), eq(appMembers.userId, userId)))
+    .where(or(eq(apps.userId, userId), and(isNotNull(appMembers.userId), isNull(users.suspendedAt))))
     .orderBy(asc(apps.createdAt), asc(apps.id));
 }
 

@@ -28,6 +28,7 @@ export type AuditAction =
   | 'webhook.deleted'
   | 'webhook.secret_rotated'
   | 'member.invited'
+  | 'member.joined'
   | 'member.role_changed'
   | 'member.removed'
   | 'segment.created'

@@ -51,7 +51,7 @@ export default async function routes(fastify: FastifyInstance) {
       );
       if (created === 'limit') throw new AppError('PLAN_LIMIT_EXCEEDED');
       request.log.info({ userId: user.id, appId: created.id }, 'app created');
-      return reply.code(201).send({ app: publicApp(created) });
+      return reply.code(201).send({ app: publicApp(created, 'owner') });
     },
   );
 
@@ -60,14 +60,15 @@ export default async function routes(fastify: FastifyInstance) {
     {
       schema: {
         tags: ['apps'],
-        summary: 'List your apps, each with its active subscribers and this month’s sends',
+        summary:
+          'List the apps you own or are a member of, each with your role, its active subscribers and this month’s sends',
         security: sessionSecurity,
         response: { 200: AppListResponse, ...errorResponses(...authErrors) },
       },
     },
     async (request) => ({
       apps: (await listAppsWithCounts(app.db, sessionUser(request).id)).map((found) => ({
-        ...publicApp(found),
+        ...publicApp(found, found.role),
         stats: { activeSubscribers: found.activeSubscribers, sendsThisMonth: found.sendsThisMonth },
       })),
     }),

@@ -1,7 +1,7 @@
-import type { App } from '@webpush/db';
+import type { App, AppRole } from '@webpush/db';
 
-/** An app as the API shows it (never its private key or identity secret). */
-export const publicApp = (app: App) => ({
+/** An app as the API shows it (never its private key or identity secret), with the caller's role on it. */
+export const publicApp = (app: App, role: AppRole) => ({
   id: app.id,
   name: app.name,
   vapidPublicKey: app.vapidPublicKey,
@@ -13,4 +13,5 @@ export const publicApp = (app: App) => ({
   defaultUrl: app.defaultUrl,
   timeZone: app.timeZone,
   frequencyCap: app.frequencyCap,
+  role,
 });

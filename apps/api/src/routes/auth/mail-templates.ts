@@ -63,6 +63,39 @@ const resetPassword: Record<Language, MailText> = {
   },
 };
 
+/** The invitation to an app: who invites, to which app, as what (docs/accounts.md, "Teams"). */
+export interface InvitationFacts {
+  inviter: string;
+  appName: string;
+  role: 'admin' | 'editor' | 'viewer';
+}
+
+const roleNames: Record<Language, Record<InvitationFacts['role'], string>> = {
+  ja: { admin: '管理者', editor: '編集者', viewer: '閲覧者' },
+  en: { admin: 'admin', editor: 'editor', viewer: 'viewer' },
+};
+
+const invitation = (facts: InvitationFacts): Record<Language, MailText> => ({
+  ja: {
+    subject: `【Web Push】「${facts.appName}」への招待`,
+    intro: [
+      `${facts.inviter} さんから、Web Push のアプリ「${facts.appName}」に${roleNames.ja[facts.role]}として招待されました。`,
+      '次のリンクを開き、このメールアドレスのアカウントでログインして招待を受け入れてください（7 日間有効、1 回限り）。',
+    ],
+    button: '招待を受け入れる',
+    outro: ['お心当たりのない場合は、このメールを破棄してください。'],
+  },
+  en: {
+    subject: `You are invited to ${facts.appName} on Web Push`,
+    intro: [
+      `${facts.inviter} invited you to the Web Push app “${facts.appName}” as ${roleNames.en[facts.role]}.`,
+      'Open this link and sign in with an account of this address to accept (valid for 7 days, once).',
+    ],
+    button: 'Accept the invitation',
+    outro: ['If you did not expect this, ignore this message.'],
+  },
+});
+
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -93,3 +126,6 @@ export const verificationMail = (to: string, language: Language, link: string): 
 
 export const passwordResetMail = (to: string, language: Language, link: string): MailMessage =>
   render(to, language, resetPassword[language], link);
+
+export const invitationMail = (to: string, language: Language, facts: InvitationFacts, link: string): MailMessage =>
+  render(to, language, invitation(facts)[language], link);

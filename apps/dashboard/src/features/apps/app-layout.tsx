@@ -4,17 +4,20 @@ import { ErrorPanel } from '../../components/error-panel.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useWebhook } from '../webhooks/use-webhook.js';
+import { type AppRole, roleAllows } from './app-role.js';
 import { useApp, useApps } from './use-apps.js';
 import './apps.css';
 
-const tabs: { to: string; label: MessageKey; end?: boolean }[] = [
-  { to: '', label: 'app.tab.overview', end: true },
-  { to: 'send', label: 'app.tab.send' },
-  { to: 'notifications', label: 'app.tab.notifications' },
-  { to: 'subscribers', label: 'app.tab.subscribers' },
-  { to: 'keys', label: 'app.tab.keys' },
-  { to: 'try', label: 'app.tab.try' },
-  { to: 'settings', label: 'app.tab.settings' },
+/** Each tab with the least role that may use it (docs/accounts.md, "Teams"): others do not see it. */
+const tabs: { to: string; label: MessageKey; end?: boolean; needs: AppRole }[] = [
+  { to: '', label: 'app.tab.overview', end: true, needs: 'viewer' },
+  { to: 'send', label: 'app.tab.send', needs: 'editor' },
+  { to: 'notifications', label: 'app.tab.notifications', needs: 'viewer' },
+  { to: 'subscribers', label: 'app.tab.subscribers', needs: 'viewer' },
+  { to: 'keys', label: 'app.tab.keys', needs: 'admin' },
+  { to: 'members', label: 'app.tab.members', needs: 'viewer' },
+  { to: 'try', label: 'app.tab.try', needs: 'admin' },
+  { to: 'settings', label: 'app.tab.settings', needs: 'admin' },
 ];
 
 function MissingApp() {
@@ -72,10 +75,25 @@ function WebhookDisabledNotice({ appId }: { appId: string }) {
   );
 }
 
+/** A tab the caller's role does not open (a link kept from before a role change, or typed by hand). */
+function NotAllowed({ role }: { role: AppRole }) {
+  const { t } = useI18n();
+  return (
+    <section className="panel" data-testid="not-allowed">
+      <h2>{t('app.notAllowedTitle')}</h2>
+      <p>{t('app.notAllowedBody', { role: t(`members.role.${role}` as MessageKey) })}</p>
+    </section>
+  );
+}
+
 export function AppLayout() {
   const { t } = useI18n();
   const { appId = '' } = useParams();
+  const { pathname } = useLocation();
   const app = useApp(appId);
+  const role = app.data?.app.role ?? 'viewer';
+  const tabHere = tabs.find((tab) => tab.to !== '' && pathname.startsWith(`/apps/${appId}/${tab.to}`));
+  const allowedHere = !tabHere || roleAllows(role, tabHere.needs);
   // A 404 is an answer, not a failure to retry: no tabs into an app that is not there, a way back instead.
   if (app.error instanceof ApiError && app.error.status === 404) return <MissingApp />;
   return (
@@ -86,11 +104,13 @@ export function AppLayout() {
           <AppSwitcher appId={appId} />
         </div>
         <nav aria-label={t('app.nav')} className="tabs">
-          {tabs.map((tab) => (
-            <NavLink key={tab.to} to={tab.to ? `/apps/${appId}/${tab.to}` : `/apps/${appId}`} end={tab.end}>
-              {t(tab.label)}
-            </NavLink>
-          ))}
+          {tabs
+            .filter((tab) => roleAllows(role, tab.needs))
+            .map((tab) => (
+              <NavLink key={tab.to} to={tab.to ? `/apps/${appId}/${tab.to}` : `/apps/${appId}`} end={tab.end}>
+                {t(tab.label)}
+              </NavLink>
+            ))}
         </nav>
       </div>
       {app.isPending ? (
@@ -100,7 +120,7 @@ export function AppLayout() {
       ) : (
         <>
           <WebhookDisabledNotice appId={appId} />
-          <Outlet context={app.data.app} />
+          {allowedHere ? <Outlet context={app.data.app} /> : <NotAllowed role={role} />}
         </>
       )}
     </>

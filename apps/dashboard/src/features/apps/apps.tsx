@@ -6,7 +6,7 @@ import { useMe } from '../../api/session.js';
 import { ErrorMessage, ErrorPanel } from '../../components/error-panel.js';
 import { Field } from '../../components/field.js';
 import { Skeleton } from '../../components/skeleton.js';
-import { useI18n, usePageTitle } from '../../i18n/index.js';
+import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useApps, useCreateApp } from './use-apps.js';
 import './apps.css';
 
@@ -49,7 +49,14 @@ export function AppsPage() {
                   <span>{plural('apps.subscribers.other', app.stats.activeSubscribers)}</span>
                   <span>{plural('apps.sends.other', app.stats.sendsThisMonth)}</span>
                 </span>
-                <span className="muted">{t('apps.created', { date: date(app.createdAt) })}</span>
+                <span className="muted">
+                  {t('apps.created', { date: date(app.createdAt) })}
+                  {app.role !== 'owner' && (
+                    <span className="role-badge" data-testid="app-role">
+                      {t(`members.role.${app.role}` as MessageKey)}
+                    </span>
+                  )}
+                </span>
               </Link>
             </li>
           ))}

@@ -6,6 +6,7 @@ import { RemoteImage } from '../../components/remote-image.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useRichText } from '../../i18n/rich-strings.js';
+import { roleAllows } from '../apps/app-role.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { buttonClicks, clickThroughRate, failureHint, useFormatDate } from './notifications.js';
 import { type Notification, useNotification } from './use-notifications.js';
@@ -205,7 +206,7 @@ export function NotificationPage() {
       {back}
       <div className="panel-heading">
         <h2 className="notification-heading">{sent.title}</h2>
-        {sent.status === 'scheduled' && <CancelSend appId={app.id} id={sent.id} />}
+        {roleAllows(app.role, 'editor') && sent.status === 'scheduled' && <CancelSend appId={app.id} id={sent.id} />}
       </div>
       <div className="notification-grid">
         <Content notification={sent} />

@@ -6,6 +6,7 @@ import { ErrorPanel } from '../../components/error-panel.js';
 import { Pager, useCursorPages } from '../../components/pager.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
+import { roleAllows } from '../apps/app-role.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { useNotifications } from './use-notifications.js';
 import './notifications.css';
@@ -45,6 +46,7 @@ export function failureHint(reason: string, t: (key: MessageKey) => string): str
 
 export function NotificationsPage() {
   const app = useCurrentApp();
+  const sends = roleAllows(app.role, 'editor');
   const pages = useCursorPages();
   const list = useNotifications(app.id, pages.cursor);
   const table = useRef<HTMLTableElement>(null);
@@ -57,9 +59,11 @@ export function NotificationsPage() {
     <section className="panel">
       <div className="panel-heading">
         <h2>{t('notifications.title')}</h2>
-        <Link to={`/apps/${app.id}/send`} className="button button-primary button-small">
-          {t('notifications.new')}
-        </Link>
+        {sends && (
+          <Link to={`/apps/${app.id}/send`} className="button button-primary button-small">
+            {t('notifications.new')}
+          </Link>
+        )}
       </div>
       {list.isPending ? (
         <Skeleton lines={6} />
@@ -68,9 +72,10 @@ export function NotificationsPage() {
       ) : list.data.notifications.length === 0 ? (
         <p className="empty">
           {t('notifications.empty')}{' '}
-          {rich('notifications.emptyNext', {
-            send: <Link to={`/apps/${app.id}/send`}>{t('notifications.sendLink')}</Link>,
-          })}
+          {sends &&
+            rich('notifications.emptyNext', {
+              send: <Link to={`/apps/${app.id}/send`}>{t('notifications.sendLink')}</Link>,
+            })}
         </p>
       ) : (
         <>
@@ -132,7 +137,9 @@ export function NotificationsPage() {
                     <td className="engagement">{notification.clicked}</td>
                     <td className="engagement">{clickThroughRate(notification, language)}</td>
                     <td className="actions">
-                      {notification.status === 'scheduled' && <CancelSend appId={app.id} id={notification.id} />}
+                      {sends && notification.status === 'scheduled' && (
+                        <CancelSend appId={app.id} id={notification.id} />
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -3,6 +3,7 @@ import { CopyButton } from '../../components/copy-button.js';
 import { ErrorPanel } from '../../components/error-panel.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
+import { roleAllows } from '../apps/app-role.js';
 import { type AppWithStats, useCurrentApp } from '../apps/use-apps.js';
 import { SendsChart } from './sends-chart.js';
 import { useUsage } from './use-usage.js';
@@ -143,7 +144,11 @@ export function OverviewPage() {
         <h2>{t('overview.installTitle')}</h2>
         <p className="muted">
           {rich('overview.installLead', {
-            keyLink: <Link to={`/apps/${app.id}/keys`}>{t('overview.keyLink')}</Link>,
+            keyLink: roleAllows(app.role, 'admin') ? (
+              <Link to={`/apps/${app.id}/keys`}>{t('overview.keyLink')}</Link>
+            ) : (
+              t('overview.keyLink')
+            ),
             path: <code>/sw.js</code>,
           })}
         </p>

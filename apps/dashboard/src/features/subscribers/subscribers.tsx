@@ -5,6 +5,7 @@ import { DataTable, Loaded } from '../../components/data-table.js';
 import { Pager, useCursorPages } from '../../components/pager.js';
 import { tagPairOf } from '../../components/tag-pair.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
+import { roleAllows } from '../apps/app-role.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { ImportSubscribers } from './import-subscribers.js';
 import { type StatusFilter, useDeleteSubscriber, useSubscribers } from './use-subscribers.js';
@@ -154,15 +155,17 @@ export function SubscribersPage() {
                   </td>
                   <td>{dateTime(subscriber.createdAt)}</td>
                   <td className="actions">
-                    <ConfirmButton
-                      label={t('subscribers.delete')}
-                      ariaLabel={t('subscribers.deleteLabel', { id: subscriber.id })}
-                      title={t('subscribers.deleteTitle')}
-                      confirmLabel={t('subscribers.deleteConfirm')}
-                      onConfirm={() => remove(subscriber.id)}
-                    >
-                      <p>{t('subscribers.deleteBody')}</p>
-                    </ConfirmButton>
+                    {roleAllows(app.role, 'admin') && (
+                      <ConfirmButton
+                        label={t('subscribers.delete')}
+                        ariaLabel={t('subscribers.deleteLabel', { id: subscriber.id })}
+                        title={t('subscribers.deleteTitle')}
+                        confirmLabel={t('subscribers.deleteConfirm')}
+                        onConfirm={() => remove(subscriber.id)}
+                      >
+                        <p>{t('subscribers.deleteBody')}</p>
+                      </ConfirmButton>
+                    )}
                   </td>
                 </tr>
               ))}

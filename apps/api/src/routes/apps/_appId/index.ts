@@ -15,6 +15,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['apps'],
         summary: 'One app, with its subscriber and send counts',
@@ -25,13 +26,14 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request) => {
       const found = request.ownedApp;
-      return { app: { ...publicApp(found), stats: await appStats(app.db, found.id) } };
+      return { app: { ...publicApp(found, request.appAccess.role), stats: await appStats(app.db, found.id) } };
     },
   );
 
   app.patch(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['apps'],
         summary:
@@ -43,7 +45,7 @@ export default async function routes(fastify: FastifyInstance) {
         body: UpdateAppBody,
         response: {
           200: AppResponse,
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
         },
       },
     },
@@ -62,30 +64,40 @@ export default async function routes(fastify: FastifyInstance) {
         ...(timeZone === undefined ? {} : { timeZone }),
         ...(frequencyCap === undefined ? {} : { frequencyCap }),
       };
-      const updated = await updateApp(app.db, user.id, request.ownedApp.id, changes, auditContext(request));
+      const updated = await updateApp(
+        app.db,
+        request.ownedApp.userId,
+        request.ownedApp.id,
+        changes,
+        auditContext(request),
+      );
       if (!updated) throw new AppError('NOT_FOUND');
       // docs/sending.md: a declarative app needs the page its clicks open when a send has no url.
       if (updated === 'needs_default_url') throw new AppError('MISSING_FIELDS');
       await app.apiKeyPrincipals.changed({ appId: updated.id });
       request.log.info({ userId: user.id, appId: updated.id, changes: Object.keys(changes) }, 'app updated');
-      return { app: publicApp(updated) };
+      return { app: publicApp(updated, request.appAccess.role) };
     },
   );
 
   app.delete(
     '/',
     {
+      config: { appRole: 'owner' },
       schema: {
         tags: ['apps'],
         summary: 'Delete an app with its keys and subscriptions',
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: {
+          204: { type: 'null', description: 'Deleted' },
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {
       const user = sessionUser(request);
-      const deleted = await deleteApp(app.db, user.id, request.ownedApp.id);
+      const deleted = await deleteApp(app.db, request.ownedApp.userId, request.ownedApp.id);
       if (!deleted) throw new AppError('NOT_FOUND');
       await app.apiKeyPrincipals.changed({ appId: request.ownedApp.id });
       request.log.info({ userId: user.id, appId: request.params.appId }, 'app deleted');

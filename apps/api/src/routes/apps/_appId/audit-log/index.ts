@@ -18,6 +18,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'admin' },
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['audit log'],
@@ -27,7 +28,10 @@ export default async function routes(fastify: FastifyInstance) {
         security: sessionSecurity,
         params: AppIdParams,
         querystring: AuditLogQuery,
-        response: { 200: AuditLogResponse, ...errorResponses('INVALID_INPUT', ...authErrors, 'NOT_FOUND') },
+        response: {
+          200: AuditLogResponse,
+          ...errorResponses('INVALID_INPUT', ...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request) => {

@@ -14,6 +14,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['apps'],
         summary: 'Create or replace the identity secret your server signs uids with (uidSignature)',
@@ -21,7 +22,10 @@ export default async function routes(fastify: FastifyInstance) {
           'Shown only in this answer and stored encrypted. Replacing it invalidates every signature made with the old one for new subscribes.',
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 201: IdentitySecretResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+        response: {
+          201: IdentitySecretResponse,
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'CONFIG_ERROR'),
+        },
       },
     },
     async (request, reply) => {
@@ -30,7 +34,7 @@ export default async function routes(fastify: FastifyInstance) {
       const secret = generateIdentitySecret();
       const stored = await storeIdentitySecret(
         app.db,
-        user.id,
+        request.ownedApp.userId,
         appId,
         app.secrets.seal(secret, identitySecretContext(appId)),
         auditContext(request),

@@ -27,6 +27,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['api keys'],
         summary:
@@ -41,6 +42,7 @@ export default async function routes(fastify: FastifyInstance) {
             'INVALID_SCOPE',
             'INVALID_INPUT',
             ...authErrors,
+            'FORBIDDEN',
             'NOT_FOUND',
             'CONFIG_ERROR',
           ),
@@ -55,7 +57,7 @@ export default async function routes(fastify: FastifyInstance) {
       const secret = generateToken(API_KEY_PREFIX);
       const key = await createApiKey(
         app.db,
-        user.id,
+        request.ownedApp.userId,
         appId,
         {
           name: name?.trim() ?? '',
@@ -76,6 +78,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['api keys'],
         summary: "List an app's API keys (never their secrets)",
@@ -85,9 +88,8 @@ export default async function routes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const user = sessionUser(request);
       const { appId } = request.params;
-      return { keys: (await listApiKeys(app.db, user.id, appId)).map(publicKey) };
+      return { keys: (await listApiKeys(app.db, request.ownedApp.userId, appId)).map(publicKey) };
     },
   );
 }

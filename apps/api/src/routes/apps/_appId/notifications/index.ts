@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listNotifications } from '@webpush/db';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
 import { cursorPosition, integerQuery } from '#plugins/app/validation.js';
 import {
   AppIdParams,
@@ -26,14 +25,15 @@ export default async function routes(fastify: FastifyInstance) {
   countRefusedSends(app);
 
   const sessionSender = (request: FastifyRequest): Sender => {
-    const user = sessionUser(request);
+    // The app counts against its owner's plan and monthly sends, whoever of its people sends.
     const owned = request.ownedApp;
-    return { appId: owned.id, userId: user.id, plan: user.plan, pushFormat: owned.pushFormat };
+    return { appId: owned.id, userId: owned.userId, plan: request.appAccess.ownerPlan, pushFormat: owned.pushFormat };
   };
 
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['notifications'],
@@ -61,6 +61,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'editor' },
       onRequest: [app.limiters.sessionSend],
       schema: {
         tags: ['notifications'],
@@ -73,7 +74,14 @@ export default async function routes(fastify: FastifyInstance) {
         body: NotifyBody,
         response: {
           202: NotifyResponse,
-          ...errorResponses(...sendErrors, ...authErrors, 'RATE_LIMITED', 'NOT_FOUND', 'SUBSCRIPTION_EXPIRED'),
+          ...errorResponses(
+            ...sendErrors,
+            ...authErrors,
+            'RATE_LIMITED',
+            'FORBIDDEN',
+            'NOT_FOUND',
+            'SUBSCRIPTION_EXPIRED',
+          ),
         },
       },
     },

@@ -17,6 +17,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'editor' },
       schema: {
         tags: ['segments'],
         summary: 'Save a segment of the app’s subscribers under a name, to send to by `segmentId`',
@@ -25,7 +26,7 @@ export default async function routes(fastify: FastifyInstance) {
         body: CreateSegmentBody,
         response: {
           201: SegmentResponse,
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
         },
       },
     },
@@ -40,6 +41,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['segments'],
         summary: 'The app’s saved segments, oldest first, each with the number of active subscriptions it matches now',

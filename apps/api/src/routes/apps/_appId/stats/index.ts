@@ -11,6 +11,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       preValidation: integerQuery('days'),
       schema: {
         tags: ['apps'],

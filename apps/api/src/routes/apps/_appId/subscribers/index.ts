@@ -41,6 +41,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['subscribers'],
@@ -68,6 +69,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['subscribers'],
         summary:
@@ -77,7 +79,7 @@ export default async function routes(fastify: FastifyInstance) {
         querystring: EraseSubscriberQuery,
         response: {
           200: EraseSubscriberResponse,
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND'),
+          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
         },
       },
     },

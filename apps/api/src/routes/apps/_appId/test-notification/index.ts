@@ -23,7 +23,7 @@ export default async function routes(fastify: FastifyInstance) {
     '/',
     {
       // Sessions and `full` API keys alike: the route authenticates itself (see ../../autohooks.ts).
-      config: { authenticatesItself: true },
+      config: { authenticatesItself: true, appRole: 'editor' },
       onRequest: [app.limiters.apiKey, app.authenticate({ apiKey: 'full', session: true, accessToken: true })],
       // Both subscription shapes, like /subscribe.
       preValidation: async (request) =>
@@ -49,6 +49,7 @@ export default async function routes(fastify: FastifyInstance) {
             'INVALID_SESSION',
             'INSUFFICIENT_SCOPE',
             'APP_MISMATCH',
+            'FORBIDDEN',
             'NOT_FOUND',
             'SUBSCRIPTION_EXPIRED',
             'RATE_LIMITED',

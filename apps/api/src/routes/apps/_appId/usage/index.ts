@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { dailyAppSends, monthlySends } from '@webpush/db';
 import { limitsFor } from '@webpush/plans';
 import type { FastifyInstance } from 'fastify';
-import { sessionUser } from '#plugins/app/auth.js';
 import { integerQuery } from '#plugins/app/validation.js';
 import { AppIdParams, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { DEFAULT_USAGE_DAYS, UsageQuery, UsageResponse } from '#schemas/usage.js';
@@ -13,6 +12,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       preValidation: integerQuery('days'),
       schema: {
         tags: ['apps'],
@@ -27,13 +27,12 @@ export default async function routes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const user = sessionUser(request);
       const owned = request.ownedApp;
       const [sends, days] = await Promise.all([
-        monthlySends(app.db, user.id),
+        monthlySends(app.db, owned.userId),
         dailyAppSends(app.db, owned.id, request.query.days ?? DEFAULT_USAGE_DAYS),
       ]);
-      return { month: { sends, limit: limitsFor(user.plan).sendsPerMonth }, days };
+      return { month: { sends, limit: limitsFor(request.appAccess.ownerPlan).sendsPerMonth }, days };
     },
   );
 }

@@ -17,6 +17,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.put(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: "Set the app's webhook URL and events; the answer carries the signing secret",
@@ -35,6 +36,7 @@ export default async function routes(fastify: FastifyInstance) {
             'INVALID_URL',
             'INVALID_INPUT',
             ...authErrors,
+            'FORBIDDEN',
             'NOT_FOUND',
             'CONFIG_ERROR',
           ),
@@ -68,6 +70,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['webhooks'],
         summary: "The app's webhook, without its secret; `{webhook: null}` when it has none",
@@ -87,12 +90,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: "Remove the app's webhook; events not yet delivered are dropped",
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 204: { type: 'null', description: 'Removed' }, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: {
+          204: { type: 'null', description: 'Removed' },
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {

@@ -12,18 +12,22 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['api keys'],
         summary: 'Revoke an API key; it answers INVALID_API_KEY from then on',
         security: sessionSecurity,
         params: KeyParams,
-        response: { 204: { type: 'null', description: 'Revoked' }, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: {
+          204: { type: 'null', description: 'Revoked' },
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {
       const user = sessionUser(request);
       const { appId, keyId } = request.params;
-      const deleted = await deleteApiKey(app.db, user.id, appId, keyId, auditContext(request));
+      const deleted = await deleteApiKey(app.db, request.ownedApp.userId, appId, keyId, auditContext(request));
       if (!deleted) throw new AppError('NOT_FOUND');
       await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, keyId }, 'api key revoked');

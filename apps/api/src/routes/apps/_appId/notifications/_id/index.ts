@@ -15,6 +15,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['notifications'],
         summary: 'One notification of the app, for the dashboard: exactly GET /notifications/{id} for this app',
@@ -33,12 +34,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'editor' },
       schema: {
         tags: ['notifications'],
         summary: 'Cancel a scheduled send from the dashboard: exactly DELETE /notifications/{id} for this app',
         security: sessionSecurity,
         params,
-        response: { 200: NotificationResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'NOT_CANCELABLE') },
+        response: {
+          200: NotificationResponse,
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'NOT_CANCELABLE'),
+        },
       },
     },
     async (request) => {

@@ -11,12 +11,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'editor' },
       schema: {
         tags: ['segments'],
         summary: 'Delete a saved segment; sends already accepted to it keep their audience',
         security: sessionSecurity,
         params: SegmentParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: {
+          204: { type: 'null', description: 'Deleted' },
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {

@@ -10,6 +10,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['segments'],
         summary: 'How many active subscriptions a segment matches now: what a send to it would target',

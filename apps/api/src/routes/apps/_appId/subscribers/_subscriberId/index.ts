@@ -12,12 +12,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.delete(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['subscribers'],
         summary: 'Delete a subscriber: it is no longer a target of any send',
         security: sessionSecurity,
         params: SubscriberParams,
-        response: { 204: { type: 'null', description: 'Deleted' }, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: {
+          204: { type: 'null', description: 'Deleted' },
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND'),
+        },
       },
     },
     async (request, reply) => {

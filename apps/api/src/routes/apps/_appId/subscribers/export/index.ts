@@ -61,6 +61,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.get(
     '/',
     {
+      config: { appRole: 'viewer' },
       schema: {
         tags: ['subscribers'],
         summary: "The app's subscribers as a file: CSV, or JSON lines with their keys (sensitive)",

@@ -15,6 +15,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       bodyLimit: MAX_IMPORT_BODY_BYTES,
       // The document shows each entry's shape (ImportBody); the route checks only the list's, and the
       // handler each entry on its own, so a bad entry is refused alone.
@@ -29,7 +30,14 @@ export default async function routes(fastify: FastifyInstance) {
         body: ImportBody,
         response: {
           200: ImportResponse,
-          ...errorResponses('MISSING_FIELDS', 'INVALID_INPUT', ...authErrors, 'NOT_FOUND', 'PAYLOAD_TOO_LARGE'),
+          ...errorResponses(
+            'MISSING_FIELDS',
+            'INVALID_INPUT',
+            ...authErrors,
+            'FORBIDDEN',
+            'NOT_FOUND',
+            'PAYLOAD_TOO_LARGE',
+          ),
         },
       },
     },
@@ -53,10 +61,10 @@ export default async function routes(fastify: FastifyInstance) {
       if (accepted.length > 0) {
         const outcomes = await importSubscriptions(
           app.db,
-          user.id,
+          request.ownedApp.userId,
           appId,
           accepted,
-          limitsFor(user.plan).activeSubscribers,
+          limitsFor(request.appAccess.ownerPlan).activeSubscribers,
           { context: auditContext(request), invalid: rejected.length },
         );
         if (outcomes === 'app_gone') throw new AppError('NOT_FOUND');

@@ -15,6 +15,7 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['apps'],
         summary: 'Replace the app’s VAPID key pair with a new one',
@@ -22,7 +23,7 @@ export default async function routes(fastify: FastifyInstance) {
           'The app object and GET /vapid-public-key give the new key from now on; new subscriptions are made with it. Existing subscriptions keep being pushed with the key they were made with (the earlier private keys are kept, encrypted) until the browser subscribes again; the SDK does that by itself.',
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 200: AppResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+        response: { 200: AppResponse, ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'CONFIG_ERROR') },
       },
     },
     async (request) => {
@@ -31,7 +32,7 @@ export default async function routes(fastify: FastifyInstance) {
       const keys = webpush.generateVAPIDKeys();
       const rotated = await rotateVapidKey(
         app.db,
-        user.id,
+        request.ownedApp.userId,
         appId,
         {
           vapidPublicKey: keys.publicKey,
@@ -42,7 +43,7 @@ export default async function routes(fastify: FastifyInstance) {
       if (!rotated) throw new AppError('NOT_FOUND');
       await app.apiKeyPrincipals.changed({ appId });
       request.log.info({ userId: user.id, appId, version: rotated.vapidKeyVersion }, 'VAPID key rotated');
-      return { app: publicApp(rotated) };
+      return { app: publicApp(rotated, request.appAccess.role) };
     },
   );
 }

@@ -17,12 +17,13 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Resume deliveries of a paused or disabled webhook; its held events go out again',
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 200: WebhookResponse, ...errorResponses(...authErrors, 'NOT_FOUND') },
+        response: { 200: WebhookResponse, ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND') },
       },
     },
     async (request) => {

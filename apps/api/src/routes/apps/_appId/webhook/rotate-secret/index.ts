@@ -15,12 +15,16 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary: 'Replace the signing secret; the new one is shown only in this answer',
         security: sessionSecurity,
         params: AppIdParams,
-        response: { 200: RotatedSecretResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'CONFIG_ERROR') },
+        response: {
+          200: RotatedSecretResponse,
+          ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'CONFIG_ERROR'),
+        },
       },
     },
     async (request) => {

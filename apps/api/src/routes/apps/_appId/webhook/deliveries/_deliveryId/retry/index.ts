@@ -13,13 +13,14 @@ export default async function routes(fastify: FastifyInstance) {
   app.post(
     '/',
     {
+      config: { appRole: 'admin' },
       schema: {
         tags: ['webhooks'],
         summary:
           'Send again: the event of this attempt goes out now, with the same webhook-id and a fresh set of retries',
         security: sessionSecurity,
         params: WebhookDeliveryParams,
-        response: { 202: ResendResponse, ...errorResponses(...authErrors, 'NOT_FOUND', 'RATE_LIMITED') },
+        response: { 202: ResendResponse, ...errorResponses(...authErrors, 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED') },
       },
     },
     async (request, reply) => {
