@@ -533,6 +533,7 @@ export interface paths {
                          *           "max": 2,
                          *           "hours": 24
                          *         },
+                         *         "role": "owner",
                          *         "stats": {
                          *           "activeSubscribers": 1250,
                          *           "expiredSubscribers": 37,
@@ -864,7 +865,8 @@ export interface paths {
                          *         "frequencyCap": {
                          *           "max": 2,
                          *           "hours": 24
-                         *         }
+                         *         },
+                         *         "role": "owner"
                          *       }
                          *     }
                          */
@@ -5229,7 +5231,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description ORIGIN_NOT_ALLOWED */
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5237,13 +5239,13 @@ export interface paths {
                     content: {
                         /**
                          * @example {
-                         *       "error": "このオリジンからのリクエストは許可されていません",
-                         *       "code": "ORIGIN_NOT_ALLOWED"
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
                          *     }
                          */
                         "application/json": {
                             error: string;
-                            code: "ORIGIN_NOT_ALLOWED";
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
                             upgrade_url?: string;
                         };
                     };
@@ -6321,7 +6323,8 @@ export interface paths {
                          *         "frequencyCap": {
                          *           "max": 2,
                          *           "hours": 24
-                         *         }
+                         *         },
+                         *         "role": "owner"
                          *       }
                          *     }
                          */
@@ -9671,7 +9674,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       }
                          *     }
                          */
@@ -11603,7 +11607,8 @@ export interface paths {
                          *         "plan": "free",
                          *         "emailVerified": true,
                          *         "language": "ja",
-                         *         "role": "customer"
+                         *         "role": "customer",
+                         *         "totpEnabled": false
                          *       }
                          *     }
                          */
