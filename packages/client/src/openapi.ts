@@ -1064,6 +1064,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -1349,6 +1354,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };

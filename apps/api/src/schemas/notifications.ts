@@ -338,6 +338,13 @@ export const NotificationSchema = Type.Object(
     winner: Type.Union([Type.String(), Type.Null()], {
       description: 'The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null',
     }),
+    winnerAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)',
+      }),
+    ),
   },
   { description: 'A notification: its progress (`sent + failed + expired == targets` once completed) and content' },
 );

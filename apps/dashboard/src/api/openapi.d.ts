@@ -2084,6 +2084,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             }[];
                             /** @description Pass as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
@@ -2815,6 +2820,33 @@ export interface paths {
                                         url?: string;
                                     };
                                 };
+                                /** @description An A/B test’s variants (only a send with variants): each one’s content and counts, `A` first */
+                                variants?: {
+                                    /**
+                                     * @description The variant’s letter: `A` is the send’s own content
+                                     * @example B
+                                     */
+                                    name: string;
+                                    sent: number;
+                                    failed: number;
+                                    expired: number;
+                                    shown: number;
+                                    clicked: number;
+                                    converted: number;
+                                    /** @description What this variant sent: its title */
+                                    title: string;
+                                    /** @description What this variant sent: its body */
+                                    body: string;
+                                    /** @description Its url, when it had one */
+                                    url?: string;
+                                }[];
+                                /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
+                                winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -3064,6 +3096,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -10528,6 +10565,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -10813,6 +10855,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };

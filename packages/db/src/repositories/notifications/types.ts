@@ -24,4 +24,5 @@ export type NotificationSummary = Pick<
   | 'failureReasons'
   | 'variantStats'
   | 'winner'
+  | 'winnerAt'
 >;
