@@ -147,7 +147,7 @@ export function VariantFields({
           />
         </div>
       ))}
-      <p className="hint">{t('send.variantButtonsNote')}</p>
+      <p className="hint variant-buttons-note">{t('send.variantButtonsNote')}</p>
       <button type="button" className="button button-small button-danger-outline" onClick={onRemove}>
         {t('send.removeVariant', { name })}
       </button>
