@@ -1076,6 +1076,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -1363,6 +1368,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };

@@ -66,5 +66,9 @@ export function publicNotification(notification: NotificationSummary) {
       ? {}
       : { variants: variantResults(notification) }),
     winner: notification.winner,
+    // While a sample is being judged: when its winner is due.
+    ...(notification.winnerAt === null || notification.winner !== null
+      ? {}
+      : { winnerAt: notification.winnerAt.toISOString() }),
   };
 }

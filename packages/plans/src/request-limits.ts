@@ -17,6 +17,13 @@ export const MAX_ACTION_TITLE_LENGTH = 64;
 export const MAX_TAG_LENGTH = 64;
 /** `data` as UTF-8 JSON. */
 export const MAX_DATA_BYTES = 1_024;
+/** Alternatives of an A/B test (variants `B`–`D`; the send's own content is `A`). */
+export const MAX_VARIANTS = 3;
+/** The share of the targets an A/B test's sample may take. */
+export const MIN_SAMPLE = 0.05;
+export const MAX_SAMPLE = 0.5;
+/** How long a sample may run before its winner is chosen. */
+export const MAX_WINNER_AFTER_MINUTES = 1_440;
 /** How far ahead `sendAt` may be. */
 export const MAX_SCHEDULE_AHEAD_DAYS = 30;
 export const MAX_SCHEDULE_AHEAD_MS = MAX_SCHEDULE_AHEAD_DAYS * 24 * 60 * 60 * 1000;

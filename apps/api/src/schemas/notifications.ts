@@ -4,9 +4,13 @@ import {
   MAX_ACTIONS,
   MAX_BATCH_ENDPOINTS,
   MAX_DATA_BYTES,
+  MAX_SAMPLE,
   MAX_TAG_LENGTH,
   MAX_TARGET_UIDS,
   MAX_TTL_SECONDS,
+  MAX_VARIANTS,
+  MAX_WINNER_AFTER_MINUTES,
+  MIN_SAMPLE,
 } from '@webpush/plans';
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
@@ -92,8 +96,6 @@ const Translation = Type.Object(
   { additionalProperties: false },
 );
 
-export const MAX_VARIANTS = 3;
-
 const Variant = Type.Object(
   {
     title: Type.Optional(Type.String({ minLength: 1, description: 'The title of this variant (absent: the send’s)' })),
@@ -119,8 +121,8 @@ const abTestFields = {
   ),
   sample: Type.Optional(
     Type.Number({
-      minimum: 0.05,
-      maximum: 0.5,
+      minimum: MIN_SAMPLE,
+      maximum: MAX_SAMPLE,
       description:
         'With `winnerAfterMinutes`: only this share of the targets (rounded up) is split among the variants first',
       examples: [0.2],
@@ -129,7 +131,7 @@ const abTestFields = {
   winnerAfterMinutes: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: 1440,
+      maximum: MAX_WINNER_AFTER_MINUTES,
       description:
         'With `sample`: this many minutes after the sample went out, the variant with the highest `clicked / sent` (ties: the earlier letter) is pushed to every other target',
       examples: [60],
@@ -362,6 +364,13 @@ export const NotificationSchema = Type.Object(
     winner: Type.Union([Type.String(), Type.Null()], {
       description: 'The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null',
     }),
+    winnerAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)',
+      }),
+    ),
   },
   {
     description:

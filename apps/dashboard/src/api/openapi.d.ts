@@ -2840,6 +2840,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             }[];
                             /** @description Pass as `cursor` for the next page; null on the last page */
                             nextCursor: string | null;
@@ -3605,6 +3610,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -3856,6 +3866,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -12683,6 +12698,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };
@@ -12970,6 +12990,11 @@ export interface paths {
                                 }[];
                                 /** @description The variant chosen after a sample (`sample` + `winnerAfterMinutes`), once chosen; else null */
                                 winner: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description While a sample is being judged: when its winner is due (absent before the sample is planned and once chosen)
+                                 */
+                                winnerAt?: string;
                             };
                         };
                     };

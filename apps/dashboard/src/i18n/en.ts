@@ -173,11 +173,24 @@ export const en = {
   'pricing.signInToRequest': 'Sign in to request this plan',
 
   // The 30-day chart
-  'chart.summary': 'Daily sends from {first} to {last}: {total} in total, at most {max} a day.',
-  'chart.day': '{date}: {sends} sends',
-  'chart.peak': 'peak {max} / day',
   'chart.caption.one': '{count} send in the last {days} days (UTC).',
   'chart.caption.other': '{count} sends in the last {days} days (UTC).',
+  'stats.title': 'Activity per day',
+  'stats.period': 'Period',
+  'stats.days': '{days} days',
+  'stats.delivery': 'Delivery and engagement',
+  'stats.subscribers': 'Subscribers',
+  'stats.sent': 'Sent',
+  'stats.shown': 'Shown',
+  'stats.clicked': 'Clicked',
+  'stats.converted': 'Converted',
+  'stats.subscribed': 'Gained',
+  'stats.unsubscribed': 'Lost',
+  'stats.subscribersCaption': '{subscribed} subscribers gained and {unsubscribed} lost in the last {days} days (UTC).',
+  'stats.empty': 'Nothing happened in the last {days} days. Your first send and subscribers will show here.',
+  'stats.table': 'Numbers by day',
+  'stats.date': 'Day (UTC)',
+  'stats.failed': 'The history could not be loaded',
 
   // Account
   'account.title': 'Account',
@@ -269,9 +282,6 @@ export const en = {
   'overview.nearLimit': 'Near your limit: see bigger plans',
   'overview.resets': 'Resets on the 1st (UTC)',
   'overview.loadingLimit': 'Loading the plan limit…',
-  'overview.chartTitle': 'Daily sends, last 30 days',
-  'overview.usageFailed': 'Usage could not be loaded',
-  'overview.chartEmpty': 'Nothing sent in the last 30 days. Your first send will show here.',
   'overview.installTitle': 'Add push to your site',
   'overview.installLead':
     'Put these on your site with a {keyLink} of this app. The service worker must be served from your own origin, at {path}.',
@@ -348,6 +358,29 @@ export const en = {
   'send.scheduledFor': 'Scheduled for {when}. The audience is counted when it starts.',
   'send.preview': 'Preview',
   'send.previewNote': 'Preview (browsers differ in the details)',
+  'send.variants': 'Variants',
+  'send.variantTab': 'Variant {name}',
+  'send.addFirstVariant': '+ A/B test: add a variant',
+  'send.addVariant': '+ Add variant {name}',
+  'send.variantANote': 'Variant A is the notification below. Each other variant changes only the fields you fill in.',
+  'send.variantNote':
+    'Fields left empty are variant A’s (shown in grey). Variant {name} goes to an equal share of the audience.',
+  'send.variantButtonsNote':
+    'Buttons: with a label here, this variant’s buttons replace variant A’s; with none, it has A’s.',
+  'send.removeVariant': 'Remove variant {name}',
+  'send.abTest': 'A/B test',
+  'send.sampleFirst': 'Try the variants on a sample first',
+  'send.sampleHint':
+    'Only the sample gets the notification at first. After the minutes below, the variant with the highest click rate (clicked ÷ sent) goes to everyone else.',
+  'send.splitHint': 'Off: the variants are split evenly across the whole audience at once.',
+  'send.samplePercent': 'Sample (% of the audience)',
+  'send.samplePercentHint': 'From {min} to {max} %.',
+  'send.winnerAfter': 'Pick the winner after (minutes)',
+  'send.winnerAfterHint': 'From 1 to {max} minutes (24 hours).',
+  'send.sampleRange': 'Enter a sample from {min} to {max} %.',
+  'send.winnerRange': 'Enter whole minutes from 1 to {max}.',
+  'send.variantTooLarge': ' Variant {name} is too large: shorten it.',
+  'send.previewVariant': 'Preview of variant {name} (browsers differ in the details)',
   'send.previewTitle': 'Title',
   'send.previewBody': 'The body of your notification.',
   'send.previewNoIcon': 'The icon could not be loaded: check its address.',
@@ -451,6 +484,20 @@ export const en = {
   'notification.noImage': 'Image could not be loaded',
   'notification.missing': 'Notification not found',
   'notification.missingBody': 'This app has no notification at this address among its last 1,000 sends.',
+  'notification.variantsTitle': 'A/B test',
+  'notification.variantName': 'Variant {name}',
+  'notification.winner': 'Winner',
+  'notification.choosingWinner':
+    'The sample is running: the winner is chosen at {time} and then sent to everyone else.',
+  'notification.variantSent': 'Sent',
+  'notification.variantShown': 'Shown',
+  'notification.variantClicked': 'Clicked',
+  'notification.variantCtr': 'Click rate',
+  'notification.variantCtrNote': 'Click rate: clicked ÷ sent, the figure the winner is chosen by.',
+  'notification.variantConversions': 'Conversions',
+  'notification.exportReport': 'Export CSV',
+  'notification.exportReportHint':
+    'One row per subscriber it was meant for: variant, outcome, shown, clicked, converted.',
 
   // Try it in this browser
   'try.title': 'Try it in this browser',
@@ -607,6 +654,8 @@ export const en = {
 
   // Subscribers
   'subscribers.title': 'Subscribers',
+  'subscribers.export': 'Export CSV',
+  'subscribers.exportLabel': 'Export all subscribers as CSV',
   'subscribers.unknownService': 'Unknown',
   'subscribers.status': 'Status',
   'subscribers.all': 'All',

@@ -149,6 +149,8 @@ t.test('a sample, then the winner one minute later goes to every other target', 
   const [due] = await sql<{ minutes: number }[]>`
     select extract(epoch from winner_at - now()) / 60 as minutes from notifications where id = ${id}`;
   t.ok(Number(due?.minutes) > 0.9 && Number(due?.minutes) <= 1, 'the winner is due one minute after the sample');
+  const winnerAt = Date.parse(String(waiting.winnerAt));
+  t.ok(Math.abs(winnerAt - Date.now() - Number(due?.minutes) * 60_000) < 5_000, 'the notification says when');
   t.same(await worker.winners.runOnce(), [], 'not due yet: nothing chosen');
 
   const secret = await browserKey(owner);
@@ -168,6 +170,7 @@ t.test('a sample, then the winner one minute later goes to every other target', 
   }
   const finished = await notification(owner, id);
   t.equal(finished.winner, 'B');
+  t.notOk('winnerAt' in finished, 'no due time once chosen');
   t.match(finished.variants, [
     { name: 'A', sent: 1, clicked: 0 },
     { name: 'B', sent: 9, clicked: 1 },

@@ -8,6 +8,7 @@ import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useRichText } from '../../i18n/rich-strings.js';
 import { roleAllows } from '../apps/app-role.js';
 import { useCurrentApp } from '../apps/use-apps.js';
+import { VariantComparison } from './notification-variants.js';
 import { buttonClicks, clickThroughRate, failureHint, useFormatDate } from './notifications.js';
 import { type Notification, useNotification } from './use-notifications.js';
 import './notifications.css';
@@ -206,8 +207,23 @@ export function NotificationPage() {
       {back}
       <div className="panel-heading">
         <h2 className="notification-heading">{sent.title}</h2>
-        {roleAllows(app.role, 'editor') && sent.status === 'scheduled' && <CancelSend appId={app.id} id={sent.id} />}
+        <div className="heading-actions">
+          {sent.status === 'scheduled' ? (
+            roleAllows(app.role, 'editor') && <CancelSend appId={app.id} id={sent.id} />
+          ) : (
+            // The session cookie authenticates the download: a plain link, saved under the API's file name.
+            <a
+              className="button"
+              href={`/api/v1/notifications/${encodeURIComponent(sent.id)}/report`}
+              download
+              title={t('notification.exportReportHint')}
+            >
+              {t('notification.exportReport')}
+            </a>
+          )}
+        </div>
       </div>
+      <VariantComparison notification={sent} />
       <div className="notification-grid">
         <Content notification={sent} />
         <Progress notification={sent} />

@@ -1,11 +1,9 @@
 import { Link } from 'react-router';
 import { CopyButton } from '../../components/copy-button.js';
-import { ErrorPanel } from '../../components/error-panel.js';
-import { Skeleton } from '../../components/skeleton.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { roleAllows } from '../apps/app-role.js';
 import { type AppWithStats, useCurrentApp } from '../apps/use-apps.js';
-import { SendsChart } from './sends-chart.js';
+import { StatsPanel } from './stats-panel.js';
 import { useUsage } from './use-usage.js';
 import './overview.css';
 
@@ -122,23 +120,7 @@ export function OverviewPage() {
         )}
       </section>
 
-      <section className="panel">
-        <h2>{t('overview.chartTitle')}</h2>
-        {usage.isPending ? (
-          <Skeleton height="chart" />
-        ) : usage.isError ? (
-          <ErrorPanel error={usage.error} onRetry={() => void usage.refetch()} title={t('overview.usageFailed')} />
-        ) : (
-          <>
-            <SendsChart days={usage.data.days} />
-            {usage.data.days.every((day) => day.sends === 0) && (
-              <p className="empty" data-testid="chart-empty">
-                {t('overview.chartEmpty')}
-              </p>
-            )}
-          </>
-        )}
-      </section>
+      <StatsPanel appId={app.id} />
 
       <section className="panel">
         <h2>{t('overview.installTitle')}</h2>

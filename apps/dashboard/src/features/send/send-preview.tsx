@@ -5,7 +5,7 @@ import type { Draft } from './send-draft.js';
 import { type RichDraft, RichPreview } from './send-rich-fields.js';
 
 /** The notification as a browser would roughly show it, while it is written. */
-export function SendPreview({ draft, rich }: { draft: Draft; rich: RichDraft }) {
+export function SendPreview({ draft, rich, variant }: { draft: Draft; rich: RichDraft; variant?: string }) {
   const { t } = useI18n();
   let host = '';
   try {
@@ -17,7 +17,9 @@ export function SendPreview({ draft, rich }: { draft: Draft; rich: RichDraft }) 
   const [failedIcon, setFailedIcon] = useState<string | null>(null);
   return (
     <figure className="preview" aria-label={t('send.preview')}>
-      <figcaption className="muted">{t('send.previewNote')}</figcaption>
+      <figcaption className="muted">
+        {variant ? t('send.previewVariant', { name: variant }) : t('send.previewNote')}
+      </figcaption>
       <div className="preview-card">
         {icon ? (
           <RemoteImage src={icon} className="preview-icon" fallback="" onFailed={setFailedIcon} />

@@ -1,5 +1,5 @@
 import { MAX_PAYLOAD_BYTES, MAX_SCHEDULE_AHEAD_DAYS, MAX_TARGET_UIDS } from '@webpush/plans';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { ApiError } from '../../api/client.js';
 import { ErrorMessage } from '../../components/error-panel.js';
@@ -20,6 +20,18 @@ import {
 import { SendPreview } from './send-preview.js';
 import { ScheduledSend, SendProgress } from './send-progress.js';
 import { EMPTY_RICH, type RichDraft, RichFields, richPayloadOf } from './send-rich-fields.js';
+import { SampleFields, VariantFields, VariantTabs } from './send-variant-fields.js';
+import {
+  DEFAULT_SAMPLE,
+  EMPTY_VARIANT,
+  mergedContent,
+  type SampleDraft,
+  samplePayloadOf,
+  VARIANT_NAMES,
+  type VariantDraft,
+  variantPayloadOf,
+  variantUrls,
+} from './send-variants.js';
 import { useSend } from './use-send.js';
 import './send.css';
 
@@ -35,6 +47,18 @@ const URL_FIELDS: { field: 'url' | 'icon' | 'badge'; label: MessageKey; placehol
   },
 ];
 
+type ProblemField = 'uids' | 'tags' | 'send-at' | 'sample-percent' | 'sample-minutes';
+
+/** The audience, time and A/B test as the API takes them. */
+interface SendOptions {
+  uids?: string[];
+  tags?: Record<string, string>;
+  sendAt?: string;
+  variants?: ReturnType<typeof variantPayloadOf>[];
+  sample?: number;
+  winnerAfterMinutes?: number;
+}
+
 /** What the API answers for a URL that is not https://, found before asking it. */
 const HTTPS_ONLY = new ApiError(400, 'INVALID_URL', '');
 
@@ -48,7 +72,13 @@ export function SendPage() {
   const [tagsText, setTagsText] = useState('');
   const [later, setLater] = useState(false);
   const [when, setWhen] = useState(() => localIn(60));
-  const [problem, setProblem] = useState<{ field: 'uids' | 'tags' | 'send-at'; problem: Problem } | null>(null);
+  const [variants, setVariants] = useState<VariantDraft[]>([]);
+  /** The variant tab shown: 0 for A (the send's own content), 1 for B… */
+  const [active, setActive] = useState(0);
+  const [sample, setSample] = useState<SampleDraft>(DEFAULT_SAMPLE);
+  /** A field to focus once its variant's tab is drawn (a URL to fix in another tab). */
+  const [focusNext, setFocusNext] = useState<string | null>(null);
+  const [problem, setProblem] = useState<{ field: ProblemField; problem: Problem } | null>(null);
   const { t, plural, rich: richText, number } = useI18n();
   usePageTitle(`${t('send.title')} · ${app.name}`);
   const audiences: { value: Audience; label: MessageKey; hint: string }[] = [
@@ -56,13 +86,23 @@ export function SendPage() {
     { value: 'uids', label: 'send.uids', hint: t('send.uidsHint', { max: MAX_TARGET_UIDS }) },
     { value: 'tags', label: 'send.tags', hint: t('send.tagsHint') },
   ];
-  const bytes = payloadBytes(draft);
-  const tooLarge = bytes > MAX_PAYLOAD_BYTES;
+  // What each variant's targets receive, A first: every one is held to the byte rule.
+  const contents = [{ draft, rich }, ...variants.map((variant) => mergedContent(draft, rich, variant))];
+  const sizes = contents.map((content) => payloadBytes(content.draft));
+  const bytes = sizes[active] ?? 0;
+  const tooLarge = sizes.some((size) => size > MAX_PAYLOAD_BYTES);
+  const otherTooLarge = sizes.findIndex((size, index) => index !== active && size > MAX_PAYLOAD_BYTES);
+  const shownContent = contents[active] ?? contents[0] ?? { draft, rich };
+  useEffect(() => {
+    if (!focusNext) return;
+    document.getElementById(focusNext)?.focus();
+    setFocusNext(null);
+  }, [focusNext]);
 
   const send = useSend(app.id);
   /** The audience and time as the API takes them, or the first thing to fix (shown next to its field). */
   const optionsOf = () => {
-    const options: { uids?: string[]; tags?: Record<string, string>; sendAt?: string } = {};
+    const options: SendOptions = {};
     if (audience === 'uids') {
       const uids = uidsOf(uidsText);
       if (uids.length === 0) return { field: 'uids' as const, problem: { key: 'send.uidsNone' } as Problem };
@@ -83,6 +123,11 @@ export function SendPage() {
       if ('problem' in parsed) return { field: 'send-at' as const, problem: parsed.problem };
       options.sendAt = parsed.sendAt;
     }
+    if (variants.length > 0) {
+      const parsed = samplePayloadOf(sample);
+      if ('problem' in parsed) return parsed;
+      Object.assign(options, parsed, { variants: variants.map(variantPayloadOf) });
+    }
     return options;
   };
   const onSubmit = (event: FormEvent) => {
@@ -90,22 +135,18 @@ export function SendPage() {
     if (tooLarge) return;
     setRefusedUrls(notHttps);
     if (notHttps.length > 0) {
-      document.getElementById(notHttps[0] ?? '')?.focus();
+      showField(notHttps[0] ?? '');
       return;
     }
     const options = optionsOf();
-    if ('problem' in options && options.problem && 'field' in options) {
+    if ('problem' in options) {
       setProblem({ field: options.field, problem: options.problem });
       return;
     }
     setProblem(null);
-    send.mutate({
-      ...payloadOf(draft),
-      ...richPayloadOf(rich),
-      ...(options as { uids?: string[]; tags?: Record<string, string>; sendAt?: string }),
-    });
+    send.mutate({ ...payloadOf(draft), ...richPayloadOf(rich), ...options });
   };
-  const problemOf = (field: 'uids' | 'tags' | 'send-at') =>
+  const problemOf = (field: ProblemField) =>
     problem?.field === field ? (
       <p className="error-message" role="alert" id={`${field}-error`}>
         {t(problem.problem.key, problem.problem.values)}
@@ -124,6 +165,7 @@ export function SendPage() {
     ['badge', draft.badge],
     ['image', rich.image],
     ...rich.buttons.map((button, i): [string, string] => [`button-${i + 1}-url`, button.url]),
+    ...variants.flatMap(variantUrls),
   ];
   const notHttps = urls.filter(([, value]) => value && !value.startsWith('https://')).map(([field]) => field);
   const [refusedUrls, setRefusedUrls] = useState<string[]>([]);
@@ -142,9 +184,33 @@ export function SendPage() {
         : send.error instanceof ApiError && send.error.code === 'MISSING_FIELDS' && field === 'title'
           ? send.error
           : null;
+  // INVALID_INPUT names no field; with an A/B test on, it is about the test's settings (docs/engagement.md).
+  const sampleError =
+    variants.length > 0 && send.error instanceof ApiError && send.error.code === 'INVALID_INPUT' ? send.error : null;
   const placedError =
     apiUrlFields.length > 0 ||
+    sampleError !== null ||
     (send.error instanceof ApiError && ['MISSING_FIELDS', 'PAYLOAD_TOO_LARGE'].includes(send.error.code));
+  /** Shows the tab holding a field (`variant-c-url` is C's), then focuses it. */
+  const showField = (field: string) => {
+    const tab = VARIANT_NAMES.findIndex((name) => field.startsWith(`variant-${name.toLowerCase()}-`));
+    setActive(Math.max(0, tab));
+    setFocusNext(field);
+  };
+  const changed = () => {
+    if (send.isError) send.reset();
+  };
+  const addVariant = () => {
+    changed();
+    setVariants((current) => [...current, EMPTY_VARIANT]);
+    setActive(variants.length + 1);
+  };
+  const removeVariant = (index: number) => {
+    changed();
+    setVariants((current) => current.filter((_, i) => i !== index));
+    setActive(0);
+    setFocusNext('variant-tab-0');
+  };
 
   return (
     <>
@@ -212,39 +278,75 @@ export function SendPage() {
                 {problemOf('tags')}
               </div>
             )}
-            <Field
-              id="title"
-              label={t('send.fieldTitle')}
-              required
-              value={draft.title}
-              onChange={set('title')}
-              error={errorOf('title')}
-            />
-            <div className="field">
-              <label htmlFor="body">{t('send.fieldBody')}</label>
-              <textarea id="body" name="body" required rows={3} value={draft.body} onChange={set('body')} />
+            <VariantTabs count={variants.length} active={active} onSelect={setActive} onAdd={addVariant} />
+            <div
+              id="variant-panel"
+              className={variants.length > 0 ? 'variant-panel' : undefined}
+              {...(variants.length > 0 ? { role: 'tabpanel', 'aria-labelledby': `variant-tab-${active}` } : {})}
+            >
+              {active > 0 ? (
+                <VariantFields
+                  key={active}
+                  index={active - 1}
+                  variant={variants[active - 1] ?? EMPTY_VARIANT}
+                  base={{ draft, rich }}
+                  onChange={(next) => {
+                    changed();
+                    setVariants((current) => current.map((variant, i) => (i === active - 1 ? next : variant)));
+                  }}
+                  onRemove={() => removeVariant(active - 1)}
+                  errorOf={errorOf}
+                />
+              ) : (
+                <>
+                  {variants.length > 0 && <p className="hint variant-note">{t('send.variantANote')}</p>}
+                  <Field
+                    id="title"
+                    label={t('send.fieldTitle')}
+                    required
+                    value={draft.title}
+                    onChange={set('title')}
+                    error={errorOf('title')}
+                  />
+                  <div className="field">
+                    <label htmlFor="body">{t('send.fieldBody')}</label>
+                    <textarea id="body" name="body" required rows={3} value={draft.body} onChange={set('body')} />
+                  </div>
+                  {URL_FIELDS.map(({ field, label, placeholder, hint }) => (
+                    <Field
+                      key={field}
+                      id={field}
+                      label={t(label)}
+                      type="url"
+                      placeholder={placeholder}
+                      value={draft[field]}
+                      onChange={set(field)}
+                      hint={hint ? t(hint) : undefined}
+                      error={errorOf(field)}
+                    />
+                  ))}
+                  <RichFields
+                    draft={rich}
+                    errorOf={errorOf}
+                    onChange={(next) => {
+                      if (send.isError) send.reset();
+                      setRich(next);
+                    }}
+                  />
+                </>
+              )}
             </div>
-            {URL_FIELDS.map(({ field, label, placeholder, hint }) => (
-              <Field
-                key={field}
-                id={field}
-                label={t(label)}
-                type="url"
-                placeholder={placeholder}
-                value={draft[field]}
-                onChange={set(field)}
-                hint={hint ? t(hint) : undefined}
-                error={errorOf(field)}
+            {variants.length > 0 && (
+              <SampleFields
+                sample={sample}
+                onChange={(next) => {
+                  changed();
+                  setSample(next);
+                }}
+                problemOf={problemOf}
+                error={sampleError && <ErrorMessage error={sampleError} id="sample-error" />}
               />
-            ))}
-            <RichFields
-              draft={rich}
-              errorOf={errorOf}
-              onChange={(next) => {
-                if (send.isError) send.reset();
-                setRich(next);
-              }}
-            />
+            )}
             <label className="scope-option">
               <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
               <span>
@@ -272,7 +374,8 @@ export function SendPage() {
             )}
             <p className={tooLarge ? 'byte-counter over' : 'byte-counter'} id="byte-counter" aria-live="polite">
               {t('send.bytes', { bytes: number(bytes), max: number(MAX_PAYLOAD_BYTES) })}
-              {tooLarge && t('send.tooLarge')}
+              {(sizes[active] ?? 0) > MAX_PAYLOAD_BYTES && t('send.tooLarge')}
+              {otherTooLarge >= 0 && t('send.variantTooLarge', { name: VARIANT_NAMES[otherTooLarge] ?? '' })}
             </p>
             {send.error instanceof ApiError && send.error.code === 'PAYLOAD_TOO_LARGE' && (
               <ErrorMessage error={send.error} id="byte-counter-error" />
@@ -288,7 +391,11 @@ export function SendPage() {
             </button>
           </form>
         </section>
-        <SendPreview draft={draft} rich={rich} />
+        <SendPreview
+          draft={shownContent.draft}
+          rich={shownContent.rich}
+          variant={variants.length > 0 ? VARIANT_NAMES[active] : undefined}
+        />
       </div>
       {send.data &&
         (send.data.notification.status === 'scheduled' && send.data.sendAt ? (

@@ -18,6 +18,7 @@ export function useSend(appId: string) {
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['usage', appId] });
       await queryClient.invalidateQueries({ queryKey: ['app', appId] });
+      await queryClient.invalidateQueries({ queryKey: ['stats', appId] });
       await queryClient.invalidateQueries({ queryKey: ['notifications', appId] });
     },
   });

@@ -51,20 +51,31 @@ export function SubscribersPage() {
     <section className="panel">
       <div className="panel-heading">
         <h2>{t('subscribers.title')}</h2>
-        <div className="field field-inline">
-          <label htmlFor="status-filter">{t('subscribers.status')}</label>
-          <select
-            id="status-filter"
-            value={status}
-            onChange={(event) => {
-              setStatus(event.target.value as StatusFilter);
-              pages.reset();
-            }}
+        <div className="heading-actions">
+          <div className="field field-inline">
+            <label htmlFor="status-filter">{t('subscribers.status')}</label>
+            <select
+              id="status-filter"
+              value={status}
+              onChange={(event) => {
+                setStatus(event.target.value as StatusFilter);
+                pages.reset();
+              }}
+            >
+              <option value="all">{t('subscribers.all')}</option>
+              <option value="active">{t('subscribers.active')}</option>
+              <option value="expired">{t('subscribers.expired')}</option>
+            </select>
+          </div>
+          {/* The session cookie authenticates the download: a plain link, saved under the API's file name. */}
+          <a
+            className="button"
+            href={`/api/v1/apps/${encodeURIComponent(app.id)}/subscribers/export`}
+            download
+            title={t('subscribers.exportLabel')}
           >
-            <option value="all">{t('subscribers.all')}</option>
-            <option value="active">{t('subscribers.active')}</option>
-            <option value="expired">{t('subscribers.expired')}</option>
-          </select>
+            {t('subscribers.export')}
+          </a>
         </div>
       </div>
       <form className="filter-form" onSubmit={applyFilter} aria-label={t('subscribers.filterLabel')}>

@@ -51,6 +51,7 @@ const summaryColumns = {
   failureReasons: notifications.failureReasons,
   variantStats: notifications.variantStats,
   winner: notifications.winner,
+  winnerAt: notifications.winnerAt,
 };
 
 export type CancelResult = { kind: 'canceled'; notification: Notification } | { kind: 'not_cancelable' } | null;

@@ -25,4 +25,5 @@ export type NotificationSummary = Pick<
   | 'failureReasons'
   | 'variantStats'
   | 'winner'
+  | 'winnerAt'
 >;
