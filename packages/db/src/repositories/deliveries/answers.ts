@@ -83,7 +83,9 @@ export const completeChunk = (
   chunk: ChunkKey,
   last: AnsweredBatch,
   failureDetails: Readonly<Record<string, string>> = {},
-) => sql<(ChunkCounts & { retryIds: string[]; retryAfterMs: number; variantCounts: VariantCounts | null; sentIds: string[] })[]>`
+) => sql<
+  (ChunkCounts & { retryIds: string[]; retryAfterMs: number; variantCounts: VariantCounts | null; sentIds: string[] })[]
+>`
   with progress as (
     delete from notification_chunk_answers p
     where p.notification_id = ${chunk.notificationId} and p.first_subscription_id = ${chunk.firstSubscriptionId}

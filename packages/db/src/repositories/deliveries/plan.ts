@@ -233,46 +233,46 @@ async function planVariantChunks(
   phase: VariantPhase,
   options: PlanOptions,
 ): Promise<{ chunks: DeliveryChunk[]; done: boolean }> {
-    // The sample is planned; the rest waits for the winner (the worker's winner pass queues it).
-    if (phase === 'waiting') return { chunks: [], done: true };
+  // The sample is planned; the rest waits for the winner (the worker's winner pass queues it).
+  if (phase === 'waiting') return { chunks: [], done: true };
 
-    const remaining = notification.targets - notification.planned;
-    const seed = phase === 'sample' ? newSampleSeed() : notification.sample_seed;
-    const sampleSize = phase === 'sample' ? sampleSizeOf(notification.sample ?? 0, notification.targets) : null;
-    // The whole sample in one plan: it is chosen by one ordered pass over the audience.
-    const limit =
-      sampleSize !== null
-        ? Math.min(sampleSize, remaining)
-        : Math.max(0, Math.min(options.chunkSize * options.maxChunks, remaining));
-    const cursor = notification.plan_cursor;
-    const id = sql`s.id`;
-    const notSampled = phase === 'winner' ? sql`and ${outsideSample(sql, id, notification)}` : sql``;
-    const audience = notification.subscription_ids
-      ? sql`select s.id from unnest(${notification.subscription_ids}::uuid[]) as s(id) where true`
-      : sql`
+  const remaining = notification.targets - notification.planned;
+  const seed = phase === 'sample' ? newSampleSeed() : notification.sample_seed;
+  const sampleSize = phase === 'sample' ? sampleSizeOf(notification.sample ?? 0, notification.targets) : null;
+  // The whole sample in one plan: it is chosen by one ordered pass over the audience.
+  const limit =
+    sampleSize !== null
+      ? Math.min(sampleSize, remaining)
+      : Math.max(0, Math.min(options.chunkSize * options.maxChunks, remaining));
+  const cursor = notification.plan_cursor;
+  const id = sql`s.id`;
+  const notSampled = phase === 'winner' ? sql`and ${outsideSample(sql, id, notification)}` : sql``;
+  const audience = notification.subscription_ids
+    ? sql`select s.id from unnest(${notification.subscription_ids}::uuid[]) as s(id) where true`
+    : sql`
           select s.id from subscriptions s
           where s.app_id = ${notification.app_id} and s.status = 'active'
             and s.created_at <= ${notification.since}::timestamptz
             ${audienceFilter(sql, notification, notification.since)}`;
-    // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
-    const page =
-      phase === 'sample'
-        ? sql`select s.id from (${audience}) s order by ${sampleOrder(sql, id, seed as string)} limit ${limit}`
-        : notification.subscription_ids && phase !== 'winner'
-          ? sql`select unnest(${[...notification.subscription_ids]
-              .sort()
-              .filter((id) => cursor === null || id > cursor)
-              .slice(0, limit)}::uuid[]) as id`
-          : sql`
+  // PostgreSQL orders uuids bytewise, which is the order of their lower-case hex text.
+  const page =
+    phase === 'sample'
+      ? sql`select s.id from (${audience}) s order by ${sampleOrder(sql, id, seed as string)} limit ${limit}`
+      : notification.subscription_ids && phase !== 'winner'
+        ? sql`select unnest(${[...notification.subscription_ids]
+            .sort()
+            .filter((id) => cursor === null || id > cursor)
+            .slice(0, limit)}::uuid[]) as id`
+        : sql`
           ${audience}
             ${cursor === null ? sql`` : sql`and s.id > ${cursor}::uuid`}
             ${notSampled}
           order by s.id limit ${limit}`;
-    const letter = letterExpression(sql, phase, notification, notification.planned);
-    const rows =
-      limit === 0
-        ? []
-        : await sql<{ ids: string[]; bound_hash: string | null; bound_id: string | null }[]>`
+  const letter = letterExpression(sql, phase, notification, notification.planned);
+  const rows =
+    limit === 0
+      ? []
+      : await sql<{ ids: string[]; bound_hash: string | null; bound_id: string | null }[]>`
             with page as (${page}),
             numbered as (
               select id, (row_number() over (order by id) - 1) / ${options.chunkSize} as k
@@ -296,44 +296,44 @@ async function planVariantChunks(
                   from chunks order by k`
                 : sql`select ids, null as bound_hash, null as bound_id from chunks order by k`
             }`;
-    const now = new Date();
-    const chunks = rows.map(
-      ({ ids }): DeliveryChunk => ({
-        notificationId,
-        appId: notification.app_id,
-        firstSubscriptionId: ids[0] as string,
-        attempt: 1,
-        subscriptionIds: ids,
-        notBefore: now,
-      }),
-    );
-    const planned = chunks.reduce((sum, chunk) => sum + chunk.subscriptionIds.length, 0);
-    // The sample is keyset-free: the second phase pages from the start of the audience.
-    const lastChunk = phase === 'sample' ? undefined : chunks[chunks.length - 1];
-    const planCursor = lastChunk ? (lastChunk.subscriptionIds[lastChunk.subscriptionIds.length - 1] as string) : cursor;
-    // A short page means the audience is exhausted: what is left of `targets` vanished before the plan
-    // reached it, and counts as expired, which may finish the notification here.
-    const done = planned < limit || planned === remaining;
-    const left = remaining - planned;
-    const sampled =
-      phase === 'sample'
-        ? sql`sample_size = ${sampleSize}, sample_seed = ${seed}::bigint,
+  const now = new Date();
+  const chunks = rows.map(
+    ({ ids }): DeliveryChunk => ({
+      notificationId,
+      appId: notification.app_id,
+      firstSubscriptionId: ids[0] as string,
+      attempt: 1,
+      subscriptionIds: ids,
+      notBefore: now,
+    }),
+  );
+  const planned = chunks.reduce((sum, chunk) => sum + chunk.subscriptionIds.length, 0);
+  // The sample is keyset-free: the second phase pages from the start of the audience.
+  const lastChunk = phase === 'sample' ? undefined : chunks[chunks.length - 1];
+  const planCursor = lastChunk ? (lastChunk.subscriptionIds[lastChunk.subscriptionIds.length - 1] as string) : cursor;
+  // A short page means the audience is exhausted: what is left of `targets` vanished before the plan
+  // reached it, and counts as expired, which may finish the notification here.
+  const done = planned < limit || planned === remaining;
+  const left = remaining - planned;
+  const sampled =
+    phase === 'sample'
+      ? sql`sample_size = ${sampleSize}, sample_seed = ${seed}::bigint,
             sample_bound_hash = ${rows[0]?.bound_hash ?? null}::bigint, sample_bound_id = ${rows[0]?.bound_id ?? null}::uuid,
             winner_at = now() + make_interval(mins => ${notification.winner_after_minutes}),`
-        : sql``;
-    if (done) {
-      await addToCounters(
-        sql,
-        notificationId,
-        { sent: 0, failed: 0, expired: left },
-        sql`${sampled} planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
-      );
-    } else {
-      await sql`update notifications set ${sampled} planned = ${notification.targets - left},
+      : sql``;
+  if (done) {
+    await addToCounters(
+      sql,
+      notificationId,
+      { sent: 0, failed: 0, expired: left },
+      sql`${sampled} planned = ${notification.targets - left}, plan_cursor = ${planCursor}::uuid, fanned_out_at = now(),`,
+    );
+  } else {
+    await sql`update notifications set ${sampled} planned = ${notification.targets - left},
         plan_cursor = ${planCursor}::uuid, updated_at = now() where id = ${notificationId}`;
-    }
-    // After the sample nothing more is planned until the winner is chosen.
-    return { chunks, done: done || phase === 'sample' };
+  }
+  // After the sample nothing more is planned until the winner is chosen.
+  return { chunks, done: done || phase === 'sample' };
 }
 
 /**
