@@ -12,6 +12,9 @@ const launched = launcherEnv(new URL('../.env', import.meta.url).pathname).env;
  * PostgreSQL that a running `pnpm dev` or `pnpm start` left its URL for (scripts/mode.mjs).
  */
 function adminEnv(): Record<string, string | undefined> {
+  // The commands need only the database: DATABASE_URL alone is enough here (the running API hears of
+  // a change through Redis when REDIS_URL is set too, else on its next look-up).
+  if (launched.DATABASE_URL) return launched;
   if (chooseMode(launched) !== 'embedded') return launched;
   const running = runningEmbedded(launched);
   if (running === null) {

@@ -404,6 +404,27 @@ if (browser) {
     t.pass('still signed in after the change');
   });
 
+  await t.test('Try it with notifications blocked says so once, and offers no subscribe', async (t) => {
+    await setLanguage('en');
+    // What a person who clicked "Block" has: Chromium's own permission setting, through DevTools.
+    const cdp = await context.newCDPSession(page);
+    for (const name of ['notifications', 'push'])
+      await cdp.send('Browser.setPermission', {
+        permission: name === 'push' ? { name, userVisibleOnly: true } : { name },
+        setting: 'denied',
+        origin: url,
+      });
+    t.teardown(() => cdp.send('Browser.resetPermissions').catch(() => undefined));
+    await open(`/apps/${appId}/try`);
+    const status = page.getByTestId('push-state');
+    await status.waitFor();
+    t.equal(await status.getAttribute('data-state'), 'denied');
+    const text = await page.locator('main').innerText();
+    t.match(text, /Notifications are blocked for this site/);
+    t.notMatch(text, /the browser will ask/, 'no line says the browser will ask');
+    t.ok(await page.getByRole('button', { name: 'Subscribe this browser' }).isDisabled(), 'subscribe is off');
+  });
+
   await t.test('sign-out lands on /sign-in, with no ?next', async (t) => {
     await open('/account');
     await page

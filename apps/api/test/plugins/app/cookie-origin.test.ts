@@ -6,7 +6,7 @@ import { bearer, buildTestApp, createApp, registerUser } from '../../helper.js';
 
 // docs/security.md, "Cookie writes come from the dashboard's origin only": a write carried by the wp_session cookie from an
 // origin other than PUBLIC_URL's is 403 ORIGIN_NOT_ALLOWED and changes nothing.
-const { app, config, database } = await buildTestApp(t);
+const { app, config, database } = await buildTestApp(t, { RATE_LIMIT_LOGIN_MAX: '1000' });
 const dashboardOrigin = new URL(config.publicUrl).origin;
 const foreignOrigin = 'https://evil.example.com';
 const siblingOrigin = 'http://sub.localhost:3000';
