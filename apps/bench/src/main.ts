@@ -25,6 +25,7 @@ import { combineCpu, loadAverage, type SendingCpu, startCpuMeter } from './cpu-m
 import { subscriberKeyPool } from './key-pool.js';
 import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
+import { type EmbeddedFigures, embeddedFigures } from './measure-embedded.js';
 import { measureEvents } from './measure-events.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
@@ -365,6 +366,7 @@ type SideWorkerOpener = (
   suffix: string,
   env: Record<string, string>,
   entry: WorkerEntry,
+  apiEnv?: Record<string, string>,
 ) => Promise<MeasuredWorker>;
 
 /**
@@ -430,6 +432,35 @@ async function measureFanOut(
     noopWorker: noop ? await noop.finish(rounds.noop) : null,
     bare: senderFigures(bareMode, rounds.bare, bareConnections),
   };
+}
+
+/**
+ * (f) The embedded mode's queues (measure-embedded.ts): the same worker with its queues in Redis and
+ * in PostgreSQL, `workerRuns` rounds each, alternating; the PostgreSQL one behind an API on
+ * in-process coordination, as `pnpm dev` runs embedded.
+ */
+async function measureEmbedded(openSideWorker: SideWorkerOpener): Promise<EmbeddedFigures> {
+  const onRedis = await openSideWorker('worker on Redis queues', 'queues-redis', {}, options.workerEntry);
+  const postgresQueues = { QUEUE_BACKEND: 'postgres' };
+  const onPostgres = await openSideWorker(
+    'worker on PostgreSQL queues',
+    'queues-postgres',
+    postgresQueues,
+    options.workerEntry,
+    { ...postgresQueues, COORDINATION: 'process' },
+  );
+  const rounds = { redis: [] as WorkerRound[], postgres: [] as WorkerRound[] };
+  for (let index = 1; index <= options.workerRuns; index++) {
+    rounds.redis.push(await onRedis.round(index));
+    rounds.postgres.push(await onPostgres.round(index));
+  }
+  const figures = embeddedFigures(await onRedis.finish(rounds.redis), await onPostgres.finish(rounds.postgres));
+  say(
+    `embedded: PostgreSQL queues ${thousands(figures.postgres.sendsPerSec)}/s vs Redis queues ` +
+      `${thousands(figures.redis.sendsPerSec)}/s → ${figures.ratio}×; first push ${figures.firstPushMs} ms ` +
+      `(Redis queues ${figures.redisFirstPushMs} ms)`,
+  );
+  return figures;
 }
 
 /** (d) POST /notify to an app without subscribers vs a plain Fastify route, same process, same load. */
@@ -537,26 +568,27 @@ async function run(): Promise<BenchFigures> {
   let workerWithoutProgress: WorkerFigures | null = null;
   let noopWorker: WorkerFigures | null = null;
   let interleavedBare: SenderFigures | null = null;
+  // The side workers have their own Redis prefix each (with QUEUE_BACKEND=postgres, their own queue
+  // schema), and an API that queues there; `apiEnv` goes to that API as well.
+  const openSideWorker: SideWorkerOpener = async (label, suffix, env, entry, apiEnv = {}) => {
+    const prefix = `${redisKeyPrefix}:${suffix}`;
+    cleanups.push(() => deleteRedisKeys(options.redisUrl, prefix));
+    const sideApi = await buildApp(loadConfig({ ...serviceEnv, ...apiEnv, REDIS_KEY_PREFIX: prefix }), {
+      logger: { level: 'warn' },
+    });
+    cleanups.push(() => sideApi.close());
+    const sideApiUrl = await sideApi.listen({ port: 0, host: '127.0.0.1' });
+    return openWorker(
+      { ...workerEnv, ...env, REDIS_KEY_PREFIX: prefix },
+      sideApiUrl,
+      tenant.app,
+      standIn,
+      database,
+      label,
+      entry,
+    );
+  };
   if (options.phases.has('worker') && options.phases.has('peers')) {
-    // The side workers have their own Redis prefix each, and an API that queues there.
-    const openSideWorker: SideWorkerOpener = async (label, suffix, env, entry) => {
-      const prefix = `${redisKeyPrefix}:${suffix}`;
-      cleanups.push(() => deleteRedisKeys(options.redisUrl, prefix));
-      const sideApi = await buildApp(loadConfig({ ...serviceEnv, REDIS_KEY_PREFIX: prefix }), {
-        logger: { level: 'warn' },
-      });
-      cleanups.push(() => sideApi.close());
-      const sideApiUrl = await sideApi.listen({ port: 0, host: '127.0.0.1' });
-      return openWorker(
-        { ...workerEnv, ...env, REDIS_KEY_PREFIX: prefix },
-        sideApiUrl,
-        tenant.app,
-        standIn,
-        database,
-        label,
-        entry,
-      );
-    };
     const context = { database, app: tenant.app, standIn, workDir };
     ({
       worker,
@@ -578,6 +610,7 @@ async function run(): Promise<BenchFigures> {
         interleavedBare,
       )
     : null;
+  const embedded = options.phases.has('embedded') ? await measureEmbedded(openSideWorker) : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   const events = options.phases.has('events')
     ? await measureEvents(api, apiUrl, database, tenant.app, standIn.origin, options, say)
@@ -657,6 +690,7 @@ async function run(): Promise<BenchFigures> {
     flush,
     accept,
     storage,
+    embedded,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

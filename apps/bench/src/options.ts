@@ -17,6 +17,7 @@ export const benchPhases = [
   'flush',
   'accept',
   'storage',
+  'embedded',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -107,13 +108,19 @@ function workerEntryOf(raw: string | undefined): WorkerEntry {
 }
 
 /**
+ * BENCH_MODE=embedded: the embedded phase alone, a quick check (about a minute here): the same worker
+ * on PostgreSQL queues and on Redis queues, alternating, over 5,000 subscriptions.
+ *
  * BENCH_MODE=million: the 1,000,000-subscriber run, the worker phase alone, once (about six minutes
  * of sending here): worker peak RSS (target < 250 MB) and time to the first push, with the built
  * worker, as deployed (`pnpm build` first; tsx would add ~40 MB). Any BENCH_* set explicitly still wins.
  */
 function presetOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (env.BENCH_MODE === undefined || env.BENCH_MODE === '') return env;
-  if (env.BENCH_MODE !== 'million') throw new Error(`BENCH_MODE must be million, got ${env.BENCH_MODE}`);
+  if (env.BENCH_MODE === 'embedded') {
+    return { BENCH_SUBSCRIPTIONS: '5000', BENCH_PHASES: 'embedded', BENCH_RUNS: '4', ...env };
+  }
+  if (env.BENCH_MODE !== 'million') throw new Error(`BENCH_MODE must be million or embedded, got ${env.BENCH_MODE}`);
   return {
     BENCH_SUBSCRIPTIONS: '1000000',
     BENCH_PHASES: 'worker',

@@ -1,6 +1,7 @@
 import type { SendingCpu } from './cpu-meter.js';
 import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
+import { type EmbeddedFigures, embeddedJson, embeddedRows, embeddedVerdicts } from './measure-embedded.js';
 import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
@@ -83,6 +84,8 @@ export interface BenchFigures {
   crash: RecoveryFigures | null;
   flush: RecoveryFigures | null;
   accept: AcceptLatency | null;
+  /** (f) the same worker on PostgreSQL queues (the embedded mode) against Redis queues, alternating rounds. */
+  embedded: EmbeddedFigures | null;
   settings: {
     chunkConcurrency: number;
     pushConcurrency: number;
@@ -310,6 +313,7 @@ export function printReport(figures: BenchFigures): void {
           `hops of the median run: accepted ${fixed(medianFirst?.acceptMs, 1)}, first chunk planned +${fixed(medianFirst?.planMs, 1)}, ` +
           `first push +${fixed(medianFirst?.deliverMs, 1)}`,
       ],
+      ...embeddedRows(figures.embedded),
       // --- recovery rows ---
       ...recoveryRows(figures.crash, figures.flush),
       // --- end recovery rows ---
@@ -410,6 +414,7 @@ export function printReport(figures: BenchFigures): void {
   for (const line of recoveryTargetLines(figures.crash, figures.flush)) console.log(line);
   // --- end recovery targets ---
   console.log(acceptVerdict(figures.accept));
+  for (const line of embeddedVerdicts(figures.embedded)) console.log(line);
   console.log(eventsVerdict(figures.events));
   for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
@@ -485,6 +490,7 @@ export function printReport(figures: BenchFigures): void {
       crash: recoveryJson(figures.crash),
       flush: recoveryJson(figures.flush),
       acceptLatency: acceptJson(figures.accept),
+      embedded: embeddedJson(figures.embedded),
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

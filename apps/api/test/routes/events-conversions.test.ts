@@ -127,12 +127,11 @@ t.test('only a subscription the notification was pushed to can convert; another 
 t.test('a value out of range or not a number is INVALID_INPUT, and nothing is buffered', async (t) => {
   const id = await send(a);
   const event = { notificationId: id, endpoint: a.endpoints[0], type: 'converted' };
-  const listKey = `${ctx.config.redisKeyPrefix}:engagement:buffer`;
-  const buffered = await app.redis.llen(listKey);
+  const buffered = await app.coordination.engagement.length();
   for (const value of [-1, -0.01, 1_000_000_000.01, '12', 'abc', null, true, [3], { amount: 3 }]) {
     assertError(t, await report(a.browserSecret, { ...event, value }), 'INVALID_INPUT');
   }
-  t.equal(await app.redis.llen(listKey), buffered, 'no event buffered');
+  t.equal(await app.coordination.engagement.length(), buffered, 'no event buffered');
   t.equal((await app.engagement.flush()).counted, 0);
   t.equal(
     (await report(a.browserSecret, { ...event, value: 1_000_000_000 })).statusCode,
