@@ -408,13 +408,19 @@ if (browser) {
     await setLanguage('en');
     // What a person who clicked "Block" has: Chromium's own permission setting, through DevTools.
     const cdp = await context.newCDPSession(page);
+    // Playwright's context is a browser context of its own: the permission is set in that one.
+    const { targetInfo } = await cdp.send('Target.getTargetInfo');
+    const browserContextId = targetInfo.browserContextId;
     for (const name of ['notifications', 'push'])
       await cdp.send('Browser.setPermission', {
         permission: name === 'push' ? { name, userVisibleOnly: true } : { name },
         setting: 'denied',
         origin: url,
+        ...(browserContextId ? { browserContextId } : {}),
       });
-    t.teardown(() => cdp.send('Browser.resetPermissions').catch(() => undefined));
+    t.teardown(() =>
+      cdp.send('Browser.resetPermissions', browserContextId ? { browserContextId } : {}).catch(() => undefined),
+    );
     await open(`/apps/${appId}/try`);
     const status = page.getByTestId('push-state');
     await status.waitFor();
