@@ -6,6 +6,8 @@
 // (SMOKE_USER, default `nobody`); under any other user once, as that user, without a namespace.
 // Exits 1 when a run fails.
 import { spawnSync } from 'node:child_process';
+import { chmodSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const runner = [process.execPath, '--import', 'tsx', 'scripts/embedded-smoke-run.ts'];
@@ -36,6 +38,16 @@ if (process.getuid?.() === 0) {
       `[smoke] FAILED  no network namespace (unshare --net; ip link set lo up): ${(probe.stderr || probe.error?.message || '').trim()}`,
     );
     process.exit(1);
+  }
+  // PostgreSQL (run as `postgres`, never as root) and the unprivileged run must reach the checkout:
+  // a clone made in a private directory (mktemp -d is 0700) gets the search bit (o+x) on each
+  // directory above it that lacks it, and nothing more (nothing becomes readable by others).
+  for (let dir = root.replace(/\/$/, ''); dir !== dirname(dir); dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+      console.log(`[smoke] ${dir}: added o+x so the postgres and ${process.env.SMOKE_USER || 'nobody'} users can reach the checkout`);
+    }
   }
   // A fresh namespace has loopback down: bring it up, then run the checks in it.
   const isolated = (inner) => ['unshare', '--net', '--', 'sh', '-c', 'ip link set lo up && exec "$@"', 'sh', ...inner];
