@@ -135,6 +135,9 @@ if (browser) {
       await tryIt.page.goto(`${url}/apps/${appId}/try`);
       const button = tryIt.page.getByRole('button', { name: 'このブラウザーを購読させる' });
       await button.click();
+      // The SDK's soft prompt asks first, in the page's language.
+      const prompt = tryIt.page.getByRole('dialog', { name: 'このブラウザーでテスト通知を受け取りますか？' });
+      await prompt.getByRole('button', { name: '通知を受け取る' }).click();
       const alert = tryIt.page.getByRole('alert').filter({ hasText: '20 秒以内に応答がありませんでした' });
       // The wait starts once the key is made: move the clock on until the message is there.
       const shown = await waitForValue(

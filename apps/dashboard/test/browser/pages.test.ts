@@ -396,7 +396,7 @@ if (browser) {
 
   await t.test('every page passes axe and fits 375 px', async (t) => {
     const pages = [
-      { path: `/apps/${appId}`, heading: 'Daily sends, last 30 days' },
+      { path: `/apps/${appId}`, heading: 'Activity per day' },
       { path: `/apps/${appId}/send`, heading: 'New notification' },
       { path: `/apps/${appId}/notifications`, heading: 'Notifications' },
       { path: `/apps/${appId}/subscribers`, heading: 'Subscribers' },
