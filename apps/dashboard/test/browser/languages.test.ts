@@ -149,10 +149,11 @@ if (browser) {
         'the try-it wait ends in its message',
       );
       t.ok(shown, 'the wait ends in its message');
-      // The soft prompt is still mounted over the page: the second try is the button's own click.
-      await button.dispatchEvent('click');
-      const again = prompt.getByRole('button', { name: '通知を受け取る' });
-      if (await again.isVisible()) await again.click();
+      // The prompt went with the wait: nothing is left over the page to catch the next click.
+      await prompt.waitFor({ state: 'detached' });
+      t.equal(await tryIt.page.locator('[data-webpush]').count(), 0, 'no SDK element is left on the page');
+      await button.click();
+      await prompt.getByRole('button', { name: '通知を受け取る' }).click();
       await tryIt.page.getByText('応答を待っています').waitFor();
       const keys = await waitForValue(
         async () => sql`select 1 from api_keys where app_id = ${appId} and name = ${TRY_IT_KEY}`,

@@ -66,6 +66,11 @@ export interface PromptOptions {
   homeScreenGuide?: boolean;
   /** Called when the visitor says yes, just before the browser is asked. */
   onAccept?: () => void;
+  /**
+   * Closes the prompt when aborted (say, when the page gives up waiting): it settles as `failed`
+   * with the signal's reason, and nothing stays on the page.
+   */
+  signal?: AbortSignal;
 }
 
 export type PromptOutcome =
@@ -137,6 +142,7 @@ export async function showPrompt(options: PromptOptions): Promise<PromptResult> 
   const homeScreen = state === 'unsupported' && needsHomeScreen();
   if (state === 'unsupported' && !(homeScreen && options.homeScreenGuide !== false)) return { outcome: 'unsupported' };
   if (!options.ignoreRememberedNo && days > 0 && declinedRecently(days)) return { outcome: 'declined-recently' };
+  if (options.signal?.aborted) return { outcome: 'failed', error: options.signal.reason };
 
   const { host, root } = shadowHost(STYLE, options.container ?? document.body);
   host.lang = language;
@@ -151,11 +157,14 @@ export async function showPrompt(options: PromptOptions): Promise<PromptResult> 
       if (settled) return;
       settled = true;
       if (result.outcome === 'declined' && days > 0) writeStored(DECLINED_KEY, String(Date.now()));
+      options.signal?.removeEventListener('abort', abort);
       if (dialog.open) dialog.close();
       host.remove();
       returnFocus?.focus();
       resolve(result);
     };
+    const abort = () => finish({ outcome: 'failed', error: options.signal?.reason });
+    options.signal?.addEventListener('abort', abort);
     const later = element('button', { type: 'button', class: 'wp-button', 'data-action': 'later' });
     // Escape closes a modal dialog through `cancel`: the visitor's "not now".
     dialog.addEventListener('cancel', (event) => {

@@ -150,6 +150,20 @@ if (browser) {
     t.pass('the prompt shows: neither the future time nor the other origin’s entry counts');
     await page.keyboard.press('Escape');
     await answer(page);
+
+    // A page that stops waiting aborts its signal: the prompt settles and leaves nothing behind.
+    const options = JSON.stringify({ subscribe: { baseUrl: api.url, apiKey: api.apiKey }, ignoreRememberedNo: true });
+    await page.evaluate(
+      `void (window.closer = new AbortController(), window.answer = WebPush.prompt.showPrompt({ ...${options}, signal: window.closer.signal }))`,
+    );
+    await page.getByRole('dialog').waitFor();
+    await page.evaluate(`window.closer.abort(new Error('the page gave up'))`);
+    t.same(
+      await page.evaluate(`window.answer.then((a) => ({ outcome: a.outcome, message: a.error?.message ?? null }))`),
+      { outcome: 'failed', message: 'the page gave up' },
+      'an abort settles the prompt as failed, with the reason',
+    );
+    t.equal(await page.locator('[data-webpush]').count(), 0, 'the prompt is gone from the page');
   });
 
   await t.test('iOS Safari in a tab: subscribe() says home-screen-required; the prompt shows the steps', async (t) => {

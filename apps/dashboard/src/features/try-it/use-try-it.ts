@@ -122,6 +122,8 @@ export function useSubscribeThisBrowser(appId: string) {
       };
       const apiKey = await tryItKey(appId, t('try.keyName'), false);
       const deadline = deadlineFromAcceptance(SUBSCRIBE_TIMEOUT_MS);
+      // Past the deadline the prompt goes too: a dialog left on the page would cover the next try.
+      const closePrompt = new AbortController();
       let answer: PromptAnswer;
       try {
         answer = await Promise.race([
@@ -131,11 +133,13 @@ export function useSubscribeThisBrowser(appId: string) {
             ignoreRememberedNo: true,
             text: { title: t('try.promptTitle'), body: t('try.promptBody') },
             onAccept: deadline.accept,
+            signal: closePrompt.signal,
           }),
           deadline.expired,
         ]);
       } finally {
         deadline.clear();
+        closePrompt.abort(new TryItError('try.timeout'));
       }
       try {
         switch (answer.outcome) {
