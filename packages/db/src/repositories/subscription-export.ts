@@ -10,6 +10,8 @@ export interface ExportedSubscription {
   status: SubscriptionStatus;
   uid: string | null;
   tags: SubscriptionTags;
+  language: string | null;
+  timeZone: string | null;
   /** ISO 8601 in UTC with milliseconds, as the API's JSON dates are. */
   createdAt: string;
 }
@@ -33,7 +35,7 @@ export interface ExportedSubscriptionWithKeys {
 export function exportSubscriptions(db: Database, appId: string): AsyncIterable<ExportedSubscription[]> {
   const sql = db.$client;
   return sql<ExportedSubscription[]>`
-    select id, endpoint, status, uid, tags,
+    select id, endpoint, status, uid, tags, language, time_zone as "timeZone",
       to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
     from subscriptions where app_id = ${appId}
     order by created_at, id`.cursor(CURSOR_BATCH);

@@ -21,15 +21,14 @@ async function* csvChunks(batches: AsyncIterable<ExportedSubscription[]>) {
   for await (const rows of batches) {
     let chunk = '';
     for (const row of rows) {
-      // language and timeZone: not recorded for subscriptions yet, so empty.
       chunk += csvRecord([
         row.id,
         row.endpoint,
         row.status,
         row.uid,
         JSON.stringify(row.tags),
-        null,
-        null,
+        row.language,
+        row.timeZone,
         row.createdAt,
       ]);
     }
