@@ -159,7 +159,7 @@ export async function queueDepths(queues: Queues): Promise<{ queue: QueueName; s
     [queueNames.deliveries, queues.deliveries],
     [queueNames.webhooks, queues.webhooks],
   ] as const) {
-    const counts = await instance.getJobCounts('waiting', 'active', 'delayed', 'failed');
+    const counts = await instance.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
     for (const [state, count] of Object.entries(counts)) depths.push({ queue, state, count });
   }
   return depths;

@@ -6,7 +6,19 @@ const ADD_BULK_LIMIT = 1_000;
 /** Job states asked of Redis at once when a fan-out re-runs. */
 const STATE_BATCH = 200;
 
-const jobFor = (chunk: DeliveryChunk, now: number) => ({
+/** BullMQ's highest priority number (2^21); Redis and PostgreSQL queues alike. */
+const MAX_PRIORITY = 2_097_152;
+
+/**
+ * Fair delivery across apps: a send's first chunk has no priority, its later chunks the priority of
+ * their rank in the send (2nd → 1, 3rd → 2, …). Both queue backends take jobs without a priority
+ * before prioritized ones, and prioritized ones lowest number first, so every send's first chunk
+ * (all of a small send) goes ahead of the rest of a large one, and two large sends take turns
+ * chunk by chunk instead of the later waiting for the whole of the earlier.
+ */
+const priorityOf = (rank: number) => (rank <= 0 ? undefined : Math.min(rank, MAX_PRIORITY));
+
+const jobFor = (chunk: DeliveryChunk, now: number, rank: number) => ({
   name: jobNames.deliverChunk,
   data: {
     notificationId: chunk.notificationId,
@@ -15,17 +27,25 @@ const jobFor = (chunk: DeliveryChunk, now: number) => ({
     attempt: chunk.attempt,
     subscriptionIds: chunk.subscriptionIds,
   } satisfies DeliveryChunkJob,
-  opts: { jobId: chunkJobId(chunk), delay: Math.max(0, chunk.notBefore.getTime() - now) },
+  opts: {
+    jobId: chunkJobId(chunk),
+    delay: Math.max(0, chunk.notBefore.getTime() - now),
+    priority: priorityOf(rank),
+  },
 });
 
 /**
  * Queues delivery chunks. Job ids are deterministic, so queueing a chunk whose job already waits
  * is a no-op in Redis, and a chunk counted in PostgreSQL is skipped by the processor anyway.
+ * `firstRank`: the rank of `chunks[0]` among its send's chunks (0 for its first), which sets the
+ * jobs' priorities (see `priorityOf`).
  */
-export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk[]): Promise<void> {
+export async function queueChunks(queues: Queues, chunks: readonly DeliveryChunk[], firstRank = 0): Promise<void> {
   const now = Date.now();
   for (let start = 0; start < chunks.length; start += ADD_BULK_LIMIT) {
-    await queues.deliveries.addBulk(chunks.slice(start, start + ADD_BULK_LIMIT).map((chunk) => jobFor(chunk, now)));
+    await queues.deliveries.addBulk(
+      chunks.slice(start, start + ADD_BULK_LIMIT).map((chunk, i) => jobFor(chunk, now, firstRank + start + i)),
+    );
   }
 }
 
@@ -53,8 +73,9 @@ export async function requeueChunks(
     }
   }
   // Subscription ids are read only for what is re-queued (after a Redis flush: everything).
+  // Ranked after a first chunk: what a re-run re-queues is the rest of a send under way.
   for (let start = 0; start < missing.length; start += ADD_BULK_LIMIT) {
-    await queueChunks(queues, await load(missing.slice(start, start + ADD_BULK_LIMIT)));
+    await queueChunks(queues, await load(missing.slice(start, start + ADD_BULK_LIMIT)), start + 1);
   }
   return missing.length;
 }

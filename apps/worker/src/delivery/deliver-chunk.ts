@@ -280,7 +280,8 @@ async function recordOutcome(run: ChunkRun, last: LastAnswers): Promise<ChunkRes
     },
   );
   metrics.chunks.inc({ result: recorded ? 'recorded' : 'duplicate' });
-  if (retryChunk) await queueChunks(context.queues, [retryChunk]);
+  // A retry is a later chunk of its send: behind every send's first chunk.
+  if (retryChunk) await queueChunks(context.queues, [retryChunk], 1);
   if (recordedCounts && (recordedCounts.failed > 0 || retryChunk)) {
     const retrying = retryChunk?.subscriptionIds.length ?? 0;
     log.info(

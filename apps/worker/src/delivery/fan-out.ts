@@ -46,7 +46,8 @@ async function planAndQueue(context: WorkerContext, job: FanOutJob): Promise<{ q
         chunkSize: first ? Math.min(chunkSize, pushConcurrency) : chunkSize,
         maxChunks: first ? FIRST_PLAN_CHUNKS : CHUNKS_PER_PLAN,
       });
-      await queueChunks(queues, chunks);
+      // Ranked by their place in the send: its first chunk goes ahead of other sends' later ones.
+      await queueChunks(queues, chunks, queued);
       queued += chunks.length;
       if (done) break;
     }
