@@ -27,9 +27,11 @@ import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedFigures } from './measure-embedded.js';
 import { measureEvents } from './measure-events.js';
+import { measureExport } from './measure-export.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
+import type { ShapeFigures } from './measure-shapes.js';
 import {
   databaseActivity,
   grownBy,
@@ -105,7 +107,8 @@ interface WorkerRound {
 
 /** A worker process kept running between its measured rounds (see `measureFanOut`). */
 interface MeasuredWorker {
-  round(index: number): Promise<WorkerRound>;
+  /** `body`: what POST /notify sends (default the 200-byte `notification`). */
+  round(index: number, body?: object, label?: string): Promise<WorkerRound>;
   /** Stops the process; its figures over `rounds`. */
   finish(rounds: WorkerRound[]): Promise<WorkerFigures>;
 }
@@ -129,12 +132,12 @@ async function openWorker(
   cleanups.push(() => worker.stop());
   say(`${label} (${entry}, pid ${worker.pid}) ready, RSS ${worker.startRssMb.toFixed(1)} MB`);
   return {
-    async round(index) {
+    async round(index, body = notification, roundLabel = label) {
       const before = await standIn.stats();
       standIn.mark();
       const meter = startCpuMeter({ sender: worker.pid, standIn: standIn.pid });
       // Bounded: two minutes, plus 20 ms a subscription (50/s: seen at load average 40 on 2 cores).
-      const run = await notifyAndWait(apiUrl, app.secret, notification, 120_000 + 20 * N, async (progress) => {
+      const run = await notifyAndWait(apiUrl, app.secret, body, 120_000 + 20 * N, async (progress) => {
         // Long runs (BENCH_MODE=million) say how far they are, so a run cut short still tells something.
         const { firstSinceMark } = await standIn.stats();
         const first = firstSinceMark === null ? '–' : `${thousands(firstSinceMark - progress.postedAt)} ms`;
@@ -152,7 +155,7 @@ async function openWorker(
       if (pushes && received < N) throw new Error(`${label} run ${index}: the stand-in got ${received} pushes of ${N}`);
       const firstPush = pushes ? await firstPushOf(run, standIn, database) : null;
       say(
-        `${label} ${index > 0 ? `run ${index}` : 'warm-up run (not counted)'}: ${thousands(N)} sent in ${run.seconds.toFixed(2)} s → ` +
+        `${roundLabel} ${index > 0 ? `run ${index}` : 'warm-up run (not counted)'}: ${thousands(N)} sent in ${run.seconds.toFixed(2)} s → ` +
           `${thousands(perSecond(N, run.seconds))}/s, ${thousands(cpu.micros.sender)} µs CPU a push ` +
           `(peak RSS so far ${worker.peakRssMb().toFixed(1)} MB)` +
           (firstPush === null
@@ -195,6 +198,83 @@ async function measureWorker(
   const rounds: WorkerRound[] = [];
   for (let index = 1; index <= options.workerRuns; index++) rounds.push(await worker.round(index));
   return worker.finish(rounds);
+}
+
+/** The send shapes compared with a plain send, each within its bound of it (see `measureShapes`). */
+const SHAPES = {
+  /** Two variants, A and B, each to half of the targets: ≤ 5 % slower. */
+  variants: { bound: 0.05, body: { ...notification, variants: [{ title: 'Bench B', body: 'y'.repeat(143) }] } },
+  /** Three languages, each subscription its own: ≤ 10 % slower. */
+  translations: {
+    bound: 0.1,
+    body: {
+      ...notification,
+      translations: {
+        en: { title: 'Bench (en)', body: 'e'.repeat(143) },
+        fr: { title: 'Bench (fr)', body: 'f'.repeat(143) },
+      },
+    },
+  },
+  /** The same plain send with the app's frequency cap set (high enough to skip nobody): ≤ 10 % slower. */
+  capped: { bound: 0.1, body: notification },
+} as const;
+
+/**
+ * (v) A plain send against the send shapes the audiences and results features add: two A/B
+ * variants, three languages, a frequency cap. One worker process, `workerRuns` rounds of each,
+ * interleaved (plain, variants, translations, capped, plain, …) so the machine's drift falls on
+ * all alike; the medians are compared. The subscriptions get ja, en and fr in turn first.
+ */
+async function measureShapes(
+  env: Record<string, string>,
+  apiUrl: string,
+  app: BenchApp,
+  standIn: PushStandIn,
+  database: BenchDatabase,
+): Promise<ShapeFigures> {
+  const { sql } = database.handle;
+  await sql`update subscriptions set language = (array['ja', 'en', 'fr'])[1 + abs(hashtext(endpoint)) % 3]
+    where app_id = ${app.id}`;
+  const worker = await openWorker(env, apiUrl, app, standIn, database, 'shapes worker');
+  const rates: Record<'plain' | keyof typeof SHAPES, number[]> = {
+    plain: [],
+    variants: [],
+    translations: [],
+    capped: [],
+  };
+  const rate = (round: WorkerRound) => perSecond(round.run.sent, round.run.seconds);
+  const plainRounds: WorkerRound[] = [];
+  await worker.round(0); // warm-up, not counted
+  for (let index = 1; index <= options.workerRuns; index++) {
+    const plainRound = await worker.round(index, notification, 'plain send');
+    plainRounds.push(plainRound);
+    rates.plain.push(rate(plainRound));
+    rates.variants.push(rate(await worker.round(index, SHAPES.variants.body, 'two variants')));
+    rates.translations.push(rate(await worker.round(index, SHAPES.translations.body, 'three languages')));
+    // Read by the chunk query of each chunk: set for this round only. Each round pushes every
+    // subscription once, so a cap of 100 an hour skips nobody and every target is still sent.
+    await sql`update apps set frequency_cap = '{"max": 100, "hours": 1}'::jsonb where id = ${app.id}`;
+    try {
+      rates.capped.push(rate(await worker.round(index, SHAPES.capped.body, 'frequency cap set')));
+    } finally {
+      await sql`update apps set frequency_cap = null where id = ${app.id}`;
+    }
+  }
+  await worker.finish(plainRounds);
+  const plain = median(rates.plain);
+  const shapes = Object.fromEntries(
+    (Object.keys(SHAPES) as (keyof typeof SHAPES)[]).map((name) => {
+      const sendsPerSec = median(rates[name]);
+      const slowerBy = plain / sendsPerSec - 1;
+      const bound = SHAPES[name].bound;
+      say(
+        `shape ${name}: ${thousands(sendsPerSec)}/s vs plain ${thousands(plain)}/s in the same run: ` +
+          `${(slowerBy * 100).toFixed(1)} % slower (bound ${bound * 100} %)`,
+      );
+      return [name, { sendsPerSec, runsPerSec: rates[name], slowerBy, bound, met: slowerBy <= bound }];
+    }),
+  ) as ShapeFigures['shapes'];
+  return { plainSendsPerSec: plain, plainRunsPerSec: rates.plain, shapes };
 }
 
 /**
@@ -552,6 +632,16 @@ async function run(): Promise<BenchFigures> {
   const api = await buildApp(apiConfig, { logger: { level: 'warn' } });
   cleanups.push(() => api.close());
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+  // (x) An app of its own with BENCH_EXPORT_ROWS subscriptions, endpoints after every other app's.
+  const measureExportPhase = async () => {
+    const secrets = {
+      encryptionKey: apiConfig.encryptionKey as Buffer,
+      apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
+    };
+    const exportApp = await createBenchApp(database, secrets, tenant.userId, 'bench (export)');
+    await seedSubscriptions(database, exportApp.id, options.exportRows, standIn.origin, pool, () => {}, 50_000_000);
+    return measureExport(database, secrets.apiKeyPepper, tenant.userId, exportApp.id, options.exportRows, apiUrl, say);
+  };
 
   const workerEnv = {
     ...serviceEnv,
@@ -610,6 +700,10 @@ async function run(): Promise<BenchFigures> {
         interleavedBare,
       )
     : null;
+  const shapes = options.phases.has('shapes')
+    ? await measureShapes(workerEnv, apiUrl, tenant.app, standIn, database)
+    : null;
+  const exported = options.phases.has('export') ? await measureExportPhase() : null;
   const embedded = options.phases.has('embedded') ? await measureEmbedded(openSideWorker) : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   const events = options.phases.has('events')
@@ -691,6 +785,8 @@ async function run(): Promise<BenchFigures> {
     accept,
     storage,
     embedded,
+    shapes,
+    exported,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

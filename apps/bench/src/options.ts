@@ -18,6 +18,8 @@ export const benchPhases = [
   'accept',
   'storage',
   'embedded',
+  'shapes',
+  'export',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -60,6 +62,8 @@ export interface BenchOptions {
   // --- recovery phases (crash, flush) ---
   /** Subscriptions of the recovery app (BENCH_RECOVERY_TARGETS, default 5,000). */
   recoveryTargets: number;
+  /** Subscriptions of the app the `export` phase exports (BENCH_EXPORT_ROWS, default 200,000). */
+  exportRows: number;
   /** Rounds of each recovery phase (BENCH_RECOVERY_ROUNDS, default 3); the median is reported. */
   recoveryRounds: number;
   // --- end recovery phases ---
@@ -155,6 +159,7 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     subscribeLarge: positiveInteger(env, 'BENCH_SUBSCRIBE_LARGE', 100_000),
     subscribeGrowth: nonNegativeInteger(env, 'BENCH_SUBSCRIBE_GROWTH', 20_000),
     recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
+    exportRows: positiveInteger(env, 'BENCH_EXPORT_ROWS', 200_000),
     recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };
 }

@@ -3,8 +3,10 @@ import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './meas
 import type { AudienceFigures } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedJson, embeddedRows, embeddedVerdicts } from './measure-embedded.js';
 import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
+import { type ExportFigures, TARGET_EXPORT_ROWS_PER_SEC, TARGET_EXPORT_RSS_MB } from './measure-export.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
+import { type ShapeFigures, shapeRows, shapeVerdicts } from './measure-shapes.js';
 import { describeStorage, type StorageFigures } from './measure-storage.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { median, round } from './stats.js';
@@ -86,6 +88,10 @@ export interface BenchFigures {
   accept: AcceptLatency | null;
   /** (f) the same worker on PostgreSQL queues (the embedded mode) against Redis queues, alternating rounds. */
   embedded: EmbeddedFigures | null;
+  /** (v) two variants, three languages and a frequency cap against a plain send, interleaved rounds. */
+  shapes: ShapeFigures | null;
+  /** (x) the subscribers' CSV export of BENCH_EXPORT_ROWS rows. */
+  exported: ExportFigures | null;
   settings: {
     chunkConcurrency: number;
     pushConcurrency: number;
@@ -314,6 +320,17 @@ export function printReport(figures: BenchFigures): void {
           `first push +${fixed(medianFirst?.deliverMs, 1)}`,
       ],
       ...embeddedRows(figures.embedded),
+      ...shapeRows(figures.shapes),
+      ...(figures.exported
+        ? [
+            [
+              `(x) subscribers' CSV export, ${fixed(figures.exported.rows)} rows`,
+              `${fixed(figures.exported.rowsPerSec)} rows/s`,
+              `streamed through the API to an HTTP client; the same cursor read alone: ${fixed(figures.exported.cursorRowsPerSec)} rows/s; ` +
+                `RSS of the API's process +${fixed(figures.exported.rssGrowthMb, 1)} MB at its peak`,
+            ],
+          ]
+        : []),
       // --- recovery rows ---
       ...recoveryRows(figures.crash, figures.flush),
       // --- end recovery rows ---
@@ -415,6 +432,16 @@ export function printReport(figures: BenchFigures): void {
   // --- end recovery targets ---
   console.log(acceptVerdict(figures.accept));
   for (const line of embeddedVerdicts(figures.embedded)) console.log(line);
+  for (const line of shapeVerdicts(figures.shapes, figures.audiences)) console.log(line);
+  const exported = figures.exported;
+  console.log(
+    `Target export ≥ ${fixed(TARGET_EXPORT_ROWS_PER_SEC)} rows/s with RSS growth < ${TARGET_EXPORT_RSS_MB} MB: ` +
+      (exported
+        ? `${fixed(exported.rowsPerSec)} rows/s, +${fixed(exported.rssGrowthMb, 1)} MB  ${verdict(
+            exported.rowsPerSec >= TARGET_EXPORT_ROWS_PER_SEC && exported.rssGrowthMb < TARGET_EXPORT_RSS_MB,
+          )}`
+        : '–  not assessed'),
+  );
   console.log(eventsVerdict(figures.events));
   for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
@@ -491,6 +518,8 @@ export function printReport(figures: BenchFigures): void {
       flush: recoveryJson(figures.flush),
       acceptLatency: acceptJson(figures.accept),
       embedded: embeddedJson(figures.embedded),
+      shapes: figures.shapes,
+      exported: figures.exported,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

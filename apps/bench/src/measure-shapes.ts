@@ -1,0 +1,60 @@
+import type { AudienceFigures } from './measure-audiences.js';
+
+/** (v) The send shapes against a plain send of the same run (see `measureShapes` in main.ts). */
+export interface ShapeFigures {
+  plainSendsPerSec: number;
+  plainRunsPerSec: number[];
+  shapes: Record<
+    'variants' | 'translations' | 'capped',
+    {
+      sendsPerSec: number;
+      runsPerSec: number[];
+      /** plain / shape − 1: 0.04 is 4 % slower. */
+      slowerBy: number;
+      /** The largest `slowerBy` the target allows. */
+      bound: number;
+      met: boolean;
+    }
+  >;
+}
+
+const SHAPE_NAMES = {
+  variants: 'two A/B variants',
+  translations: 'three languages (translations)',
+  capped: 'frequency cap set',
+} as const;
+
+/** The segment count's bound: a 5-leaf expression takes at most this many times the AND of tags. */
+export const TARGET_SEGMENT_RATIO = 2;
+
+const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
+
+export function shapeRows(figures: ShapeFigures | null): string[][] {
+  if (!figures) return [];
+  return (Object.keys(SHAPE_NAMES) as (keyof typeof SHAPE_NAMES)[]).map((name) => {
+    const shape = figures.shapes[name];
+    return [
+      `(v) fan-out, ${SHAPE_NAMES[name]}`,
+      `${Math.round(shape.sendsPerSec).toLocaleString('en-US')} sends/s`,
+      `vs a plain send ${Math.round(figures.plainSendsPerSec).toLocaleString('en-US')}/s in the same worker, ` +
+        `interleaved rounds, medians: ${percent(shape.slowerBy)} slower`,
+    ];
+  });
+}
+
+export function shapeVerdicts(figures: ShapeFigures | null, audiences: AudienceFigures | null): string[] {
+  const verdict = (met: boolean) => (met ? 'MET' : 'NOT MET');
+  const lines = (Object.keys(SHAPE_NAMES) as (keyof typeof SHAPE_NAMES)[]).map((name) => {
+    const shape = figures?.shapes[name];
+    const target = `Target fan-out with ${SHAPE_NAMES[name]} within ${percent(shape?.bound ?? (name === 'variants' ? 0.05 : 0.1))} of a plain send`;
+    return shape ? `${target}: ${percent(shape.slowerBy)} slower  ${verdict(shape.met)}` : `${target}: –  not assessed`;
+  });
+  const ratio = audiences ? audiences.segmentCountMs / audiences.tagsCountMs : null;
+  lines.push(
+    ratio === null
+      ? `Target 5-leaf segment count ≤ ${TARGET_SEGMENT_RATIO}× the AND of tags: –  not assessed`
+      : `Target 5-leaf segment count ≤ ${TARGET_SEGMENT_RATIO}× the AND of tags: ${audiences?.segmentCountMs.toFixed(1)} ms vs ` +
+          `${audiences?.tagsCountMs.toFixed(1)} ms = ${ratio.toFixed(2)}×  ${verdict(ratio <= TARGET_SEGMENT_RATIO)}`,
+  );
+  return lines;
+}
