@@ -31,7 +31,7 @@ import { measureExport } from './measure-export.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
-import type { ShapeFigures } from './measure-shapes.js';
+import type { FairnessFigures, ShapeFigures } from './measure-shapes.js';
 import {
   databaseActivity,
   grownBy,
@@ -198,6 +198,51 @@ async function measureWorker(
   const rounds: WorkerRound[] = [];
   for (let index = 1; index <= options.workerRuns; index++) rounds.push(await worker.round(index));
   return worker.finish(rounds);
+}
+
+/**
+ * (q) Fair delivery across apps: while a send to every subscription of the bench app is under way
+ * (its first pushes at the stand-in), another app's send to its one subscriber; how long after its
+ * 202 that one was completed, and how far the large send had got by then.
+ */
+async function measureFairness(
+  env: Record<string, string>,
+  apiUrl: string,
+  app: BenchApp,
+  smallApp: BenchApp,
+  standIn: PushStandIn,
+  database: BenchDatabase,
+): Promise<FairnessFigures> {
+  const N = options.subscriptions;
+  const worker = await openWorker(env, apiUrl, app, standIn, database, 'fairness worker');
+  await worker.round(0); // warm-up, not counted
+  const before = (await standIn.stats()).received;
+  const large = worker.round(1, notification, 'large send');
+  await waitUntil(async () => (await standIn.stats()).received > before, 60_000);
+  const small = await notifyAndWait(apiUrl, smallApp.secret, { ...notification, title: 'Just you' }, 60_000);
+  const largeSentThen = (await standIn.stats()).received - before - small.sent;
+  const largeRound = await large;
+  await worker.finish([largeRound]);
+  const figures: FairnessFigures = {
+    smallCompletedMs: small.seconds * 1000,
+    largeSentThen: Math.min(N, largeSentThen),
+    largeTargets: N,
+    largeSeconds: largeRound.run.seconds,
+  };
+  say(
+    `fairness: another app's 1-subscriber send completed ${figures.smallCompletedMs.toFixed(0)} ms after its 202, ` +
+      `when the large send had ${thousands(figures.largeSentThen)} of ${thousands(N)} pushes out (it took ` +
+      `${figures.largeSeconds.toFixed(2)} s in all)`,
+  );
+  return figures;
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** The send shapes compared with a plain send, each within its bound of it (see `measureShapes`). */
@@ -704,6 +749,16 @@ async function run(): Promise<BenchFigures> {
     ? await measureShapes(workerEnv, apiUrl, tenant.app, standIn, database)
     : null;
   const exported = options.phases.has('export') ? await measureExportPhase() : null;
+  let fairness: FairnessFigures | null = null;
+  if (options.phases.has('fairness')) {
+    const secrets = {
+      encryptionKey: apiConfig.encryptionKey as Buffer,
+      apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
+    };
+    const smallApp = await createBenchApp(database, secrets, tenant.userId, 'bench (small)');
+    await seedSubscriptions(database, smallApp.id, 1, standIn.origin, pool, () => {}, 60_000_000);
+    fairness = await measureFairness(workerEnv, apiUrl, tenant.app, smallApp, standIn, database);
+  }
   const embedded = options.phases.has('embedded') ? await measureEmbedded(openSideWorker) : null;
   const http = options.phases.has('http') ? await measureHttp(apiUrl, tenant.emptyApp) : null;
   const events = options.phases.has('events')
@@ -787,6 +842,7 @@ async function run(): Promise<BenchFigures> {
     embedded,
     shapes,
     exported,
+    fairness,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,
       pushConcurrency: delivery.pushConcurrency,

@@ -58,3 +58,24 @@ export function shapeVerdicts(figures: ShapeFigures | null, audiences: AudienceF
   );
   return lines;
 }
+
+/** (q) Another app's 1-subscriber send during a send to every subscription of the bench app. */
+export interface FairnessFigures {
+  /** From its 202 to `completedAt` (the contract: pushed within 2 s). */
+  smallCompletedMs: number;
+  /** Pushes of the large send at the stand-in when the small one had completed. */
+  largeSentThen: number;
+  largeTargets: number;
+  largeSeconds: number;
+}
+
+export const TARGET_FAIRNESS_MS = 2_000;
+
+export function fairnessVerdict(figures: FairnessFigures | null): string {
+  const target = `Target another app's 1-subscriber send completed ≤ ${TARGET_FAIRNESS_MS} ms after its 202 during a large send`;
+  if (!figures) return `${target}: –  not assessed`;
+  return (
+    `${target}: ${figures.smallCompletedMs.toFixed(0)} ms (the large send at ${figures.largeSentThen} of ` +
+    `${figures.largeTargets})  ${figures.smallCompletedMs <= TARGET_FAIRNESS_MS ? 'MET' : 'NOT MET'}`
+  );
+}

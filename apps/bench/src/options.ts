@@ -20,6 +20,7 @@ export const benchPhases = [
   'embedded',
   'shapes',
   'export',
+  'fairness',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 

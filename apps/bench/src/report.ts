@@ -6,7 +6,13 @@ import { describeEvents, type EventFigures, eventsVerdict } from './measure-even
 import { type ExportFigures, TARGET_EXPORT_ROWS_PER_SEC, TARGET_EXPORT_RSS_MB } from './measure-export.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
-import { type ShapeFigures, shapeRows, shapeVerdicts } from './measure-shapes.js';
+import {
+  type FairnessFigures,
+  fairnessVerdict,
+  type ShapeFigures,
+  shapeRows,
+  shapeVerdicts,
+} from './measure-shapes.js';
 import { describeStorage, type StorageFigures } from './measure-storage.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { median, round } from './stats.js';
@@ -92,6 +98,8 @@ export interface BenchFigures {
   shapes: ShapeFigures | null;
   /** (x) the subscribers' CSV export of BENCH_EXPORT_ROWS rows. */
   exported: ExportFigures | null;
+  /** (q) another app's 1-subscriber send during a large send. */
+  fairness: FairnessFigures | null;
   settings: {
     chunkConcurrency: number;
     pushConcurrency: number;
@@ -433,6 +441,7 @@ export function printReport(figures: BenchFigures): void {
   console.log(acceptVerdict(figures.accept));
   for (const line of embeddedVerdicts(figures.embedded)) console.log(line);
   for (const line of shapeVerdicts(figures.shapes, figures.audiences)) console.log(line);
+  console.log(fairnessVerdict(figures.fairness));
   const exported = figures.exported;
   console.log(
     `Target export ≥ ${fixed(TARGET_EXPORT_ROWS_PER_SEC)} rows/s with RSS growth < ${TARGET_EXPORT_RSS_MB} MB: ` +
@@ -520,6 +529,7 @@ export function printReport(figures: BenchFigures): void {
       embedded: embeddedJson(figures.embedded),
       shapes: figures.shapes,
       exported: figures.exported,
+      fairness: figures.fairness,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },
