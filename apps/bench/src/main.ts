@@ -18,6 +18,7 @@ import {
   createBenchApp,
   createBenchDatabase,
   loadTargets,
+  seededEndpointPrefix,
   seedSubscriptions,
   seedTenant,
 } from './bench-database.js';
@@ -27,7 +28,7 @@ import { measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedFigures } from './measure-embedded.js';
 import { measureEvents } from './measure-events.js';
-import { measureExport } from './measure-export.js';
+import { measureExport, measureImport } from './measure-export.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
@@ -749,6 +750,29 @@ async function run(): Promise<BenchFigures> {
     ? await measureShapes(workerEnv, apiUrl, tenant.app, standIn, database)
     : null;
   const exported = options.phases.has('export') ? await measureExportPhase() : null;
+  const imported = options.phases.has('import')
+    ? await (async () => {
+        const secrets = {
+          encryptionKey: apiConfig.encryptionKey as Buffer,
+          apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
+        };
+        const importApp = await createBenchApp(database, secrets, tenant.userId, 'bench (import)');
+        return measureImport(
+          database,
+          secrets.apiKeyPepper,
+          tenant.userId,
+          importApp.id,
+          {
+            entries: options.importEntries,
+            batches: options.importBatches,
+            endpointPrefix: seededEndpointPrefix(standIn.origin),
+            keys: pool,
+          },
+          apiUrl,
+          say,
+        );
+      })()
+    : null;
   let fairness: FairnessFigures | null = null;
   if (options.phases.has('fairness')) {
     const secrets = {
@@ -756,7 +780,8 @@ async function run(): Promise<BenchFigures> {
       apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
     };
     const smallApp = await createBenchApp(database, secrets, tenant.userId, 'bench (small)');
-    await seedSubscriptions(database, smallApp.id, 1, standIn.origin, pool, () => {}, 60_000_000);
+    // After every other app's endpoint numbers (the stand-in counts pushes per number).
+    await seedSubscriptions(database, smallApp.id, 1, standIn.origin, pool, () => {}, N + options.recoveryTargets);
     fairness = await measureFairness(workerEnv, apiUrl, tenant.app, smallApp, standIn, database);
   }
   const embedded = options.phases.has('embedded') ? await measureEmbedded(openSideWorker) : null;
@@ -842,6 +867,7 @@ async function run(): Promise<BenchFigures> {
     embedded,
     shapes,
     exported,
+    imported,
     fairness,
     settings: {
       chunkConcurrency: delivery.chunkConcurrency,

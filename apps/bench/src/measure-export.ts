@@ -78,3 +78,94 @@ export async function measureExport(
   );
   return figures;
 }
+
+/** (i) POST /apps/{id}/subscribers/import, batches of BENCH_IMPORT_ENTRIES into an empty app. */
+export interface ImportFigures {
+  entriesPerRequest: number;
+  batches: number;
+  /** Median time of one request (the target: ≤ 2,000 ms for 10,000 entries). */
+  requestMs: number;
+  entriesPerSec: number;
+  /** All batches, one after the other: what a file of entries × batches lines takes through the dashboard. */
+  totalSeconds: number;
+  /** Peak RSS of the API's process during the batches, over its RSS before (target < 100 MB). */
+  rssGrowthMb: number;
+}
+
+export const TARGET_IMPORT_MS = 2_000;
+export const TARGET_IMPORT_RSS_MB = 100;
+
+/**
+ * Imports `batches` requests of `entries` new subscriptions each (endpoints at the stand-in, keys
+ * from the bench's pool) into an app of their own, as the dashboard sends a file: one request after
+ * the other. Each must import every entry.
+ */
+export async function measureImport(
+  database: BenchDatabase,
+  pepper: Buffer,
+  userId: string,
+  appId: string,
+  options: {
+    entries: number;
+    batches: number;
+    endpointPrefix: string;
+    keys: readonly { p256dh: string; auth: string }[];
+  },
+  apiUrl: string,
+  say: (text: string) => void,
+): Promise<ImportFigures> {
+  const token = generateToken(SESSION_TOKEN_PREFIX);
+  await createSession(
+    database.handle.db,
+    { userId, tokenHash: keyedHash(pepper, token), expiresAt: new Date(Date.now() + 3_600_000) },
+    null,
+  );
+  global.gc?.();
+  const rssBefore = process.memoryUsage.rss();
+  let peak = rssBefore;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  const times: number[] = [];
+  const started = performance.now();
+  try {
+    for (let batch = 0; batch < options.batches; batch++) {
+      const subscribers = Array.from({ length: options.entries }, (_, i) => {
+        const n = batch * options.entries + i;
+        const key = options.keys[n % options.keys.length] as { p256dh: string; auth: string };
+        return { endpoint: `${options.endpointPrefix}import-${n}`, keys: { p256dh: key.p256dh, auth: key.auth } };
+      });
+      const body = JSON.stringify({ subscribers });
+      const requestStarted = performance.now();
+      const response = await fetch(`${apiUrl}/api/v1/apps/${appId}/subscribers/import`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await response.json()) as { imported?: number; rejected?: unknown[] };
+      times.push(performance.now() - requestStarted);
+      if (response.status !== 200 || answer.imported !== options.entries) {
+        throw new Error(`import batch ${batch}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
+      }
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  const requestMs = times[Math.floor((times.length - 1) / 2)] ?? Number.NaN;
+  const figures: ImportFigures = {
+    entriesPerRequest: options.entries,
+    batches: options.batches,
+    requestMs,
+    entriesPerSec: options.entries / (requestMs / 1000),
+    totalSeconds,
+    rssGrowthMb: (peak - rssBefore) / 2 ** 20,
+  };
+  say(
+    `import: ${options.batches} requests of ${options.entries.toLocaleString('en-US')} entries, median ` +
+      `${requestMs.toFixed(0)} ms a request (${Math.round(figures.entriesPerSec).toLocaleString('en-US')} entries/s), ` +
+      `${totalSeconds.toFixed(1)} s in all; RSS +${figures.rssGrowthMb.toFixed(1)} MB`,
+  );
+  return figures;
+}

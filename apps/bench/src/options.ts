@@ -21,6 +21,7 @@ export const benchPhases = [
   'shapes',
   'export',
   'fairness',
+  'import',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -65,6 +66,10 @@ export interface BenchOptions {
   recoveryTargets: number;
   /** Subscriptions of the app the `export` phase exports (BENCH_EXPORT_ROWS, default 200,000). */
   exportRows: number;
+  /** Entries a request of the `import` phase (BENCH_IMPORT_ENTRIES, default 10,000: the API's maximum). */
+  importEntries: number;
+  /** Requests of the `import` phase, one after the other (BENCH_IMPORT_BATCHES, default 3; 100 for a 1,000,000-line file). */
+  importBatches: number;
   /** Rounds of each recovery phase (BENCH_RECOVERY_ROUNDS, default 3); the median is reported. */
   recoveryRounds: number;
   // --- end recovery phases ---
@@ -161,6 +166,8 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     subscribeGrowth: nonNegativeInteger(env, 'BENCH_SUBSCRIBE_GROWTH', 20_000),
     recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
     exportRows: positiveInteger(env, 'BENCH_EXPORT_ROWS', 200_000),
+    importEntries: positiveInteger(env, 'BENCH_IMPORT_ENTRIES', 10_000),
+    importBatches: positiveInteger(env, 'BENCH_IMPORT_BATCHES', 3),
     recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };
 }

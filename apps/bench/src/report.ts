@@ -3,7 +3,14 @@ import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './meas
 import type { AudienceFigures } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedJson, embeddedRows, embeddedVerdicts } from './measure-embedded.js';
 import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
-import { type ExportFigures, TARGET_EXPORT_ROWS_PER_SEC, TARGET_EXPORT_RSS_MB } from './measure-export.js';
+import {
+  type ExportFigures,
+  type ImportFigures,
+  TARGET_EXPORT_ROWS_PER_SEC,
+  TARGET_EXPORT_RSS_MB,
+  TARGET_IMPORT_MS,
+  TARGET_IMPORT_RSS_MB,
+} from './measure-export.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
 import {
@@ -98,6 +105,8 @@ export interface BenchFigures {
   shapes: ShapeFigures | null;
   /** (x) the subscribers' CSV export of BENCH_EXPORT_ROWS rows. */
   exported: ExportFigures | null;
+  /** (i) the subscribers' import, batches of BENCH_IMPORT_ENTRIES. */
+  imported: ImportFigures | null;
   /** (q) another app's 1-subscriber send during a large send. */
   fairness: FairnessFigures | null;
   settings: {
@@ -442,6 +451,17 @@ export function printReport(figures: BenchFigures): void {
   for (const line of embeddedVerdicts(figures.embedded)) console.log(line);
   for (const line of shapeVerdicts(figures.shapes, figures.audiences)) console.log(line);
   console.log(fairnessVerdict(figures.fairness));
+  const imported = figures.imported;
+  console.log(
+    `Target import of ${fixed(imported?.entriesPerRequest ?? 10_000)} entries ≤ ${fixed(TARGET_IMPORT_MS)} ms a request, ` +
+      `RSS growth < ${TARGET_IMPORT_RSS_MB} MB: ` +
+      (imported
+        ? `${fixed(imported.requestMs)} ms (median of ${imported.batches}; ${fixed(imported.totalSeconds, 1)} s in all; ` +
+          `POST /subscribe in this run: ${fixed(figures.subscribe?.emptyPerSec)} /s), +${fixed(imported.rssGrowthMb, 1)} MB  ${verdict(
+            imported.requestMs <= TARGET_IMPORT_MS && imported.rssGrowthMb < TARGET_IMPORT_RSS_MB,
+          )}`
+        : '–  not assessed'),
+  );
   const exported = figures.exported;
   console.log(
     `Target export ≥ ${fixed(TARGET_EXPORT_ROWS_PER_SEC)} rows/s with RSS growth < ${TARGET_EXPORT_RSS_MB} MB: ` +
@@ -530,6 +550,7 @@ export function printReport(figures: BenchFigures): void {
       shapes: figures.shapes,
       exported: figures.exported,
       fairness: figures.fairness,
+      imported: figures.imported,
       seedSeconds: round(figures.seedSeconds, 1),
       targets: {
         vsNaive: { target: TARGET_VS_NAIVE, met: atLeast(ratioVsNaive, TARGET_VS_NAIVE) },

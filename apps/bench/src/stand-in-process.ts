@@ -58,6 +58,11 @@ export async function startPushStandIn(options: {
   }
   child.stdout?.resume();
 
+  // The child answers each `stats` request in order: the answers go to the callers in the order they
+  // asked, so callers polling at once each get the snapshot of their own request.
+  const waiting: ((stats: StandInStats) => void)[] = [];
+  child.on('message', (message: unknown) => waiting.shift()?.(message as StandInStats));
+
   return {
     pid,
     port: ready.port,
@@ -70,9 +75,9 @@ export async function startPushStandIn(options: {
     stats: () =>
       new Promise<StandInStats>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error('push stand-in: no stats within 10 s')), 10_000);
-        child.once('message', (message: unknown) => {
+        waiting.push((stats) => {
           clearTimeout(timer);
-          resolve(message as StandInStats);
+          resolve(stats);
         });
         child.send({ type: 'stats' });
       }),
