@@ -13,6 +13,31 @@ export interface ExportFigures {
   rssGrowthMb: number;
 }
 
+/** A session of `userId`, made directly (its keyed hash stored as the API stores one): its token. */
+async function sessionOf(database: BenchDatabase, pepper: Buffer, userId: string): Promise<string> {
+  const token = generateToken(SESSION_TOKEN_PREFIX);
+  await createSession(
+    database.handle.db,
+    { userId, tokenHash: keyedHash(pepper, token), expiresAt: new Date(Date.now() + 3_600_000) },
+    null,
+  );
+  return token;
+}
+
+/** This process's RSS every 20 ms from now: its peak over the RSS at the start, once stopped. */
+function sampleRss() {
+  global.gc?.();
+  const before = process.memoryUsage.rss();
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  return {
+    stop: () => clearInterval(timer),
+    growthMb: () => (peak - before) / 2 ** 20,
+  };
+}
+
 export const TARGET_EXPORT_ROWS_PER_SEC = 50_000;
 export const TARGET_EXPORT_RSS_MB = 50;
 
@@ -30,18 +55,8 @@ export async function measureExport(
   apiUrl: string,
   say: (text: string) => void,
 ): Promise<ExportFigures> {
-  const token = generateToken(SESSION_TOKEN_PREFIX);
-  await createSession(
-    database.handle.db,
-    { userId, tokenHash: keyedHash(pepper, token), expiresAt: new Date(Date.now() + 3_600_000) },
-    null,
-  );
-  global.gc?.();
-  const rssBefore = process.memoryUsage.rss();
-  let peak = rssBefore;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20);
+  const token = await sessionOf(database, pepper, userId);
+  const rss = sampleRss();
   const started = performance.now();
   let records = 0;
   try {
@@ -54,7 +69,7 @@ export async function measureExport(
       for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) records++;
     }
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
   const seconds = (performance.now() - started) / 1000;
   const exported = records - 1; // the header
@@ -69,7 +84,7 @@ export async function measureExport(
     rows: exported,
     rowsPerSec: exported / seconds,
     cursorRowsPerSec: read / cursorSeconds,
-    rssGrowthMb: (peak - rssBefore) / 2 ** 20,
+    rssGrowthMb: rss.growthMb(),
   };
   say(
     `export: ${exported.toLocaleString('en-US')} rows as CSV in ${seconds.toFixed(2)} s → ` +
@@ -114,18 +129,8 @@ export async function measureImport(
   apiUrl: string,
   say: (text: string) => void,
 ): Promise<ImportFigures> {
-  const token = generateToken(SESSION_TOKEN_PREFIX);
-  await createSession(
-    database.handle.db,
-    { userId, tokenHash: keyedHash(pepper, token), expiresAt: new Date(Date.now() + 3_600_000) },
-    null,
-  );
-  global.gc?.();
-  const rssBefore = process.memoryUsage.rss();
-  let peak = rssBefore;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 20);
+  const token = await sessionOf(database, pepper, userId);
+  const rss = sampleRss();
   const times: number[] = [];
   const started = performance.now();
   try {
@@ -149,7 +154,7 @@ export async function measureImport(
       }
     }
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
   const totalSeconds = (performance.now() - started) / 1000;
   times.sort((a, b) => a - b);
@@ -160,7 +165,7 @@ export async function measureImport(
     requestMs,
     entriesPerSec: options.entries / (requestMs / 1000),
     totalSeconds,
-    rssGrowthMb: (peak - rssBefore) / 2 ** 20,
+    rssGrowthMb: rss.growthMb(),
   };
   say(
     `import: ${options.batches} requests of ${options.entries.toLocaleString('en-US')} entries, median ` +
