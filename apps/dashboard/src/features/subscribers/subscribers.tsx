@@ -125,6 +125,8 @@ export function SubscribersPage() {
                 t('subscribers.colStatus'),
                 t('subscribers.colUid'),
                 t('subscribers.colTags'),
+                t('subscribers.colLanguage'),
+                t('subscribers.colTimeZone'),
                 t('subscribers.colVapid'),
                 t('subscribers.colSubscribed'),
               ]}
@@ -155,6 +157,8 @@ export function SubscribersPage() {
                       </span>
                     )}
                   </td>
+                  <td>{subscriber.language ?? <span className="muted">—</span>}</td>
+                  <td>{subscriber.timeZone ?? <span className="muted">—</span>}</td>
                   <td title={subscriber.vapidPublicKey ?? undefined}>
                     {subscriber.vapidPublicKey === null ? (
                       <span className="muted">{t('subscribers.vapidDeleted')}</span>
