@@ -826,7 +826,7 @@ export const en = {
   'segments.empty': 'No saved segment yet. Build one above and save it under a name.',
   'segments.colName': 'Name',
   'segments.colConditions': 'Conditions',
-  'segments.colCount': 'Subscribers now',
+  'segments.colCount': 'Subscribers',
   'segments.colCreated': 'Created',
   'segments.colActions': 'Actions',
   'segments.open': 'Open in builder',
@@ -955,6 +955,5 @@ export const en = {
   'settings.capHoursRange': 'Enter whole hours from 1 to {max}.',
   'settings.deliverySaved': 'Saved: time zone {zone}, no frequency cap.',
   'settings.deliverySavedCap': 'Saved: time zone {zone}, at most {max} notifications in {hours} hours.',
-  'subscribers.colLanguage': 'Language',
-  'subscribers.colTimeZone': 'Time zone',
+  'subscribers.colLocale': 'Language, time zone',
 } as const;

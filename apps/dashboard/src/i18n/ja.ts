@@ -833,7 +833,7 @@ export const ja: Record<keyof typeof en, string> = {
   'segments.empty': '保存済みのセグメントはまだありません。上で条件を作り、名前を付けて保存してください。',
   'segments.colName': '名前',
   'segments.colConditions': '条件',
-  'segments.colCount': '現在の購読者数',
+  'segments.colCount': '購読者数',
   'segments.colCreated': '作成日時',
   'segments.colActions': '操作',
   'segments.open': 'ビルダーで開く',
@@ -962,6 +962,5 @@ export const ja: Record<keyof typeof en, string> = {
   'settings.capHoursRange': '1〜{max} の整数（時間）を入力してください。',
   'settings.deliverySaved': '保存しました：タイムゾーン {zone}、送信頻度の上限なし。',
   'settings.deliverySavedCap': '保存しました：タイムゾーン {zone}、{hours} 時間に {max} 回まで。',
-  'subscribers.colLanguage': '言語',
-  'subscribers.colTimeZone': 'タイムゾーン',
+  'subscribers.colLocale': '言語・タイムゾーン',
 };

@@ -45,7 +45,9 @@ function ConditionRow({ condition, idPrefix, numbers, compiled, onChange }: RowP
   const id = (part: string) => `${idPrefix}-${condition.id}-${part}`;
   const subject = subjectOf(condition.kind);
   const set = (change: Partial<Condition>) => onChange(condition.id, (node) => ({ ...node, ...change }) as Condition);
-  const problem = 'problem' in compiled && compiled.at === condition.id ? compiled.problem : null;
+  // A row not yet typed into says nothing: the count line asks for the conditions to be completed.
+  const untouched = !condition.key && !condition.value;
+  const problem = 'problem' in compiled && compiled.at === condition.id && !untouched ? compiled.problem : null;
   const kind = condition.kind;
   const valueLabel = t('segments.valueLabel', { number });
   const value = (() => {

@@ -103,8 +103,9 @@ export function TimingFields({
           {problemOf('local-time')}
         </div>
       )}
-      <label className="scope-option">
+      <label className="scope-option throttle-option">
         <input
+          id="throttled"
           type="checkbox"
           checked={draft.throttled}
           onChange={(event) => onChange({ ...draft, throttled: event.target.checked })}

@@ -119,14 +119,14 @@ export function SubscribersPage() {
         {(data) => (
           <>
             <DataTable
+              className="subscribers-table"
               columns={[
                 t('subscribers.colService'),
                 t('subscribers.colEndpoint'),
                 t('subscribers.colStatus'),
                 t('subscribers.colUid'),
                 t('subscribers.colTags'),
-                t('subscribers.colLanguage'),
-                t('subscribers.colTimeZone'),
+                t('subscribers.colLocale'),
                 t('subscribers.colVapid'),
                 t('subscribers.colSubscribed'),
               ]}
@@ -157,8 +157,16 @@ export function SubscribersPage() {
                       </span>
                     )}
                   </td>
-                  <td>{subscriber.language ?? <span className="muted">—</span>}</td>
-                  <td>{subscriber.timeZone ?? <span className="muted">—</span>}</td>
+                  <td className="locale">
+                    {subscriber.language === null && subscriber.timeZone === null ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <>
+                        <span>{subscriber.language ?? '—'}</span>
+                        <span className="muted">{subscriber.timeZone ?? '—'}</span>
+                      </>
+                    )}
+                  </td>
                   <td title={subscriber.vapidPublicKey ?? undefined}>
                     {subscriber.vapidPublicKey === null ? (
                       <span className="muted">{t('subscribers.vapidDeleted')}</span>
