@@ -15,6 +15,7 @@ import { NotificationsPage } from './features/notifications/notifications.js';
 import { OperatorPage } from './features/operator/operator.js';
 import { OverviewPage } from './features/overview/overview.js';
 import { PricingPage } from './features/pricing/pricing.js';
+import { SegmentsPage } from './features/segments/segments.js';
 import { SendPage } from './features/send/send.js';
 import { SettingsPage } from './features/settings/settings.js';
 import { SubscribersPage } from './features/subscribers/subscribers.js';
@@ -45,6 +46,7 @@ export function App() {
             <Route path="notifications" element={<NotificationsPage />} />
             <Route path="notifications/:id" element={<NotificationPage />} />
             <Route path="subscribers" element={<SubscribersPage />} />
+            <Route path="segments" element={<SegmentsPage />} />
             <Route path="keys" element={<KeysPage />} />
             <Route path="members" element={<MembersPage />} />
             <Route path="settings" element={<SettingsPage />} />

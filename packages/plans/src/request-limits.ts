@@ -40,3 +40,19 @@ export const MAX_ALLOWED_ORIGINS = 20;
 export const MAX_IMPORT_SUBSCRIBERS = 10_000;
 /** The body of an import, which alone may exceed `BODY_LIMIT_BYTES`: 10,000 subscriptions with uid and tags fit. */
 export const MAX_IMPORT_BODY_BYTES = 4 * 1024 * 1024;
+/** Languages of one send besides its own text (`translations`). */
+export const MAX_TRANSLATIONS = 20;
+/** A send's `throttle.perMinute`. */
+export const MIN_THROTTLE_PER_MINUTE = 10;
+export const MAX_THROTTLE_PER_MINUTE = 1_000_000;
+/** An app's `frequencyCap`: at most `max` pushes in `hours`. */
+export const MAX_FREQUENCY_CAP_PUSHES = 100;
+export const MAX_FREQUENCY_CAP_HOURS = 720;
+/** A segment expression: and/or/not inside one another, leaves, operands of one and/or, values of one `in`. */
+export const MAX_SEGMENT_DEPTH = 5;
+export const MAX_SEGMENT_LEAVES = 50;
+export const MAX_SEGMENT_OPERANDS = 20;
+export const MAX_SEGMENT_IN_VALUES = 100;
+export const MAX_SUBSCRIBED_WITHIN_DAYS = 3_650;
+/** A saved segment's name, in characters. */
+export const MAX_SEGMENT_NAME_LENGTH = 100;

@@ -1,12 +1,25 @@
-import { MAX_ALLOWED_ORIGINS, MAX_NAME_LENGTH } from '@webpush/plans';
+import {
+  MAX_ALLOWED_ORIGINS,
+  MAX_FREQUENCY_CAP_HOURS,
+  MAX_FREQUENCY_CAP_PUSHES,
+  MAX_NAME_LENGTH,
+} from '@webpush/plans';
 import { Type } from 'typebox';
 import { HttpsUrl, RequiredString } from './common.js';
 import { TimeZoneName } from './subscriptions.js';
 
 const FrequencyCap = Type.Object(
   {
-    max: Type.Integer({ minimum: 1, maximum: 100, description: 'Pushes (1–100)' }),
-    hours: Type.Integer({ minimum: 1, maximum: 720, description: 'In this many hours (1–720)' }),
+    max: Type.Integer({
+      minimum: 1,
+      maximum: MAX_FREQUENCY_CAP_PUSHES,
+      description: `Pushes (1–${MAX_FREQUENCY_CAP_PUSHES})`,
+    }),
+    hours: Type.Integer({
+      minimum: 1,
+      maximum: MAX_FREQUENCY_CAP_HOURS,
+      description: `In this many hours (1–${MAX_FREQUENCY_CAP_HOURS})`,
+    }),
   },
   { additionalProperties: false },
 );

@@ -7,10 +7,13 @@ import {
   MAX_SAMPLE,
   MAX_TAG_LENGTH,
   MAX_TARGET_UIDS,
+  MAX_THROTTLE_PER_MINUTE,
+  MAX_TRANSLATIONS,
   MAX_TTL_SECONDS,
   MAX_VARIANTS,
   MAX_WINNER_AFTER_MINUTES,
   MIN_SAMPLE,
+  MIN_THROTTLE_PER_MINUTE,
 } from '@webpush/plans';
 import { type Static, Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint, RequiredString } from './common.js';
@@ -85,7 +88,7 @@ const richFields = {
   ),
 };
 
-export const MAX_TRANSLATIONS = 20;
+export { MAX_TRANSLATIONS };
 
 const Translation = Type.Object(
   {
@@ -227,8 +230,8 @@ export const NotifyBody = Type.Object({
     Type.Object(
       {
         perMinute: Type.Integer({
-          minimum: 10,
-          maximum: 1_000_000,
+          minimum: MIN_THROTTLE_PER_MINUTE,
+          maximum: MAX_THROTTLE_PER_MINUTE,
           description: 'At most this many pushes of this send in any minute (10 to 1,000,000)',
         }),
       },

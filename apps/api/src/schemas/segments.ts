@@ -1,16 +1,22 @@
 import type { SegmentExpression } from '@webpush/db';
 import { AppError } from '@webpush/errors';
-import { MAX_TARGET_UIDS } from '@webpush/plans';
+import {
+  MAX_SEGMENT_DEPTH,
+  MAX_SEGMENT_IN_VALUES,
+  MAX_SEGMENT_LEAVES,
+  MAX_SEGMENT_NAME_LENGTH,
+  MAX_SEGMENT_OPERANDS,
+  MAX_SUBSCRIBED_WITHIN_DAYS,
+  MAX_TARGET_UIDS,
+} from '@webpush/plans';
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { canonicalTimeZone } from '../time-zone.js';
 import { LanguageTag, TimeZoneName, Uid } from './subscriptions.js';
 
-/** docs/sending.md, "Segments": and/or/not inside one another at most 5 deep, at most 50 leaves. */
-export const MAX_SEGMENT_DEPTH = 5;
-export const MAX_SEGMENT_LEAVES = 50;
-const MAX_OPERANDS = 20;
-const MAX_IN_VALUES = 100;
+// docs/sending.md, "Segments": and/or/not inside one another at most 5 deep, at most 50 leaves.
+const MAX_OPERANDS = MAX_SEGMENT_OPERANDS;
+const MAX_IN_VALUES = MAX_SEGMENT_IN_VALUES;
 
 const TagKey = Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'A tag key' });
 const TagValue = Type.String({ maxLength: 128 });
@@ -41,7 +47,7 @@ export const SegmentNode = Type.Union(
     ),
     Type.Object({ timeZone: TimeZoneName('The subscription’s IANA time zone') }, exact),
     Type.Object(
-      { subscribedWithinDays: Type.Integer({ minimum: 1, maximum: 3650 }) },
+      { subscribedWithinDays: Type.Integer({ minimum: 1, maximum: MAX_SUBSCRIBED_WITHIN_DAYS }) },
       { ...exact, description: 'Subscribed in the last n × 24 hours' },
     ),
     Type.Object({ and: Type.Array(Operand, { minItems: 1, maxItems: MAX_OPERANDS }) }, exact),
@@ -79,7 +85,11 @@ export function checkSegment(input: unknown): SegmentExpression {
   return walk(input, 0);
 }
 
-export const SegmentName = Type.String({ minLength: 1, maxLength: 100, description: 'A name for the segment' });
+export const SegmentName = Type.String({
+  minLength: 1,
+  maxLength: MAX_SEGMENT_NAME_LENGTH,
+  description: 'A name for the segment',
+});
 
 export const CreateSegmentBody = Type.Object({ name: SegmentName, segment: SegmentNode });
 export const CountSegmentBody = Type.Object({ segment: SegmentNode });

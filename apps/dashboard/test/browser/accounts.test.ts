@@ -142,7 +142,7 @@ if (browser) {
     await page.getByLabel('Title').fill('Sale');
     await page.getByLabel('Body').fill('Tomorrow only');
     await page.getByRole('radio', { name: /Tags/ }).check();
-    await page.getByRole('checkbox', { name: /Send later/ }).check();
+    await page.getByRole('radio', { name: /Send later/ }).check();
     await checkPage(t, page, SHOTS, 'send');
     await page.getByRole('textbox', { name: 'Tags' }).fill('lang ja');
     await page.getByRole('button', { name: 'Schedule notification' }).click();

@@ -6,6 +6,7 @@ import {
   capture,
   launchChromium,
   openDashboard,
+  screenshotDir,
   signUp,
   startDashboard,
   uniqueEmail,
@@ -13,7 +14,8 @@ import {
 } from './harness.js';
 
 /*
- * What a send did (docs/dashboard.md): the send form's A/B variants and sample, a notification's
+ * What a send did (docs/dashboard.md): the send form's A/B variants and sample, a segment built with
+ * its live count and sent to in two languages, the app's time zone and frequency cap, a notification's
  * variants side by side with the winner marked, the overview's 7/30/90-day charts with their table,
  * and the CSV exports. Counts are set as the worker and the engagement flush would leave them, so
  * no push has to travel. Screenshots at 375 and 1440 px in both languages with SCREENSHOT_DIR set.
@@ -77,13 +79,23 @@ if (browser) {
     await page.getByRole('heading', { name: 'Shop' }).waitFor();
     appId = /\/apps\/([0-9a-f-]{36})$/.exec(page.url())?.[1] ?? '';
     const key = JSON.parse((await fromPage(`/api/v1/apps/${appId}/keys`, { scope: 'full', name: 'CI' })).text);
-    for (let i = 0; i < 2; i++) {
+    // One Japanese pro subscriber in Tokyo, one English one in New York: what segments tell apart.
+    const attributes = [
+      { language: 'ja-JP', timeZone: 'Asia/Tokyo', tags: { plan: 'pro' } },
+      { language: 'en-US', timeZone: 'America/New_York' },
+    ];
+    for (const attribute of attributes) {
       const subscription = push.subscribe();
       const answer = await ctx.app.inject({
         method: 'POST',
         url: '/api/v1/subscribe',
         headers: { authorization: `Bearer ${key.secret}`, origin: url },
-        payload: { endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth },
+        payload: {
+          endpoint: subscription.endpoint,
+          p256dh: subscription.p256dh,
+          auth: subscription.auth,
+          ...attribute,
+        },
       });
       t.equal(answer.statusCode, 201, `subscribed: ${answer.body}`);
     }
@@ -274,6 +286,102 @@ if (browser) {
       await page.locator('.variant-bar button').click();
       await page.locator('#variant-b-title').fill('本日限り：30% オフ');
       await page.locator('.sample-fields input[type="checkbox"]').check();
+    });
+  });
+
+  await t.test('a segment counts as it is built, is saved, and a send to it goes out in two languages', async (t) => {
+    await open(`/apps/${appId}/segments`);
+    const counted = (count: number) =>
+      waitForValue(
+        () => page.getByTestId('segment-count').getAttribute('data-count'),
+        (value) => value === String(count),
+        `the builder's count of ${count}`,
+      );
+    await page.getByLabel('Row 1: tag key').fill('plan');
+    await page.getByLabel('Row 1: value').fill('pro');
+    await counted(1);
+    await page.getByRole('button', { name: '+ Condition' }).click();
+    await page.getByLabel('Row 2: attribute').selectOption('language');
+    await page.getByLabel('Row 2: value').fill('en');
+    await counted(0);
+    await page.getByLabel('Match', { exact: true }).selectOption('or');
+    await counted(2);
+    await assertAccessible(t, page, 'segment builder');
+    await page.getByLabel('Segment name').fill('Pro or English');
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    const saved = page.getByTestId('saved-segment');
+    await saved.waitFor();
+    t.match(await saved.textContent(), /^Pro or Englishplan = pro OR language en2/);
+    await page.setViewportSize({ width: 375, height: 800 });
+    await assertNoHorizontalScroll(t, page, 'segments page at 375 px');
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    await page.getByRole('link', { name: 'Send to Pro or English' }).click();
+    await page.locator('#title').fill('Sale starts');
+    await page.locator('#body').fill('30% off today');
+    t.not(await page.locator('#segment-id').inputValue(), '', 'the saved segment is chosen');
+    await page.getByLabel('Translation', { exact: true }).fill('ja');
+    await page.getByRole('button', { name: '+ Add language' }).click();
+    await page.getByRole('tab', { name: 'ja', selected: true }).waitFor();
+    t.equal(await page.locator('#translation-1-title').getAttribute('placeholder'), 'Sale starts');
+    // From the default text's tab, the untitled translation's tab opens with the reason under its title.
+    await page.getByRole('tab', { name: 'Default' }).click();
+    await page.getByRole('button', { name: 'Send notification' }).click();
+    await page.getByRole('tab', { name: 'ja', selected: true }).waitFor();
+    t.match(await page.locator('#translation-1-title-error').textContent(), /Enter a title for this language/);
+    await page.locator('#translation-1-title').fill('セール開始');
+    await page.getByLabel('Spread the send out').check();
+    await page.getByLabel('Pushes per minute').fill('600');
+    await assertAccessible(t, page, 'send form with a language tab');
+    await page.getByRole('button', { name: 'Send notification' }).click();
+    const status = page.getByTestId('send-status');
+    await status.waitFor();
+    t.match(await status.textContent(), /of 2 subscribers/);
+    const [sent] = await sql`select payload, target_segment as segment, throttle_per_minute as throttle
+      from notifications where app_id = ${appId} order by created_at desc limit 1`;
+    t.match(sent?.payload, { title: 'Sale starts', translations: { ja: { title: 'セール開始' } } });
+    t.notOk('body' in (sent?.payload.translations.ja ?? {}), 'an empty body is the default text’s');
+    t.same(sent?.segment, { or: [{ tag: 'plan', equals: 'pro' }, { language: 'en' }] });
+    t.equal(sent?.throttle, 600);
+
+    await open(`/apps/${appId}/settings`);
+    await page.getByLabel('App time zone').selectOption('Asia/Tokyo');
+    await page.getByLabel('Limit how often one subscriber is notified').check();
+    await page.getByLabel('At most (notifications)').fill('2');
+    await page.getByLabel('In (hours)').fill('24');
+    await page.locator('#delivery-title + form button[type="submit"]').click();
+    await page.getByText('Saved: time zone Asia/Tokyo, at most 2 notifications in 24 hours.').waitFor();
+    const [settings] = await sql`select time_zone, frequency_cap from apps where id = ${appId}`;
+    t.same(settings, { time_zone: 'Asia/Tokyo', frequency_cap: { max: 2, hours: 24 } });
+
+    if (screenshotDir === undefined) return;
+    const segmentId = (await sql`select id from segments where app_id = ${appId}`)[0]?.id;
+    await shoot('segments', `/apps/${appId}/segments`, async () => {
+      const row = (n: number) => page.locator('.segment-row').nth(n);
+      await row(0).locator('input').first().fill('plan');
+      await row(0).locator('input').nth(1).fill('pro');
+      await page.locator('.segment-root > .segment-add button').first().click();
+      await row(1).locator('select').first().selectOption('language');
+      await row(1).locator('input').fill('ja');
+      await page.locator('.segment-root > .segment-add button').nth(1).click();
+      await row(2).locator('select').first().selectOption('timeZone');
+      await row(2).locator('select').nth(2).selectOption('Asia/Tokyo');
+      await page.locator('[data-testid="segment-count"][data-count]').waitFor();
+    });
+    await shoot('send-languages', `/apps/${appId}/send?segment=${segmentId}`, async () => {
+      await page.locator('#title').fill('Sale starts');
+      await page.locator('#body').fill('30% off today');
+      await page.locator('#new-language').fill('ja');
+      await page.locator('.language-add button').click();
+      await page.locator('#translation-1-title').fill('セール開始');
+      await page.locator('input[name="timing"][value="local"]').check();
+      await page.locator('#throttled').check();
+    });
+    await shoot('settings', `/apps/${appId}/settings`, async () => {
+      await page.locator('#delivery-title').scrollIntoViewIfNeeded();
+    });
+    await shoot('subscribers', `/apps/${appId}/subscribers`, async () => {
+      await page.locator('tbody tr').first().waitFor();
     });
   });
 

@@ -14,6 +14,7 @@ const tabs: { to: string; label: MessageKey; end?: boolean; needs: AppRole }[] =
   { to: 'send', label: 'app.tab.send', needs: 'editor' },
   { to: 'notifications', label: 'app.tab.notifications', needs: 'viewer' },
   { to: 'subscribers', label: 'app.tab.subscribers', needs: 'viewer' },
+  { to: 'segments', label: 'app.tab.segments', needs: 'viewer' },
   { to: 'keys', label: 'app.tab.keys', needs: 'admin' },
   { to: 'members', label: 'app.tab.members', needs: 'viewer' },
   { to: 'try', label: 'app.tab.try', needs: 'admin' },

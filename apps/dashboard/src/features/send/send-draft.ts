@@ -1,4 +1,9 @@
-import { MAX_SCHEDULE_AHEAD_DAYS, MAX_SCHEDULE_AHEAD_MS } from '@webpush/plans';
+import {
+  MAX_SCHEDULE_AHEAD_DAYS,
+  MAX_SCHEDULE_AHEAD_MS,
+  MAX_THROTTLE_PER_MINUTE,
+  MIN_THROTTLE_PER_MINUTE,
+} from '@webpush/plans';
 import type { Problem } from '../../components/field.js';
 import { tagPairOf } from '../../components/tag-pair.js';
 
@@ -32,7 +37,7 @@ export function payloadOf(draft: Draft) {
 /** Exactly the API's rule: UTF-8 bytes of JSON.stringify of the present fields, escapes included. */
 export const payloadBytes = (draft: Draft) => new TextEncoder().encode(JSON.stringify(payloadOf(draft))).length;
 
-export type Audience = 'all' | 'uids' | 'tags';
+export type Audience = 'all' | 'uids' | 'tags' | 'segment' | 'expression';
 
 /** uids separated by commas or new lines; blanks dropped, duplicates kept once. */
 export const uidsOf = (text: string) => [
@@ -73,3 +78,22 @@ export const localIn = (minutes: number) => {
   const when = new Date(Date.now() + minutes * 60_000);
   return new Date(when.getTime() - when.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
+
+/** When a send goes: at once, at one moment (`sendAt`), or at a time of day in each subscriber's zone (`localTime`). */
+export type Timing = 'now' | 'later' | 'local';
+
+/** A time input's value (`HH:MM`, 24-hour) as `localTime`, or why it cannot be used. */
+export function localTimeOf(value: string): { localTime: string } | { problem: Problem } {
+  if (!/^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(value)) return { problem: { key: 'send.localTimeMissing' } };
+  return { localTime: value };
+}
+
+export const THROTTLE_RANGE = { min: MIN_THROTTLE_PER_MINUTE, max: MAX_THROTTLE_PER_MINUTE };
+
+/** Pushes a minute as typed, as `throttle`, or why it cannot be used. */
+export function throttleOf(text: string): { throttle: { perMinute: number } } | { problem: Problem } {
+  const perMinute = Number(text);
+  if (!text.trim() || !Number.isInteger(perMinute) || perMinute < THROTTLE_RANGE.min || perMinute > THROTTLE_RANGE.max)
+    return { problem: { key: 'send.throttleRange', values: THROTTLE_RANGE } };
+  return { throttle: { perMinute } };
+}

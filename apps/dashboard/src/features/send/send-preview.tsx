@@ -5,7 +5,18 @@ import type { Draft } from './send-draft.js';
 import { type RichDraft, RichPreview } from './send-rich-fields.js';
 
 /** The notification as a browser would roughly show it, while it is written. */
-export function SendPreview({ draft, rich, variant }: { draft: Draft; rich: RichDraft; variant?: string }) {
+export function SendPreview({
+  draft,
+  rich,
+  variant,
+  language,
+}: {
+  draft: Draft;
+  rich: RichDraft;
+  variant?: string | undefined;
+  /** The translation shown, by its language tag. */
+  language?: string | undefined;
+}) {
   const { t } = useI18n();
   let host = '';
   try {
@@ -18,7 +29,11 @@ export function SendPreview({ draft, rich, variant }: { draft: Draft; rich: Rich
   return (
     <figure className="preview" aria-label={t('send.preview')}>
       <figcaption className="muted">
-        {variant ? t('send.previewVariant', { name: variant }) : t('send.previewNote')}
+        {variant
+          ? t('send.previewVariant', { name: variant })
+          : language
+            ? t('send.previewLanguage', { language })
+            : t('send.previewNote')}
       </figcaption>
       <div className="preview-card">
         {icon ? (

@@ -59,14 +59,29 @@ export function SendProgress({ appId, accepted }: { appId: string; accepted: { i
   );
 }
 
-export function ScheduledSend({ appId, id, sendAt }: { appId: string; id: string; sendAt: string }) {
+/** A send scheduled for one moment (`sendAt`) or for a time of day in each subscriber's zone (`localTime`). */
+export function ScheduledSend({
+  appId,
+  id,
+  sendAt,
+  localTime,
+}: {
+  appId: string;
+  id: string;
+  sendAt?: string | undefined;
+  localTime?: string | undefined;
+}) {
   const [canceled, setCanceled] = useState(false);
   const { t, dateTime } = useI18n();
   return (
     <section className="panel" aria-labelledby="scheduled-title">
       <h2 id="scheduled-title">{t('send.scheduled')}</h2>
       <p role="status" data-testid="send-status" data-status={canceled ? 'canceled' : 'scheduled'}>
-        {canceled ? t('send.canceled') : t('send.scheduledFor', { when: dateTime(sendAt) })}
+        {canceled
+          ? t('send.canceled')
+          : sendAt
+            ? t('send.scheduledFor', { when: dateTime(sendAt) })
+            : t('send.scheduledLocal', { time: localTime ?? '' })}
       </p>
       {!canceled && <CancelSend appId={appId} id={id} onCanceled={() => setCanceled(true)} />}
       <p>

@@ -1,25 +1,36 @@
-import { MAX_PAYLOAD_BYTES, MAX_SCHEDULE_AHEAD_DAYS, MAX_TARGET_UIDS } from '@webpush/plans';
+import { MAX_PAYLOAD_BYTES, MAX_TARGET_UIDS } from '@webpush/plans';
 import { type FormEvent, useEffect, useState } from 'react';
-import { Link } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client.js';
 import { ErrorMessage } from '../../components/error-panel.js';
 import { Field, type Problem } from '../../components/field.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
+import { compile, newGroup, type SegmentExpression } from '../segments/segment-tree.js';
+import { type AudienceDraft, AudienceFields, type AudienceProblemField } from './send-audience-fields.js';
 import {
-  type Audience,
   type Draft,
   EMPTY_DRAFT,
   localIn,
+  localTimeOf,
   payloadBytes,
   payloadOf,
   sendAtOf,
   tagsOf,
+  throttleOf,
   uidsOf,
 } from './send-draft.js';
 import { SendPreview } from './send-preview.js';
 import { ScheduledSend, SendProgress } from './send-progress.js';
 import { EMPTY_RICH, type RichDraft, RichFields, richPayloadOf } from './send-rich-fields.js';
+import { DEFAULT_TIMING, type TimingDraft, TimingFields, type TimingProblemField } from './send-timing-fields.js';
+import { LanguageTabs, TranslationFields } from './send-translation-fields.js';
+import {
+  type TranslationDraft,
+  translatedDraft,
+  translationFieldId,
+  translationsPayloadOf,
+} from './send-translations.js';
 import { SampleFields, VariantFields, VariantTabs } from './send-variant-fields.js';
 import {
   DEFAULT_SAMPLE,
@@ -47,13 +58,18 @@ const URL_FIELDS: { field: 'url' | 'icon' | 'badge'; label: MessageKey; placehol
   },
 ];
 
-type ProblemField = 'uids' | 'tags' | 'send-at' | 'sample-percent' | 'sample-minutes';
+type ProblemField = AudienceProblemField | TimingProblemField | 'sample-percent' | 'sample-minutes';
 
-/** The audience, time and A/B test as the API takes them. */
+/** The audience, time, pace, languages and A/B test as the API takes them. */
 interface SendOptions {
   uids?: string[];
   tags?: Record<string, string>;
+  segment?: SegmentExpression;
+  segmentId?: string;
   sendAt?: string;
+  localTime?: string;
+  throttle?: { perMinute: number };
+  translations?: Record<string, { title: string; body?: string; url?: string }>;
   variants?: ReturnType<typeof variantPayloadOf>[];
   sample?: number;
   winnerAfterMinutes?: number;
@@ -65,13 +81,19 @@ const HTTPS_ONLY = new ApiError(400, 'INVALID_URL', '');
 /** The send form: audience, the notification, when; the preview and the delivery beside and below it. */
 export function SendPage() {
   const app = useCurrentApp();
+  const [searchParams] = useSearchParams();
   const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const [rich, setRich] = useState<RichDraft>(EMPTY_RICH);
-  const [audience, setAudience] = useState<Audience>('all');
-  const [uidsText, setUidsText] = useState('');
-  const [tagsText, setTagsText] = useState('');
-  const [later, setLater] = useState(false);
-  const [when, setWhen] = useState(() => localIn(60));
+  // A saved segment's Send link (the Segments page) opens the form with that segment chosen.
+  const [audience, setAudience] = useState<AudienceDraft>(() => {
+    const segmentId = searchParams.get('segment') ?? '';
+    return { audience: segmentId ? 'segment' : 'all', uidsText: '', tagsText: '', segmentId, tree: newGroup() };
+  });
+  const [timing, setTiming] = useState<TimingDraft>(() => ({ ...DEFAULT_TIMING, when: localIn(60) }));
+  const [translations, setTranslations] = useState<TranslationDraft[]>([]);
+  /** The language tab shown: 0 for the default text, 1 for the first translation… */
+  const [language, setLanguage] = useState(0);
+  const [untitled, setUntitled] = useState<number | null>(null);
   const [variants, setVariants] = useState<VariantDraft[]>([]);
   /** The variant tab shown: 0 for A (the send's own content), 1 for B… */
   const [active, setActive] = useState(0);
@@ -79,20 +101,25 @@ export function SendPage() {
   /** A field to focus once its variant's tab is drawn (a URL to fix in another tab). */
   const [focusNext, setFocusNext] = useState<string | null>(null);
   const [problem, setProblem] = useState<{ field: ProblemField; problem: Problem } | null>(null);
-  const { t, plural, rich: richText, number } = useI18n();
+  const { t, number } = useI18n();
   usePageTitle(`${t('send.title')} · ${app.name}`);
-  const audiences: { value: Audience; label: MessageKey; hint: string }[] = [
-    { value: 'all', label: 'send.all', hint: plural('send.allHint.other', app.stats.activeSubscribers) },
-    { value: 'uids', label: 'send.uids', hint: t('send.uidsHint', { max: MAX_TARGET_UIDS }) },
-    { value: 'tags', label: 'send.tags', hint: t('send.tagsHint') },
+  // What each variant's (or each language's) targets receive, the send's own first: every one is held
+  // to the byte rule. Variants and translations do not go together (the API refuses both at once).
+  const contents = [
+    { draft, rich },
+    ...variants.map((variant) => mergedContent(draft, rich, variant)),
+    ...translations.map((translation) => ({ draft: translatedDraft(draft, translation), rich })),
   ];
-  // What each variant's targets receive, A first: every one is held to the byte rule.
-  const contents = [{ draft, rich }, ...variants.map((variant) => mergedContent(draft, rich, variant))];
+  const tab = variants.length > 0 ? active : language;
+  const tabNames = [
+    ...VARIANT_NAMES.slice(0, variants.length + 1),
+    ...translations.map((translation) => translation.language),
+  ];
   const sizes = contents.map((content) => payloadBytes(content.draft));
-  const bytes = sizes[active] ?? 0;
+  const bytes = sizes[tab] ?? 0;
   const tooLarge = sizes.some((size) => size > MAX_PAYLOAD_BYTES);
-  const otherTooLarge = sizes.findIndex((size, index) => index !== active && size > MAX_PAYLOAD_BYTES);
-  const shownContent = contents[active] ?? contents[0] ?? { draft, rich };
+  const otherTooLarge = sizes.findIndex((size, index) => index !== tab && size > MAX_PAYLOAD_BYTES);
+  const shownContent = contents[tab] ?? contents[0] ?? { draft, rich };
   useEffect(() => {
     if (!focusNext) return;
     document.getElementById(focusNext)?.focus();
@@ -103,8 +130,8 @@ export function SendPage() {
   /** The audience and time as the API takes them, or the first thing to fix (shown next to its field). */
   const optionsOf = () => {
     const options: SendOptions = {};
-    if (audience === 'uids') {
-      const uids = uidsOf(uidsText);
+    if (audience.audience === 'uids') {
+      const uids = uidsOf(audience.uidsText);
       if (uids.length === 0) return { field: 'uids' as const, problem: { key: 'send.uidsNone' } as Problem };
       if (uids.length > MAX_TARGET_UIDS)
         return {
@@ -113,15 +140,37 @@ export function SendPage() {
         };
       options.uids = uids;
     }
-    if (audience === 'tags') {
-      const parsed = tagsOf(tagsText);
+    if (audience.audience === 'tags') {
+      const parsed = tagsOf(audience.tagsText);
       if ('problem' in parsed) return { field: 'tags' as const, problem: parsed.problem };
       options.tags = parsed.tags;
     }
-    if (later) {
-      const parsed = sendAtOf(when);
+    if (audience.audience === 'segment') {
+      if (!audience.segmentId)
+        return { field: 'segment-id' as const, problem: { key: 'send.segmentMissing' } as Problem };
+      options.segmentId = audience.segmentId;
+    }
+    if (audience.audience === 'expression') {
+      // The builder shows what is wrong next to its row; this says why nothing was sent.
+      const compiled = compile(audience.tree);
+      if ('problem' in compiled)
+        return { field: 'segment' as const, problem: { key: 'send.segmentIncomplete' } as Problem };
+      options.segment = compiled.expression;
+    }
+    if (timing.timing === 'later') {
+      const parsed = sendAtOf(timing.when);
       if ('problem' in parsed) return { field: 'send-at' as const, problem: parsed.problem };
       options.sendAt = parsed.sendAt;
+    }
+    if (timing.timing === 'local') {
+      const parsed = localTimeOf(timing.localTime);
+      if ('problem' in parsed) return { field: 'local-time' as const, problem: parsed.problem };
+      options.localTime = parsed.localTime;
+    }
+    if (timing.throttled) {
+      const parsed = throttleOf(timing.perMinute);
+      if ('problem' in parsed) return { field: 'throttle' as const, problem: parsed.problem };
+      options.throttle = parsed.throttle;
     }
     if (variants.length > 0) {
       const parsed = samplePayloadOf(sample);
@@ -138,13 +187,19 @@ export function SendPage() {
       showField(notHttps[0] ?? '');
       return;
     }
+    const translated = translationsPayloadOf(translations);
+    if ('untitled' in translated) {
+      setUntitled(translated.untitled);
+      showField(translationFieldId(translated.untitled, 'title'));
+      return;
+    }
     const options = optionsOf();
     if ('problem' in options) {
       setProblem({ field: options.field, problem: options.problem });
       return;
     }
     setProblem(null);
-    send.mutate({ ...payloadOf(draft), ...richPayloadOf(rich), ...options });
+    send.mutate({ ...payloadOf(draft), ...richPayloadOf(rich), ...translated, ...options });
   };
   const problemOf = (field: ProblemField) =>
     problem?.field === field ? (
@@ -166,6 +221,7 @@ export function SendPage() {
     ['image', rich.image],
     ...rich.buttons.map((button, i): [string, string] => [`button-${i + 1}-url`, button.url]),
     ...variants.flatMap(variantUrls),
+    ...translations.map((translation, i): [string, string] => [translationFieldId(i, 'url'), translation.url]),
   ];
   const notHttps = urls.filter(([, value]) => value && !value.startsWith('https://')).map(([field]) => field);
   const [refusedUrls, setRefusedUrls] = useState<string[]>([]);
@@ -191,10 +247,12 @@ export function SendPage() {
     apiUrlFields.length > 0 ||
     sampleError !== null ||
     (send.error instanceof ApiError && ['MISSING_FIELDS', 'PAYLOAD_TOO_LARGE'].includes(send.error.code));
-  /** Shows the tab holding a field (`variant-c-url` is C's), then focuses it. */
+  /** Shows the tab holding a field (`variant-c-url` is C's, `translation-2-url` the second language's), then focuses it. */
   const showField = (field: string) => {
-    const tab = VARIANT_NAMES.findIndex((name) => field.startsWith(`variant-${name.toLowerCase()}-`));
-    setActive(Math.max(0, tab));
+    const variantTab = VARIANT_NAMES.findIndex((name) => field.startsWith(`variant-${name.toLowerCase()}-`));
+    setActive(Math.max(0, variantTab));
+    const languageTab = Number(/^translation-(\d+)-/.exec(field)?.[1] ?? 0);
+    setLanguage(languageTab);
     setFocusNext(field);
   };
   const changed = () => {
@@ -205,6 +263,19 @@ export function SendPage() {
     setVariants((current) => [...current, EMPTY_VARIANT]);
     setActive(variants.length + 1);
   };
+  const addLanguage = (tag: string) => {
+    changed();
+    setTranslations((current) => [...current, { language: tag, title: '', body: '', url: '' }]);
+    setLanguage(translations.length + 1);
+    setFocusNext(translationFieldId(translations.length, 'title'));
+  };
+  const removeLanguage = (index: number) => {
+    changed();
+    setUntitled(null);
+    setTranslations((current) => current.filter((_, i) => i !== index));
+    setLanguage(0);
+    setFocusNext(translations.length > 1 ? 'language-tab-0' : 'new-language');
+  };
   const removeVariant = (index: number) => {
     changed();
     setVariants((current) => current.filter((_, i) => i !== index));
@@ -212,77 +283,43 @@ export function SendPage() {
     setFocusNext('variant-tab-0');
   };
 
+  const tabbed = variants.length > 0 ? 'variants' : translations.length > 0 ? 'languages' : null;
+  const invalid = (field: ProblemField) => problem?.field === field;
   return (
     <>
       <div className="send-grid">
         <section className="panel">
           <h2>{t('send.newNotification')}</h2>
           <form onSubmit={onSubmit}>
-            <fieldset className="scopes">
-              <legend>{t('send.audience')}</legend>
-              {audiences.map((option) => (
-                <label key={option.value} className="scope-option">
-                  <input
-                    type="radio"
-                    name="audience"
-                    value={option.value}
-                    checked={audience === option.value}
-                    onChange={() => setAudience(option.value)}
-                  />
-                  <span>
-                    <strong>{t(option.label)}</strong>
-                    <span className="hint">{option.hint}</span>
-                  </span>
-                </label>
-              ))}
-            </fieldset>
-            {audience === 'all' && app.stats.activeSubscribers === 0 && (
-              <p className="hint warning send-warning" data-testid="no-subscribers">
-                {richText('send.noneYet', { tryIt: <Link to={`/apps/${app.id}/try`}>{t('send.tryItLink')}</Link> })}
-              </p>
-            )}
-            {audience === 'uids' && (
-              <div className="field">
-                <label htmlFor="uids">{t('send.uids')}</label>
-                <textarea
-                  id="uids"
-                  name="uids"
-                  rows={3}
-                  value={uidsText}
-                  onChange={(event) => setUidsText(event.target.value)}
-                  aria-invalid={problem?.field === 'uids' ? true : undefined}
-                  aria-describedby="uids-hint uids-error"
+            <AudienceFields
+              app={app}
+              draft={audience}
+              onChange={(next) => {
+                changed();
+                setAudience(next);
+              }}
+              problemOf={problemOf}
+              invalid={invalid}
+            />
+            <div className="content-tabs">
+              {translations.length === 0 && (
+                <VariantTabs count={variants.length} active={active} onSelect={setActive} onAdd={addVariant} />
+              )}
+              {variants.length === 0 && (
+                <LanguageTabs
+                  translations={translations}
+                  active={language}
+                  onSelect={setLanguage}
+                  onAdd={addLanguage}
                 />
-                <p className="hint" id="uids-hint">
-                  {t('send.uidsSeparator')}
-                </p>
-                {problemOf('uids')}
-              </div>
-            )}
-            {audience === 'tags' && (
-              <div className="field">
-                <label htmlFor="tags">{t('send.tags')}</label>
-                <textarea
-                  id="tags"
-                  name="tags"
-                  rows={3}
-                  placeholder={'lang=ja\nplan=pro'}
-                  value={tagsText}
-                  onChange={(event) => setTagsText(event.target.value)}
-                  aria-invalid={problem?.field === 'tags' ? true : undefined}
-                  aria-describedby="tags-hint tags-error"
-                />
-                <p className="hint" id="tags-hint">
-                  {richText('send.tagsFormat', { pair: <code>key=value</code> })}
-                </p>
-                {problemOf('tags')}
-              </div>
-            )}
-            <VariantTabs count={variants.length} active={active} onSelect={setActive} onAdd={addVariant} />
+              )}
+            </div>
+            {tabbed === null && <p className="hint content-tabs-note">{t('send.languagesOrVariants')}</p>}
             <div
-              id="variant-panel"
-              className={variants.length > 0 ? 'variant-panel' : undefined}
-              {...(variants.length > 0 ? { role: 'tabpanel', 'aria-labelledby': `variant-tab-${active}` } : {})}
+              id={tabbed === 'languages' ? 'language-panel' : 'variant-panel'}
+              className={tabbed ? 'variant-panel' : undefined}
+              {...(tabbed === 'variants' ? { role: 'tabpanel', 'aria-labelledby': `variant-tab-${active}` } : {})}
+              {...(tabbed === 'languages' ? { role: 'tabpanel', 'aria-labelledby': `language-tab-${language}` } : {})}
             >
               {active > 0 ? (
                 <VariantFields
@@ -297,9 +334,25 @@ export function SendPage() {
                   onRemove={() => removeVariant(active - 1)}
                   errorOf={errorOf}
                 />
+              ) : language > 0 ? (
+                <TranslationFields
+                  key={language}
+                  index={language - 1}
+                  translation={translations[language - 1] ?? { language: '', title: '', body: '', url: '' }}
+                  base={draft}
+                  onChange={(next) => {
+                    changed();
+                    if (untitled === language - 1 && next.title.trim()) setUntitled(null);
+                    setTranslations((current) => current.map((entry, i) => (i === language - 1 ? next : entry)));
+                  }}
+                  onRemove={() => removeLanguage(language - 1)}
+                  errorOf={errorOf}
+                  titleProblem={untitled === language - 1}
+                />
               ) : (
                 <>
                   {variants.length > 0 && <p className="hint variant-note">{t('send.variantANote')}</p>}
+                  {translations.length > 0 && <p className="hint variant-note">{t('send.languageDefaultNote')}</p>}
                   <Field
                     id="title"
                     label={t('send.fieldTitle')}
@@ -347,35 +400,25 @@ export function SendPage() {
                 error={sampleError && <ErrorMessage error={sampleError} id="sample-error" />}
               />
             )}
-            <label className="scope-option">
-              <input type="checkbox" checked={later} onChange={(event) => setLater(event.target.checked)} />
-              <span>
-                <strong>{t('send.later')}</strong>
-                <span className="hint">{t('send.laterHint', { days: MAX_SCHEDULE_AHEAD_DAYS })}</span>
-              </span>
-            </label>
-            {later && (
-              <div className="field">
-                <label htmlFor="send-at">{t('send.sendAt')}</label>
-                <input
-                  id="send-at"
-                  name="send-at"
-                  type="datetime-local"
-                  required
-                  min={localIn(1)}
-                  max={localIn(MAX_SCHEDULE_AHEAD_DAYS * 24 * 60)}
-                  value={when}
-                  onChange={(event) => setWhen(event.target.value)}
-                  aria-invalid={problem?.field === 'send-at' ? true : undefined}
-                  aria-describedby="send-at-error"
-                />
-                {problemOf('send-at')}
-              </div>
-            )}
+            <TimingFields
+              draft={timing}
+              onChange={(next) => {
+                changed();
+                setTiming(next);
+              }}
+              appTimeZone={app.timeZone}
+              problemOf={problemOf}
+              invalid={invalid}
+            />
             <p className={tooLarge ? 'byte-counter over' : 'byte-counter'} id="byte-counter" aria-live="polite">
               {t('send.bytes', { bytes: number(bytes), max: number(MAX_PAYLOAD_BYTES) })}
-              {(sizes[active] ?? 0) > MAX_PAYLOAD_BYTES && t('send.tooLarge')}
-              {otherTooLarge >= 0 && t('send.variantTooLarge', { name: VARIANT_NAMES[otherTooLarge] ?? '' })}
+              {(sizes[tab] ?? 0) > MAX_PAYLOAD_BYTES && t('send.tooLarge')}
+              {otherTooLarge >= 0 &&
+                (variants.length > 0
+                  ? t('send.variantTooLarge', { name: tabNames[otherTooLarge] ?? '' })
+                  : otherTooLarge === 0
+                    ? t('send.defaultTooLarge')
+                    : t('send.languageTooLarge', { language: tabNames[otherTooLarge] ?? '' }))}
             </p>
             {send.error instanceof ApiError && send.error.code === 'PAYLOAD_TOO_LARGE' && (
               <ErrorMessage error={send.error} id="byte-counter-error" />
@@ -387,7 +430,7 @@ export function SendPage() {
               disabled={send.isPending || tooLarge}
               aria-describedby="byte-counter"
             >
-              {send.isPending ? t('send.sending') : later ? t('send.schedule') : t('send.send')}
+              {send.isPending ? t('send.sending') : timing.timing === 'now' ? t('send.send') : t('send.schedule')}
             </button>
           </form>
         </section>
@@ -395,15 +438,17 @@ export function SendPage() {
           draft={shownContent.draft}
           rich={shownContent.rich}
           variant={variants.length > 0 ? VARIANT_NAMES[active] : undefined}
+          language={language > 0 ? translations[language - 1]?.language : undefined}
         />
       </div>
       {send.data &&
-        (send.data.notification.status === 'scheduled' && send.data.sendAt ? (
+        (send.data.notification.status === 'scheduled' && (send.data.sendAt || send.data.localTime) ? (
           <ScheduledSend
             key={send.data.notification.id}
             appId={app.id}
             id={send.data.notification.id}
             sendAt={send.data.sendAt}
+            localTime={send.data.localTime}
           />
         ) : (
           <SendProgress key={send.data.notification.id} appId={app.id} accepted={send.data.notification} />

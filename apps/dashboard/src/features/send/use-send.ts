@@ -6,7 +6,7 @@ type SendBody = NonNullable<
   paths['/api/v1/apps/{appId}/notifications']['post']['requestBody']
 >['content']['application/json'];
 
-/** Sends (or schedules) a notification; the answer keeps `sendAt` so the page can say when it goes. */
+/** Sends (or schedules) a notification; the answer keeps `sendAt` and `localTime` so the page can say when it goes. */
 export function useSend(appId: string) {
   const queryClient = useQueryClient();
   return useMutation({
@@ -14,6 +14,7 @@ export function useSend(appId: string) {
       call(api.POST('/api/v1/apps/{appId}/notifications', { params: { path: { appId } }, body })).then((answer) => ({
         ...answer,
         sendAt: body.sendAt,
+        localTime: body.localTime,
       })),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['usage', appId] });

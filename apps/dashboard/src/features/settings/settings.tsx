@@ -9,6 +9,7 @@ import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { useCurrentApp } from '../apps/use-apps.js';
 import { WebhookSettings } from '../webhooks/webhook-settings.js';
 import { DeleteApp } from './delete-app.js';
+import { DeliverySettings } from './delivery-settings.js';
 import { PushFormatSettings } from './push-format-settings.js';
 import { createIdentitySecret, useRotateVapidKey, useUpdateApp } from './use-app-settings.js';
 import './settings.css';
@@ -237,6 +238,7 @@ export function SettingsPage() {
       <Rename />
       <AllowedOrigins />
       <PushFormatSettings />
+      <DeliverySettings />
       <IdentitySecret />
       <VapidKey />
       <WebhookSettings />

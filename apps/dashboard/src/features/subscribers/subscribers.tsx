@@ -119,12 +119,14 @@ export function SubscribersPage() {
         {(data) => (
           <>
             <DataTable
+              className="subscribers-table"
               columns={[
                 t('subscribers.colService'),
                 t('subscribers.colEndpoint'),
                 t('subscribers.colStatus'),
                 t('subscribers.colUid'),
                 t('subscribers.colTags'),
+                t('subscribers.colLocale'),
                 t('subscribers.colVapid'),
                 t('subscribers.colSubscribed'),
               ]}
@@ -153,6 +155,16 @@ export function SubscribersPage() {
                           </code>
                         ))}
                       </span>
+                    )}
+                  </td>
+                  <td className="locale">
+                    {subscriber.language === null && subscriber.timeZone === null ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      <>
+                        <span>{subscriber.language ?? '—'}</span>
+                        <span className="muted">{subscriber.timeZone ?? '—'}</span>
+                      </>
                     )}
                   </td>
                   <td title={subscriber.vapidPublicKey ?? undefined}>
