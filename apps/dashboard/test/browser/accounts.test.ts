@@ -276,6 +276,7 @@ if (browser) {
     await checkPage(t, page, SHOTS, 'security');
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
     await page.getByLabel('E-mail').fill(address);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
