@@ -9,6 +9,8 @@ export type User = {
   language: 'ja' | 'en';
   /** `operator`: the operator console is shown. */
   role: 'customer' | 'operator';
+  /** Signing in also takes a code from an authenticator app. */
+  totpEnabled: boolean;
 };
 
 /**
@@ -21,6 +23,7 @@ const SIGNED_OUT_PAGES = new Set([
   '/pricing',
   '/sign-in',
   '/sign-up',
+  '/login',
   '/verify-email',
   '/forgot-password',
   '/reset-password',
@@ -89,13 +92,21 @@ export function useProviders() {
 /** Set by a sign-out here: the page it leaves sends the browser to a plain /sign-in, with no `next`. */
 let signedOutHere = false;
 export const leftBySigningOut = () => signedOutHere;
+/** Where that is: /sign-in, or the sign-in page that says why (the account was deleted). */
+let signedOutTo = '/sign-in';
+export const signedOutDestination = () => signedOutTo;
 
 /**
  * After sign-in or sign-out: the new user (or null) replaces the old one, and every other cached
  * answer, which belonged to the previous session, is dropped.
  */
-export function switchUser(queryClient: QueryClient, user: User | null, { signingOut = false } = {}): void {
+export function switchUser(
+  queryClient: QueryClient,
+  user: User | null,
+  { signingOut = false, to = '/sign-in' } = {},
+): void {
   signedOutHere = signingOut;
+  signedOutTo = to;
   rememberSignedIn(user);
   guessedSignedOut = false;
   queryClient.setQueryData(['me'], user);

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
-import { leftBySigningOut, signedOutIsAGuess, useMe } from '../api/session.js';
+import { leftBySigningOut, signedOutDestination, signedOutIsAGuess, useMe } from '../api/session.js';
 import { ErrorPanel } from './error-panel.js';
 import { PageSkeleton } from './skeleton.js';
 
@@ -18,7 +18,8 @@ export function RequireUser() {
   if (me.isError) return <ErrorPanel error={me.error} onRetry={() => void me.refetch()} />;
   if (!me.data) {
     const next = `${location.pathname}${location.search}`;
-    if (next === '/' || leftBySigningOut()) return <Navigate to="/sign-in" replace />;
+    if (leftBySigningOut()) return <Navigate to={signedOutDestination()} replace />;
+    if (next === '/') return <Navigate to="/sign-in" replace />;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
   }
   return <Outlet />;

@@ -1,4 +1,5 @@
 import { type MailServer, type ReceivedMail, startMailServer, waitFor } from '@webpush/testing';
+import { Secret, TOTP } from 'otpauth';
 import t from 'tap';
 import {
   checkPage,
@@ -15,10 +16,17 @@ import {
  * The account and audience pages in real Chromium against the real API, with a real local SMTP
  * server: the verification and reset links are read from the e-mails and opened as a user would.
  * Sessions, the app's Settings tab, a tags audience sent later and its cancel, subscriber filters;
- * axe-core and 375 px on each new page.
+ * two-factor sign-in, access tokens, the audit log and deleting the account; axe-core and 375 px on
+ * each new page.
  */
 
 const SHOTS = 'accounts';
+
+/** The authenticator app's code (RFC 6238: SHA-1, 6 digits, 30 s), `steps` steps from now. */
+const totpCode = (secret: string, steps = 0) =>
+  new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + steps * 30_000,
+  });
 
 const browser = await launchChromium(t);
 if (browser) {
@@ -218,6 +226,95 @@ if (browser) {
     await visitor.page.getByRole('button', { name: 'Sign in' }).click();
     await visitor.page.getByRole('heading', { name: 'Your apps' }).waitFor();
     t.same(visitor.problems, [], 'no CSP violation or page error');
+  });
+
+  await t.test('security: two-factor sign-in, an access token, the audit log, deleting the account', async (t) => {
+    const { page, problems } = await openDashboard(t, browser);
+    const address = uniqueEmail('careful');
+    await signUp(page, url, address);
+    const shopId = await createAppInPage(page, 'Careful shop');
+
+    await page.goto(`${url}/account`);
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    const secret = (await page.getByTestId('totp-secret').getAttribute('data-secret')) ?? '';
+    t.match(secret, /^[A-Z2-7]{16,}$/, 'the base32 secret is shown for typing by hand');
+    t.equal(await page.getByRole('img', { name: /QR code/ }).count(), 1, 'and its QR code');
+    await page.getByLabel('Code from the app').fill('000000');
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('That code is wrong').waitFor();
+    await checkPage(t, page, SHOTS, 'security-setup');
+    await page.getByLabel('Code from the app').fill(totpCode(secret));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    const codes = page.getByTestId('recovery-codes').locator('li');
+    await codes.first().waitFor();
+    t.equal(await codes.count(), 10, 'ten recovery codes, shown once');
+    const recoveryCode = ((await codes.first().textContent()) ?? '').trim();
+    await page.getByText('you will not see them again').waitFor();
+    await checkPage(t, page, SHOTS, 'security-recovery-codes');
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    t.equal(await page.getByTestId('recovery-codes').count(), 0, 'gone once saved');
+    t.equal(await page.getByTestId('two-factor-state').textContent(), 'On');
+
+    await page.getByLabel('Token name').fill('CI pipeline');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent()) ?? '';
+    t.match(token, /^wpt_/, 'the token is shown once');
+    const asToken = { headers: { authorization: `Bearer ${token}` } };
+    const made = await page.context().request.post(`${url}/api/v1/apps/${shopId}/keys`, {
+      ...asToken,
+      data: { scope: 'notify', name: 'Made by CI' },
+    });
+    t.equal(made.status(), 201, 'it acts as its user');
+    await page.getByTestId('token-row').filter({ hasText: 'CI pipeline' }).waitFor();
+    await page.getByRole('button', { name: 'Revoke token CI pipeline' }).click();
+    await page.getByRole('button', { name: 'Revoke token', exact: true }).click();
+    await waitFor(async () => (await page.getByTestId('token-row').count()) === 0, 'the token row is gone', {
+      intervalMs: 100,
+    });
+    t.equal((await page.context().request.get(`${url}/api/v1/apps`, asToken)).status(), 401, 'refused at once');
+    await page.getByTestId('audit-row').filter({ hasText: 'Access token revoked' }).waitFor();
+    await checkPage(t, page, SHOTS, 'security');
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
+    await page.getByLabel('E-mail').fill(address);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const code = page.getByLabel('Authentication code');
+    await code.fill('123456');
+    await page.getByRole('button', { name: 'Verify and sign in' }).click();
+    t.match(await page.locator('#two-factor-code-error').textContent(), 'That code is wrong');
+    await checkPage(t, page, SHOTS, 'sign-in-code');
+    // The next step's code: the one that turned it on may still be current, and a code signs in once.
+    await code.fill(totpCode(secret, 1));
+    await page.getByRole('button', { name: 'Verify and sign in' }).click();
+    await page.getByRole('heading', { name: 'Your apps' }).waitFor();
+
+    await page.getByRole('link', { name: /Careful shop/ }).click();
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const rows = page.getByTestId('audit-row');
+    await rows.first().waitFor();
+    const keyRow = rows.filter({ hasText: 'Made by CI' });
+    t.match(await keyRow.textContent(), /API key created.*key\.created.*Made by CI/, 'the key the token made');
+    t.match(await keyRow.textContent(), address, 'by its user');
+    await page.getByLabel('Action').selectOption('key.created');
+    t.equal(await rows.count(), 1, 'filtered by action');
+    await page.getByLabel('Action').selectOption('');
+    await checkPage(t, page, SHOTS, 'audit-log');
+
+    await page.goto(`${url}/account`);
+    await page.getByRole('button', { name: 'Delete my account…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete your account for good?' });
+    await dialog.getByText('Careful shop').waitFor();
+    await dialog.getByLabel('Password').fill(PASSWORD);
+    await dialog.getByLabel('Authentication code').fill(recoveryCode);
+    await dialog.getByLabel(`Type ${address} to confirm`).fill(address);
+    await dialog.getByRole('button', { name: 'Delete my account' }).click();
+    await page.getByTestId('account-deleted').waitFor();
+    t.match(new URL(page.url()).pathname, '/sign-in');
+    const [left] = await sql<{ count: number }[]>`select count(*)::int as count from users where email = ${address}`;
+    t.equal(left?.count, 0, 'the account is gone');
+    t.same(problems, [], 'no CSP violation or page error');
   });
 
   t.same(problems, [], 'no CSP violation or page error');

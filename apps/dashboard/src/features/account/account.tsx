@@ -7,9 +7,14 @@ import { ErrorMessage } from '../../components/error-panel.js';
 import { useChangeLanguage } from '../../components/language-picker.js';
 import { useOpenPlanRequest } from '../../components/plan-request.js';
 import { type I18n, LANGUAGE_NAMES, LANGUAGES, useI18n, usePageTitle } from '../../i18n/index.js';
+import { AccessTokens } from './access-tokens.js';
+import { AccountActivity } from './account-activity.js';
 import { ChangePassword } from './change-password.js';
+import { DeleteAccount } from './delete-account.js';
+import { TwoFactorSetting } from './two-factor.js';
 import { useEndSessions, useSessions, useSignOut } from './use-account.js';
 import './account.css';
+import './security.css';
 
 const BROWSERS = [
   ['Edge', /Edg\/(\d+)/],
@@ -188,6 +193,15 @@ export function AccountPage() {
         <button type="button" className="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
           {t('account.signOut')}
         </button>
+      </section>
+      <section aria-labelledby="security-title">
+        <h2 id="security-title" className="security-heading">
+          {t('account.security')}
+        </h2>
+        <TwoFactorSetting />
+        <AccessTokens />
+        <AccountActivity />
+        <DeleteAccount user={user} />
       </section>
     </>
   );

@@ -18,6 +18,7 @@ const tabs: { to: string; label: MessageKey; end?: boolean; needs: AppRole }[] =
   { to: 'keys', label: 'app.tab.keys', needs: 'admin' },
   { to: 'members', label: 'app.tab.members', needs: 'viewer' },
   { to: 'try', label: 'app.tab.try', needs: 'admin' },
+  { to: 'audit-log', label: 'app.tab.auditLog', needs: 'admin' },
   { to: 'settings', label: 'app.tab.settings', needs: 'admin' },
 ];
 

@@ -7,6 +7,7 @@ import { ErrorMessage, LocalError } from '../../components/error-panel.js';
 import { Field } from '../../components/field.js';
 import { useI18n, usePageTitle } from '../../i18n/index.js';
 import { PASSWORD_LENGTHS } from './password-lengths.js';
+import { TwoFactorPrompt } from './two-factor-prompt.js';
 import { useSignIn } from './use-auth.js';
 import './auth.css';
 
@@ -23,10 +24,16 @@ function fieldOf(error: unknown, mode: Mode): 'email' | 'password' | null {
 /** Only paths of this site: `next` comes from the address bar. */
 const safeNext = (next: string | null) => (next?.startsWith('/') && !next.startsWith('//') ? next : '/');
 
+const isTotpRequired = (error: unknown) => error instanceof ApiError && error.code === 'TOTP_REQUIRED';
+
 export function AuthPage({ mode }: { mode: Mode }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // The password was right and the account asks for its two-factor code (401 TOTP_REQUIRED).
+  const [askingCode, setAskingCode] = useState(false);
   const [params] = useSearchParams();
+  // Where "Delete my account" ends.
+  const accountDeleted = mode === 'sign-in' && params.get('account') === 'deleted';
   const navigate = useNavigate();
   const providers = useProviders();
   const next = safeNext(params.get('next'));
@@ -43,7 +50,7 @@ export function AuthPage({ mode }: { mode: Mode }) {
   const submit = useSignIn(signUp, () => navigate(next, { replace: true }));
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    submit.mutate({ email, password });
+    submit.mutate({ email, password }, { onError: (error) => setAskingCode(isTotpRequired(error)) });
   };
   const field = fieldOf(submit.error, mode);
   // The API says INVALID_INPUT; the page says which rule the password broke.
@@ -65,8 +72,40 @@ export function AuthPage({ mode }: { mode: Mode }) {
     set(event.target.value);
   };
 
+  if (askingCode) {
+    return (
+      <section className="auth-card panel">
+        <h1>{t('twoFactor.promptTitle')}</h1>
+        <TwoFactorPrompt
+          onSubmit={(factor) => submit.mutate({ email, password, ...factor })}
+          pending={submit.isPending}
+          error={isTotpRequired(submit.error) ? null : submit.error}
+          footer={
+            <p className="muted">
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => {
+                  submit.reset();
+                  setAskingCode(false);
+                }}
+              >
+                {t('twoFactor.startOver')}
+              </button>
+            </p>
+          }
+        />
+      </section>
+    );
+  }
+
   return (
     <section className="auth-card panel">
+      {accountDeleted && (
+        <p className="success" role="status" data-testid="account-deleted">
+          {t('deleteAccount.done')}
+        </p>
+      )}
       <h1>{signUp ? t('auth.signUpHeading') : t('auth.signInTitle')}</h1>
       <p className="muted">{signUp ? freePlanLead : t('auth.signInLead')}</p>
       <form onSubmit={onSubmit} noValidate={false}>

@@ -1,18 +1,36 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api, call } from '../../api/client.js';
 import { switchUser } from '../../api/session.js';
+import type { SecondFactor } from './second-factor.js';
 
-interface Credentials {
-  email: string;
-  password: string;
-}
+/** E-mail and password, and at the second step of a two-factor sign-in its code. */
+type Credentials = { email: string; password: string } & Partial<SecondFactor>;
 
 /** Signs in, or registers (`signUp`), and makes the answer's user the cached one. */
 export function useSignIn(signUp: boolean, onSignedIn: () => void | Promise<void>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: Credentials) =>
-      call(signUp ? api.POST('/api/v1/auth/register', { body }) : api.POST('/api/v1/auth/login', { body })),
+      call(
+        signUp
+          ? api.POST('/api/v1/auth/register', { body: { email: body.email, password: body.password } })
+          : api.POST('/api/v1/auth/login', { body }),
+      ),
+    onSuccess: async (answer) => {
+      switchUser(queryClient, answer.user);
+      await onSignedIn();
+    },
+  });
+}
+
+/**
+ * Completes a GitHub sign-in that waits for the two-factor code: the callback left an HttpOnly cookie
+ * for POST /auth/github/totp and sent the browser to /login?twoFactor=github.
+ */
+export function useGithubTwoFactor(onSignedIn: () => void | Promise<void>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: SecondFactor) => call(api.POST('/api/v1/auth/github/totp', { body })),
     onSuccess: async (answer) => {
       switchUser(queryClient, answer.user);
       await onSignedIn();
