@@ -46,7 +46,9 @@ if (process.getuid?.() === 0) {
     const mode = statSync(dir).mode;
     if ((mode & 0o001) === 0) {
       chmodSync(dir, (mode & 0o7777) | 0o001);
-      console.log(`[smoke] ${dir}: added o+x so the postgres and ${process.env.SMOKE_USER || 'nobody'} users can reach the checkout`);
+      console.log(
+        `[smoke] ${dir}: added o+x so the postgres and ${process.env.SMOKE_USER || 'nobody'} users can reach the checkout`,
+      );
     }
   }
   // A fresh namespace has loopback down: bring it up, then run the checks in it.

@@ -102,7 +102,15 @@ t.test('CSV: the header, one row per subscription, RFC 4180 quoting', async (t) 
   const fields = byId.get(awkwardId) ?? [];
   t.strictSame(
     fields.toSpliced(4, 1),
-    [awkwardId, awkward.endpoint, 'active', awkward.uid, 'ja-JP', 'Asia/Tokyo', new Date(row?.createdAt ?? 0).toISOString()],
+    [
+      awkwardId,
+      awkward.endpoint,
+      'active',
+      awkward.uid,
+      'ja-JP',
+      'Asia/Tokyo',
+      new Date(row?.createdAt ?? 0).toISOString(),
+    ],
     'every field but the tags, as stored',
   );
   t.strictSame(JSON.parse(fields[4] ?? ''), awkward.tags, 'tags as JSON');

@@ -30,6 +30,7 @@ export interface WebPushSdk {
       text?: { title?: string; body?: string };
       ignoreRememberedNo?: boolean;
       onAccept?: () => void;
+      signal?: AbortSignal;
     }): Promise<PromptAnswer>;
   };
   getState(options?: {
