@@ -1,7 +1,24 @@
 import { Type } from 'typebox';
 import { NextCursor, PageQueryFields } from './common.js';
 
-export const AuditLogQuery = Type.Object({ ...PageQueryFields });
+export const AuditLogQuery = Type.Object({
+  ...PageQueryFields,
+  action: Type.Optional(
+    Type.String({
+      pattern: '^[a-z][a-z_]*(\\.[a-z_]+)+$',
+      maxLength: 64,
+      description: 'Only entries of this action, e.g. `key.revoked`',
+      examples: ['key.revoked'],
+    }),
+  ),
+  actor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Only entries by this actor: a user id, an API key id, or `admin-cli`',
+    }),
+  ),
+});
 
 const AuditActorSchema = Type.Union(
   [

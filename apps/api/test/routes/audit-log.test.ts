@@ -173,6 +173,39 @@ t.test('pages with limit and cursor cover the log once; a bad cursor or limit is
   }
 });
 
+t.test('filters: one action, one actor, both; a malformed action is INVALID_INPUT', async (t) => {
+  const all = (await readLog(`${appUrl}/audit-log?limit=100`, owner.token)).entries;
+  const [action] = all.map((entry) => entry.action);
+  t.ok(action, 'the log has entries to filter');
+  const byAction = (await readLog(`${appUrl}/audit-log?limit=100&action=${action}`, owner.token)).entries;
+  t.strictSame(
+    byAction.map((entry) => entry.id),
+    all.filter((entry) => entry.action === action).map((entry) => entry.id),
+    `every ${action} entry, and only those`,
+  );
+  const actor = owner.user.id;
+  const byActor = (await readLog(`${appUrl}/audit-log?limit=100&actor=${actor}`, owner.token)).entries;
+  t.ok(byActor.length > 0);
+  t.ok(
+    byActor.every((entry) => entry.actor.id === actor),
+    'only the actor’s entries',
+  );
+  t.equal(byActor.length, all.filter((entry) => entry.actor.id === actor).length);
+  const both = (await readLog(`${appUrl}/audit-log?limit=100&action=${action}&actor=${randomUUID()}`, owner.token))
+    .entries;
+  t.strictSame(both, [], 'an actor who did nothing here: no entry');
+  const own = (await readLog('/api/v1/auth/audit-log?limit=100&action=session.created', owner.token)).entries;
+  t.ok(own.length > 0 && own.every((entry) => entry.action === 'session.created'), 'the account log filters too');
+  for (const query of ['action=DROP%20TABLE', 'action=key', `action=${'a.'.repeat(40)}b`, `actor=${'x'.repeat(65)}`]) {
+    const response = await app.inject({
+      method: 'GET',
+      url: `${appUrl}/audit-log?${query}`,
+      headers: bearer(owner.token),
+    });
+    assertError(t, response, 'INVALID_INPUT');
+  }
+});
+
 t.test('entries cannot be changed, and are deleted only once older than 365 days', async (t) => {
   await t.rejects(
     sql`update audit_log set action = 'forged' where app_id = ${ownerApp.id}`,

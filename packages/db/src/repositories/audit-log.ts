@@ -156,6 +156,8 @@ export async function listAuditLog(
   db: Database,
   of: AuditLogOf,
   page: { limit: number; after: KeysetPosition | null },
+  /** Only entries of this action, and/or by this actor id (a user, an API key, `admin-cli`). */
+  filter: { action?: string | undefined; actorId?: string | undefined } = {},
 ): Promise<Page<AuditEntry>> {
   const ownerId = 'appId' in of ? of.appId : of.userId;
   if (!isUuid(ownerId)) return { items: [], nextCursor: null };
@@ -178,7 +180,14 @@ export async function listAuditLog(
       ip: auditLog.ip,
     })
     .from(auditLog)
-    .where(and(owner, page.after ? beforePosition(auditLog.at, auditLog.id, page.after) : undefined))
+    .where(
+      and(
+        owner,
+        filter.action === undefined ? undefined : eq(auditLog.action, filter.action),
+        filter.actorId === undefined ? undefined : eq(auditLog.actorId, filter.actorId),
+        page.after ? beforePosition(auditLog.at, auditLog.id, page.after) : undefined,
+      ),
+    )
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(page.limit + 1);
   const { items, nextCursor } = toPage(rows, page.limit);

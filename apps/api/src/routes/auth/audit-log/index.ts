@@ -30,11 +30,12 @@ export default async function routes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const { limit, cursor } = request.query;
+      const { limit, cursor, action, actor } = request.query;
       const page = await listAuditLog(
         app.db,
         { userId: sessionUser(request).id },
         { limit: limit ?? DEFAULT_PAGE_SIZE, after: cursorPosition(cursor) },
+        { action, actorId: actor },
       );
       return { entries: page.items.map(publicAuditEntry), nextCursor: page.nextCursor };
     },
