@@ -1058,6 +1058,13 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
                     cursor?: string;
+                    /**
+                     * @description Only entries of this action, e.g. `key.revoked`
+                     * @example key.revoked
+                     */
+                    action?: string;
+                    /** @description Only entries by this actor: a user id, an API key id, or `admin-cli` */
+                    actor?: string;
                 };
                 header?: never;
                 path: {
@@ -7812,6 +7819,13 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page (opaque); absent for the first page */
                     cursor?: string;
+                    /**
+                     * @description Only entries of this action, e.g. `key.revoked`
+                     * @example key.revoked
+                     */
+                    action?: string;
+                    /** @description Only entries by this actor: a user id, an API key id, or `admin-cli` */
+                    actor?: string;
                 };
                 header?: never;
                 path?: never;

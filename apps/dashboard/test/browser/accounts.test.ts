@@ -298,7 +298,10 @@ if (browser) {
     t.match(await keyRow.textContent(), /API key created.*key\.created.*Made by CI/, 'the key the token made');
     t.match(await keyRow.textContent(), address, 'by its user');
     await page.getByLabel('Action').selectOption('key.created');
+    // The API filters: the page shows what it answers for the action once it is in.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="audit-row"]').length === 1);
     t.equal(await rows.count(), 1, 'filtered by action');
+    t.match(await rows.first().textContent(), /key\.created/);
     await page.getByLabel('Action').selectOption('');
     await checkPage(t, page, SHOTS, 'audit-log');
 

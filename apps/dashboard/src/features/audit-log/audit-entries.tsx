@@ -1,18 +1,15 @@
-import type { InfiniteData, UseInfiniteQueryResult } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { DataTable } from '../../components/data-table.js';
 import { ErrorMessage, ErrorPanel } from '../../components/error-panel.js';
 import { Skeleton } from '../../components/skeleton.js';
 import { catalogues, type I18n, type MessageKey, useI18n } from '../../i18n/index.js';
-import type { AuditEntry, AuditLogPage } from './use-audit-log.js';
+import { type AuditEntry, type AuditSource, useAuditLog } from './use-audit-log.js';
 import './audit-log.css';
 
 type Actor = AuditEntry['actor'];
 
 /** Ids are UUIDs: the first block tells entries apart on screen; the whole id is the cell's title. */
 const shortId = (id: string) => id.split('-')[0] ?? id;
-
-const actorKey = (actor: Actor) => `${actor.type}:${actor.id}`;
 
 export function actorName(actor: Actor, t: I18n['t']): string {
   if (actor.type === 'user') return actor.email;
@@ -37,30 +34,29 @@ function targetText(entry: AuditEntry): string | null {
 }
 
 /**
- * An audit log, newest first: filters by action and by who acted, over the entries loaded so far
- * (the API pages the log and filters nothing), and "Load older entries" while there are more.
+ * An audit log, newest first: filters by action and by who acted (the API filters, so older
+ * entries are found too), and "Load older entries" while there are more.
  */
-export function AuditEntries({
-  query,
-  label,
-}: {
-  query: UseInfiniteQueryResult<InfiniteData<AuditLogPage>>;
-  label: string;
-}) {
+export function AuditEntries({ source, label }: { source: AuditSource; label: string }) {
   const { t, dateTime } = useI18n();
   const [action, setAction] = useState('');
   const [actor, setActor] = useState('');
+  const query = useAuditLog(source, { ...(action ? { action } : {}), ...(actor ? { actor } : {}) });
+  // The choices are what the log has shown so far: a filtered page does not take the others away.
+  const seen = useRef({ actions: new Set<string>(), actors: new Map<string, Actor>() });
   if (query.isPending) return <Skeleton lines={4} />;
   // A failed older page keeps the entries loaded so far on screen, with its error below them.
   if (query.data === undefined) return <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />;
   const entries = query.data.pages.flatMap((page) => page.entries);
-  if (entries.length === 0) return <p className="empty">{t('audit.empty')}</p>;
-
-  const actions = [...new Set(entries.map((entry) => entry.action))].sort();
-  const actors = [...new Map(entries.map((entry) => [actorKey(entry.actor), entry.actor])).entries()];
-  const shown = entries.filter(
-    (entry) => (action === '' || entry.action === action) && (actor === '' || actorKey(entry.actor) === actor),
-  );
+  const filtered = action !== '' || actor !== '';
+  if (entries.length === 0 && !filtered) return <p className="empty">{t('audit.empty')}</p>;
+  for (const entry of entries) {
+    seen.current.actions.add(entry.action);
+    seen.current.actors.set(entry.actor.id, entry.actor);
+  }
+  const actions = [...seen.current.actions].sort();
+  const actors = [...seen.current.actors.entries()];
+  const shown = entries;
   return (
     <>
       <div className="audit-filters">
@@ -79,8 +75,8 @@ export function AuditEntries({
           <label htmlFor="audit-actor">{t('audit.filterActor')}</label>
           <select id="audit-actor" value={actor} onChange={(event) => setActor(event.target.value)}>
             <option value="">{t('audit.allActors')}</option>
-            {actors.map(([key, who]) => (
-              <option key={key} value={key}>
+            {actors.map(([id, who]) => (
+              <option key={id} value={id}>
                 {actorName(who, t)}
               </option>
             ))}
@@ -88,7 +84,7 @@ export function AuditEntries({
         </div>
       </div>
       <p className="hint" role="status">
-        {t('audit.shown', { shown: shown.length, loaded: entries.length })}
+        {t('audit.shown', { shown: shown.length })}
       </p>
       {shown.length === 0 ? (
         <p className="empty">{t('audit.noMatch')}</p>
