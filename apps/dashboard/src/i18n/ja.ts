@@ -962,7 +962,7 @@ export const ja: Record<keyof typeof en, string> = {
   'settings.capHoursRange': '1〜{max} の整数（時間）を入力してください。',
   'settings.deliverySaved': '保存しました：タイムゾーン {zone}、送信頻度の上限なし。',
   'settings.deliverySavedCap': '保存しました：タイムゾーン {zone}、{hours} 時間に {max} 回まで。',
-  'subscribers.colLocale': '言語・タイムゾーン',
+  'subscribers.colLocale': '言語 / タイムゾーン',
 
   // セキュリティ: 2 段階認証、個人アクセストークン、監査ログ、アカウントの削除
   'account.security': 'セキュリティ',

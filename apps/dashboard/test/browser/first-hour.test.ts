@@ -351,6 +351,8 @@ if (browser) {
         .click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       t.equal(new URL(page.url()).pathname, '/account');
+      // The menu folds once the new page is drawn: wait for it (it fails here if it never does).
+      await page.locator('#main-nav').waitFor({ state: 'hidden', timeout: 10_000 });
       t.notOk(await page.locator('#main-nav').isVisible(), 'a navigation folds the menu again');
       await capture(page, SHOTS, `account-${language}-375.png`);
     }

@@ -133,7 +133,7 @@ if (browser) {
     await page.getByRole('dialog', { name: 'Resume this account?' }).getByRole('button', { name: 'Resume it' }).click();
     await row.getByText('Active').waitFor();
     await customer.page.goto(`${url}/account`);
-    await customer.page.getByRole('heading', { name: 'Account' }).waitFor();
+    await customer.page.getByRole('heading', { name: 'Account', exact: true }).waitFor();
     t.pass('the same session works again');
     t.same(customer.problems, []);
     t.same(operator.problems, []);

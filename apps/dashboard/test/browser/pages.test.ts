@@ -451,7 +451,7 @@ if (browser) {
     await fresh.getByRole('heading', { name: 'Your apps' }).waitFor();
     t.equal(fresh.url(), `${url}/`, 'the callback redirected to the dashboard');
     await fresh.getByRole('link', { name: 'Account' }).click();
-    await fresh.getByText('octo@example.com', { exact: true }).waitFor();
+    await fresh.getByText('octo@example.com', { exact: true }).first().waitFor();
     const rows = await ctx.database.sql`select github_id from users where email = 'octo@example.com'`;
     t.equal(Number(rows[0]?.github_id), 7_001, 'the account is linked to the GitHub user');
 
