@@ -55,6 +55,58 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
+/**
+ * Follows tap's TAP stream (four spaces a nesting level) and keeps each failed assertion with the
+ * path of subtests above it and the first lines of its YAML diagnostic.
+ */
+function failureCollector() {
+  const stack = [];
+  const found = [];
+  let pending = '';
+  let diag = null;
+  let last = null;
+  return {
+    feed(text) {
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (diag) {
+          if (/^\s*\.\.\.\s*$/.test(line)) diag = null;
+          else if (diag.length < 12) diag.push(line.trim());
+          continue;
+        }
+        const subtest = /^( *)# Subtest: (.*)$/.exec(line);
+        if (subtest) {
+          const depth = subtest[1].length / 4;
+          stack.length = depth;
+          stack[depth] = subtest[2];
+          continue;
+        }
+        const failed = /^( *)not ok \d+ - (.*?)(?: # time=.*)?$/.exec(line);
+        if (failed) {
+          const depth = failed[1].length / 4;
+          // A subtest's own closing line repeats a failure already kept from inside it.
+          if (
+            stack[depth] === failed[2] &&
+            found.some((f) => f.path.startsWith(`${stack.slice(0, depth + 1).join(' > ')} > `))
+          )
+            continue;
+          last = { path: [...stack.slice(0, depth), failed[2]].join(' > '), diag: [] };
+          found.push(last);
+          continue;
+        }
+        // The YAML block right after a failure is its diagnostic.
+        if (last && /^\s*---\s*$/.test(line)) diag = last.diag;
+        last = null;
+      }
+    },
+    report() {
+      return found.slice(0, 40).flatMap((f) => [`not ok - ${f.path}`, ...f.diag.map((d) => `    ${d}`)]);
+    },
+  };
+}
+
 let exitCode = 1;
 try {
   await admin.unsafe(`CREATE DATABASE "${template}"`);
@@ -67,11 +119,18 @@ try {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let summary = '';
+  const failures = failureCollector();
   tap.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
     summary = (summary + chunk.toString()).slice(-4096);
+    failures.feed(chunk.toString());
   });
   exitCode = await new Promise((resolve) => tap.on('close', (code) => resolve(code ?? 1)));
+  failures.feed('\n');
+  // A long run's log is often read from its end only: the failures are repeated there, each with
+  // the file and subtests it sits in and the start of its diagnostic.
+  const report = failures.report();
+  if (report.length > 0) console.log(`\nFailed:\n${report.join('\n')}`);
   // tap's closing line counts assertions: `# { total: N, pass: N, fail: N, … }`.
   const counts = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/.exec(summary);
   const passed = Number(counts?.[2] ?? 0);

@@ -92,6 +92,10 @@ export const SegmentName = Type.String({
 });
 
 export const CreateSegmentBody = Type.Object({ name: SegmentName, segment: SegmentNode });
+export const UpdateSegmentBody = Type.Object(
+  { name: Type.Optional(SegmentName), segment: Type.Optional(SegmentNode) },
+  { description: 'What changes: the name, the expression, or both (neither: 400 MISSING_FIELDS)' },
+);
 export const CountSegmentBody = Type.Object({ segment: SegmentNode });
 
 const SavedSegmentSchema = Type.Object({

@@ -1,7 +1,15 @@
 import { MAX_IMPORT_SUBSCRIBERS } from '@webpush/plans';
 import { Type } from 'typebox';
 import { NextCursor, PageQueryFields, PushEndpoint } from './common.js';
-import { Auth, attributeFields, audienceFields, P256dh, SubscriptionKeys } from './subscriptions.js';
+import {
+  Auth,
+  attributeFields,
+  audienceFields,
+  LanguageTag,
+  P256dh,
+  SubscriptionKeys,
+  TimeZoneName,
+} from './subscriptions.js';
 
 const SubscriptionStatus = (description?: string) =>
   Type.Union([Type.Literal('active'), Type.Literal('expired')], description ? { description } : {});
@@ -16,6 +24,12 @@ export const SubscriberListQuery = Type.Object({
       description: 'Only the subscribers carrying this tag, as `key:value` (the value may be empty or contain `:`)',
       examples: ['lang:ja'],
     }),
+  ),
+  language: Type.Optional(
+    LanguageTag('Only the subscribers whose language is this tag or starts with it and `-` (`ja` matches `ja-JP`)'),
+  ),
+  timeZone: Type.Optional(
+    TimeZoneName('Only the subscribers in this IANA time zone (an unknown name: 400 INVALID_INPUT)'),
   ),
   ...PageQueryFields,
 });

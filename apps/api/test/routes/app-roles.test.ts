@@ -124,6 +124,12 @@ const probes: Record<string, { make: () => Promise<Probe>; allowedAnswer?: (stat
   'POST /apps/:appId/segments/count': {
     make: async () => ({ url: `${base}/segments/count`, payload: { segment: { tag: 'fan' } } }),
   },
+  'PATCH /apps/:appId/segments/:segmentId': {
+    make: async () => {
+      const saved = await asOwner('POST', '/segments', { name: 'Renamed', segment: { tag: 'renamed' } });
+      return { url: `${base}/segments/${saved.segment?.id}`, payload: { name: 'Renamed again' } };
+    },
+  },
   'DELETE /apps/:appId/segments/:segmentId': {
     make: async () => {
       const saved = await asOwner('POST', '/segments', { name: 'Gone', segment: { tag: 'gone' } });

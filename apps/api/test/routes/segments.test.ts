@@ -87,6 +87,39 @@ t.test('language and timeZone: stored on subscribe, replaced when present, shown
   );
 });
 
+t.test('the subscribers list filters by language (as segments match it) and by time zone', async (t) => {
+  const mine = await ownerWithKey(app, 'notify');
+  const jaJP = await subscribeAs(mine, { language: 'ja-JP', timeZone: 'Asia/Tokyo' });
+  const ja = await subscribeAs(mine, { language: 'JA', timeZone: 'UTC' });
+  const javanese = await subscribeAs(mine, { language: 'jv', timeZone: 'Asia/Jakarta' });
+  const unknown = await subscribeAs(mine);
+  const ids = async (query: string) => {
+    const response = await inject('GET', `/apps/${mine.app.id}/subscribers?${query}`, mine.user.token);
+    t.equal(response.statusCode, 200, `${query}: ${response.body}`);
+    return (response.json() as { subscribers: { id: string }[] }).subscribers.map((s) => s.id).sort();
+  };
+  t.same(await ids('language=ja'), [jaJP.id, ja.id].sort(), '`ja` is ja-JP and JA, not jv');
+  t.same(await ids('language=ja-jp'), [jaJP.id]);
+  t.same(await ids('language=j'), [], 'a prefix of a subtag is not a match');
+  t.same(await ids('timeZone=Asia/Tokyo'), [jaJP.id]);
+  t.same(await ids('timeZone=Etc/UTC'), [ja.id], 'the zone is compared as Intl names it');
+  t.same(await ids('language=ja&timeZone=Asia/Jakarta'), [], 'both filters apply');
+  t.same(await ids('limit=100'), [jaJP.id, ja.id, javanese.id, unknown.id].sort());
+  // Paged with a filter, every match once.
+  const first = await inject('GET', `/apps/${mine.app.id}/subscribers?language=ja&limit=1`, mine.user.token);
+  const page = first.json() as { subscribers: { id: string }[]; nextCursor: string };
+  const second = await inject(
+    'GET',
+    `/apps/${mine.app.id}/subscribers?language=ja&limit=1&cursor=${page.nextCursor}`,
+    mine.user.token,
+  );
+  const rest = second.json() as { subscribers: { id: string }[]; nextCursor: string | null };
+  t.same([...page.subscribers, ...rest.subscribers].map((s) => s.id).sort(), [jaJP.id, ja.id].sort());
+  for (const query of ['language=ja_JP', 'language=', 'timeZone=Mars/Olympus_Mons', 'timeZone=%2B09:00']) {
+    assertError(t, await inject('GET', `/apps/${mine.app.id}/subscribers?${query}`, mine.user.token), 'INVALID_INPUT');
+  }
+});
+
 t.test('an unknown time zone or a malformed language is 400 INVALID_INPUT, and nothing is stored', async (t) => {
   for (const fields of [
     { timeZone: 'Mars/Olympus_Mons' },
@@ -316,6 +349,81 @@ t.test('saved segments: create, list with live count, send by segmentId, delete;
     t,
     await inject('POST', '/notify', mine.secret, { title: 'x', body: 'y', segmentId: segment.id }),
     'NOT_FOUND',
+  );
+});
+
+t.test('a saved segment is renamed or re-conditioned in place; each change joins the app’s audit log', async (t) => {
+  const mine = await ownerWithKey(app, 'notify');
+  const other = await ownerWithKey(app, 'notify');
+  await subscribeAs(mine, { language: 'ja-JP', tags: { plan: 'pro' } });
+  await subscribeAs(mine, { language: 'en', tags: { plan: 'pro' } });
+  const created = await inject('POST', `/apps/${mine.app.id}/segments`, mine.user.token, {
+    name: 'Japanese',
+    segment: { language: 'ja' },
+  });
+  const { segment } = created.json() as { segment: { id: string; createdAt: string } };
+  const url = `/apps/${mine.app.id}/segments/${segment.id}`;
+
+  const renamed = await inject('PATCH', url, mine.user.token, { name: 'Speakers of Japanese' });
+  t.equal(renamed.statusCode, 200, renamed.body);
+  t.same((renamed.json() as Json).segment, {
+    id: segment.id,
+    name: 'Speakers of Japanese',
+    segment: { language: 'ja' },
+    createdAt: segment.createdAt,
+  });
+  const widened = await inject('PATCH', url, mine.user.token, { segment: { tag: 'plan', equals: 'pro' } });
+  t.equal(widened.statusCode, 200, widened.body);
+  t.match((widened.json() as Json).segment, { name: 'Speakers of Japanese', segment: { tag: 'plan', equals: 'pro' } });
+  const listed = (await inject('GET', `/apps/${mine.app.id}/segments`, mine.user.token)).json() as {
+    segments: { id: string; count: number }[];
+  };
+  t.same(
+    listed.segments.map((s) => [s.id, s.count]),
+    [[segment.id, 2]],
+    'the list counts the new conditions',
+  );
+
+  assertError(t, await inject('PATCH', url, mine.user.token, {}), 'MISSING_FIELDS');
+  // An empty name is a missing one, as everywhere in the API.
+  assertError(t, await inject('PATCH', url, mine.user.token, { name: '' }), 'MISSING_FIELDS');
+  assertError(t, await inject('PATCH', url, mine.user.token, { name: 'x'.repeat(101) }), 'INVALID_INPUT');
+  assertError(t, await inject('PATCH', url, mine.user.token, { segment: { tag: 'a', nope: 1 } }), 'INVALID_INPUT');
+  assertError(
+    t,
+    await inject('PATCH', `/apps/${other.app.id}/segments/${segment.id}`, other.user.token, { name: 'Mine now' }),
+    'NOT_FOUND',
+  );
+  assertError(
+    t,
+    await inject('PATCH', `/apps/${mine.app.id}/segments/nope`, mine.user.token, { name: 'x' }),
+    'NOT_FOUND',
+  );
+  const [kept] = await sql`select name from segments where id = ${segment.id}`;
+  t.equal(kept?.name, 'Speakers of Japanese', 'a refused change changes nothing');
+
+  t.equal((await inject('DELETE', url, mine.user.token)).statusCode, 204);
+  assertError(t, await inject('PATCH', url, mine.user.token, { name: 'x' }), 'NOT_FOUND');
+
+  const log = await inject('GET', `/apps/${mine.app.id}/audit-log`, mine.user.token);
+  t.equal(log.statusCode, 200, log.body);
+  const entries = (log.json() as { entries: { action: string; target: unknown; actor: { type: string } }[] }).entries;
+  t.same(
+    entries.filter((e) => e.action.startsWith('segment.')).map((e) => [e.action, e.target, e.actor.type]),
+    [
+      ['segment.deleted', { type: 'segment', id: segment.id }, 'user'],
+      ['segment.updated', { type: 'segment', id: segment.id }, 'user'],
+      ['segment.updated', { type: 'segment', id: segment.id }, 'user'],
+      ['segment.created', { type: 'segment', id: segment.id }, 'user'],
+    ],
+    'created, updated twice, deleted: newest first',
+  );
+  const otherLog = (await inject('GET', `/apps/${other.app.id}/audit-log`, other.user.token)).json() as {
+    entries: { action: string }[];
+  };
+  t.notOk(
+    otherLog.entries.some((e) => e.action.startsWith('segment.')),
+    'the refused change left nothing in the other app’s log',
   );
 });
 

@@ -4571,7 +4571,245 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a saved segment or change its conditions; sends already accepted to it keep their audience */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description App id (uuid) */
+                    appId: string;
+                    /** @description Segment id (uuid) */
+                    segmentId: string;
+                };
+                cookie?: never;
+            };
+            /** @description What changes: the name, the expression, or both (neither: 400 MISSING_FIELDS) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A name for the segment */
+                        name?: string;
+                        /**
+                         * @description A boolean expression over the app's active subscriptions (docs/sending.md): at most 5 levels of and/or/not, 50 leaves
+                         * @example {
+                         *       "and": [
+                         *         {
+                         *           "tag": "plan",
+                         *           "equals": "pro"
+                         *         },
+                         *         {
+                         *           "not": {
+                         *             "tag": "country",
+                         *             "in": [
+                         *               "US"
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        segment?: {
+                            /** @description A tag key */
+                            tag: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            equals: string;
+                        } | {
+                            /** @description A tag key */
+                            tag: string;
+                            in: string[];
+                        } | {
+                            uid: string[];
+                        } | {
+                            /**
+                             * @description The language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                             * @example ja-JP
+                             */
+                            language: string;
+                        } | {
+                            /**
+                             * @description The subscription’s IANA time zone
+                             * @example Asia/Tokyo
+                             */
+                            timeZone: string;
+                        } | {
+                            subscribedWithinDays: number;
+                        } | {
+                            and: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            or: {
+                                [key: string]: unknown;
+                            }[];
+                        } | {
+                            /** @description A segment expression */
+                            not: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            segment: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @description The expression, as saved */
+                                segment: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description MISSING_FIELDS, INVALID_INPUT */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "必須フィールドが不足しています",
+                         *       "code": "MISSING_FIELDS"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "MISSING_FIELDS" | "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED, INVALID_SESSION */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "認証ヘッダーがないか、形式が正しくありません",
+                         *       "code": "UNAUTHORIZED"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "UNAUTHORIZED" | "INVALID_SESSION";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN, ORIGIN_NOT_ALLOWED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "この操作を行う権限がありません",
+                         *       "code": "FORBIDDEN"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "FORBIDDEN" | "ORIGIN_NOT_ALLOWED";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "リソースが見つかりません",
+                         *       "code": "NOT_FOUND"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "NOT_FOUND";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "ペイロードが 3,072 バイトを超えています",
+                         *       "code": "PAYLOAD_TOO_LARGE"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "PAYLOAD_TOO_LARGE";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INVALID_INPUT: the body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "入力内容が正しくありません",
+                         *       "code": "INVALID_INPUT"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INVALID_INPUT";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "内部エラーが発生しました",
+                         *       "code": "INTERNAL_ERROR"
+                         *     }
+                         */
+                        "application/json": {
+                            error: string;
+                            code: "INTERNAL_ERROR";
+                            upgrade_url?: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/apps/{appId}/segments/count": {
@@ -5022,7 +5260,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag
+         * The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid, tag, language or time zone
          * @description The app’s subscriptions, newest first, a page at a time, filtered by status, uid or tag.
          */
         get: {
@@ -5037,6 +5275,16 @@ export interface paths {
                      * @example lang:ja
                      */
                     tag?: string;
+                    /**
+                     * @description Only the subscribers whose language is this tag or starts with it and `-` (`ja` matches `ja-JP`)
+                     * @example ja-JP
+                     */
+                    language?: string;
+                    /**
+                     * @description Only the subscribers in this IANA time zone (an unknown name: 400 INVALID_INPUT)
+                     * @example Asia/Tokyo
+                     */
+                    timeZone?: string;
                     /** @description Page size, 1 to 100 */
                     limit?: number;
                     /** @description The `nextCursor` of the previous page (opaque); absent for the first page */

@@ -32,6 +32,7 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'segment.created'
+  | 'segment.updated'
   | 'segment.deleted'
   | 'subscribers.imported'
   | 'subscribers.keys_exported'

@@ -2,6 +2,7 @@ import { sql as drizzleSql, type SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
 import type { Database, Transaction } from '../client.js';
 import type { SegmentExpression } from '../schema.js';
+import { type AuditContext, recordAuditIn } from './audit-log.js';
 
 /**
  * A segment as one SQL condition on `subscriptions s`, in template form (`strings[i]` comes before
@@ -156,12 +157,20 @@ export async function createSegment(
   appId: string,
   name: string,
   segment: SegmentExpression,
+  audit: AuditContext,
 ): Promise<SavedSegment> {
-  const [row] = await db.$client<SavedSegmentRow[]>`
-    insert into segments (app_id, name, expression) values (${appId}, ${name}, ${JSON.stringify(segment)}::jsonb)
-    returning id, name, expression, created_at`;
-  if (!row) throw new Error('the segment insert returned no row');
-  return toSaved(row);
+  return db.$client.begin(async (sql) => {
+    const [row] = await sql<SavedSegmentRow[]>`
+      insert into segments (app_id, name, expression) values (${appId}, ${name}, ${JSON.stringify(segment)}::jsonb)
+      returning id, name, expression, created_at`;
+    if (!row) throw new Error('the segment insert returned no row');
+    await recordAuditIn(
+      sql,
+      { appId },
+      { ...audit, action: 'segment.created', target: { type: 'segment', id: row.id }, details: { name } },
+    );
+    return toSaved(row);
+  });
 }
 
 /** Oldest first. */
@@ -178,7 +187,54 @@ export async function findSegment(db: Database, appId: string, segmentId: string
   return row ? toSaved(row) : null;
 }
 
-export async function deleteSegment(db: Database, appId: string, segmentId: string): Promise<boolean> {
-  const rows = await db.$client`delete from segments where app_id = ${appId} and id = ${segmentId} returning id`;
-  return rows.length > 0;
+/**
+ * Renames a saved segment or replaces its expression (either or both); null when `appId` has no
+ * such segment. Sends already accepted keep the audience they were given.
+ */
+export async function updateSegment(
+  db: Database,
+  appId: string,
+  segmentId: string,
+  change: { name?: string; segment?: SegmentExpression },
+  audit: AuditContext,
+): Promise<SavedSegment | null> {
+  return db.$client.begin(async (sql) => {
+    const [row] = await sql<SavedSegmentRow[]>`
+      update segments set
+        name = coalesce(${change.name ?? null}::text, name),
+        expression = coalesce(${change.segment === undefined ? null : JSON.stringify(change.segment)}::jsonb, expression)
+      where app_id = ${appId} and id = ${segmentId}
+      returning id, name, expression, created_at`;
+    if (!row) return null;
+    await recordAuditIn(
+      sql,
+      { appId },
+      {
+        ...audit,
+        action: 'segment.updated',
+        target: { type: 'segment', id: row.id },
+        details: { name: row.name, fields: Object.keys(change).filter((key) => key === 'name' || key === 'segment') },
+      },
+    );
+    return toSaved(row);
+  });
+}
+
+export async function deleteSegment(
+  db: Database,
+  appId: string,
+  segmentId: string,
+  audit: AuditContext,
+): Promise<boolean> {
+  return db.$client.begin(async (sql) => {
+    const [row] = await sql<{ id: string; name: string }[]>`
+      delete from segments where app_id = ${appId} and id = ${segmentId} returning id, name`;
+    if (!row) return false;
+    await recordAuditIn(
+      sql,
+      { appId },
+      { ...audit, action: 'segment.deleted', target: { type: 'segment', id: row.id }, details: { name: row.name } },
+    );
+    return true;
+  });
 }

@@ -196,6 +196,9 @@ export async function listSubscriptions(
     status: SubscriptionStatus | null;
     uid?: string | null;
     tags?: SubscriptionTags | null;
+    /** The language is this tag or starts with it and `-`, case-insensitively, as a segment's `language`. */
+    language?: string | null;
+    timeZone?: string | null;
   },
 ): Promise<Page<SubscriptionSummary>> {
   const rows = await db
@@ -226,6 +229,13 @@ export async function listSubscriptions(
         page.tags ? sql`${subscriptions.tags} @> ${JSON.stringify(page.tags)}::jsonb` : undefined,
         // Implied by a pair, and lets the tags index (only subscriptions with tags) serve the filter.
         page.tags && Object.keys(page.tags).length > 0 ? sql`${subscriptions.tags} <> '{}'::jsonb` : undefined,
+        // Written as the segment leaf is, so `subscriptions_app_language_idx` serves it; a tag holds
+        // only letters, digits and `-`, nothing a LIKE pattern would read as a wildcard.
+        page.language
+          ? sql`(lower(${subscriptions.language}) = ${page.language.toLowerCase()}::text
+              or lower(${subscriptions.language}) like ${`${page.language.toLowerCase()}-%`}::text)`
+          : undefined,
+        page.timeZone ? eq(subscriptions.timeZone, page.timeZone) : undefined,
         page.after ? beforePosition(subscriptions.createdAt, subscriptions.id, page.after) : undefined,
       ),
     )

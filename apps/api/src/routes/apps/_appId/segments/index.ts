@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { countSegment, createSegment, listSegments, type SavedSegment } from '@webpush/db';
 import type { FastifyInstance } from 'fastify';
+import { auditContext } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { CreateSegmentBody, checkSegment, SegmentListResponse, SegmentResponse } from '#schemas/segments.js';
 
@@ -32,7 +33,7 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const segment = checkSegment(request.body.segment);
-      const saved = await createSegment(app.db, request.ownedApp.id, request.body.name, segment);
+      const saved = await createSegment(app.db, request.ownedApp.id, request.body.name, segment, auditContext(request));
       request.log.info({ appId: request.ownedApp.id, segmentId: saved.id }, 'segment saved');
       return reply.code(201).send({ segment: publicSegment(saved) });
     },

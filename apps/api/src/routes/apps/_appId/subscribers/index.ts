@@ -16,6 +16,7 @@ import {
   SubscriberListQuery,
   SubscriberListResponse,
 } from '#schemas/subscribers.js';
+import { canonicalTimeZone } from '#src/time-zone.js';
 
 const publicSubscriber = (subscription: SubscriptionSummary) => ({
   id: subscription.id,
@@ -45,7 +46,8 @@ export default async function routes(fastify: FastifyInstance) {
       preValidation: integerQuery('limit'),
       schema: {
         tags: ['subscribers'],
-        summary: "The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid or tag",
+        summary:
+          "The app's subscribers, newest first, a page at a time (keyset pagination); filter by uid, tag, language or time zone",
         security: sessionSecurity,
         params: AppIdParams,
         querystring: SubscriberListQuery,
@@ -54,13 +56,15 @@ export default async function routes(fastify: FastifyInstance) {
     },
     async (request) => {
       const owned = request.ownedApp;
-      const { status, limit, cursor, uid, tag } = request.query;
+      const { status, limit, cursor, uid, tag, language, timeZone } = request.query;
       const page = await listSubscriptions(app.db, owned.id, {
         limit: limit ?? DEFAULT_PAGE_SIZE,
         after: cursorPosition(cursor),
         status: status ?? null,
         uid: uid ?? null,
         tags: tag === undefined ? null : tagFilter(tag),
+        language: language ?? null,
+        timeZone: timeZone === undefined ? null : canonicalTimeZone(timeZone),
       });
       return { subscribers: page.items.map(publicSubscriber), nextCursor: page.nextCursor };
     },
