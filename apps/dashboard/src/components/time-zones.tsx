@@ -25,3 +25,15 @@ export function TimeZoneSelect({ value, ...select }: SelectHTMLAttributes<HTMLSe
     </select>
   );
 }
+
+/** A `<datalist>` of every zone, for an input's `list` where any zone, or none, may be typed. */
+export function TimeZoneList({ id }: { id: string }) {
+  cached ??= timeZoneNames();
+  return (
+    <datalist id={id}>
+      {cached.map((name) => (
+        <option key={name} value={name} />
+      ))}
+    </datalist>
+  );
+}

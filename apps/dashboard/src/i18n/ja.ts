@@ -671,6 +671,9 @@ export const ja: Record<keyof typeof en, string> = {
   'subscribers.filterLabel': '購読者を絞り込む',
   'subscribers.uid': 'ユーザー ID',
   'subscribers.tag': 'タグ',
+  'subscribers.language': '言語',
+  'subscribers.languageHint': '「ja」は ja-JP にも一致します。',
+  'subscribers.timeZone': 'タイムゾーン',
   'subscribers.filter': '絞り込む',
   'subscribers.noMatch': '条件に合う購読者はいません。',
   'subscribers.empty': '購読者はまだいません。',
@@ -825,7 +828,12 @@ export const ja: Record<keyof typeof en, string> = {
   'segments.builderLead':
     'タグ・言語・タイムゾーン・購読日・ユーザー ID の条件を組み合わせます。人数は、いま送信した場合の送信先の数です。',
   'segments.opened':
-    '「{name}」をビルダーで開きました。保存すると新しいセグメントとして保存され、元のセグメントはそのまま残ります。',
+    '「{name}」を編集中です。保存するとこのセグメントが変更され、その ID を指定する送信には新しい条件が使われます。',
+  'segments.openedReadOnly': '「{name}」を表示しています。',
+  'segments.new': '新しいセグメント',
+  'segments.saveChanges': '変更を保存',
+  'segments.saveAsNew': '新しいセグメントとして保存',
+  'segments.updated': '「{name}」の変更を保存しました。',
   'segments.name': 'セグメント名',
   'segments.save': 'セグメントを保存',
   'segments.saved': '「{name}」を保存しました。',
@@ -846,8 +854,6 @@ export const ja: Record<keyof typeof en, string> = {
   'segments.deleteConfirm': 'セグメントを削除',
   'segments.deleteBody':
     '受け付け済みの送信の送信先は変わりません。このセグメントの ID を指定した送信や API 呼び出しは NOT_FOUND になります。',
-  'segments.noEditInPlace':
-    '保存済みのセグメントはその場では変更できません（サーバー側で使う ID を変えないため）。変更するときは、ビルダーで開いて名前を付けて保存し、古いものを削除してください。',
   'segments.needKey': 'タグのキーを入力してください。',
   'segments.badKey': '「{key}」はタグのキーとして使えません（英数字と _ . - で 1〜64 文字）。',
   'segments.valueTooLong': 'タグの値は {max} 文字までです。',
@@ -1052,6 +1058,7 @@ export const ja: Record<keyof typeof en, string> = {
   'audit.action.member.role_changed': 'メンバーのロールを変更',
   'audit.action.member.removed': 'メンバーを削除',
   'audit.action.segment.created': 'セグメントを作成',
+  'audit.action.segment.updated': 'セグメントを変更',
   'audit.action.segment.deleted': 'セグメントを削除',
   'audit.action.subscribers.imported': '購読者をインポート',
   'audit.action.subscribers.keys_exported': '購読者を鍵付きでエクスポート',

@@ -316,7 +316,22 @@ if (browser) {
     await assertNoHorizontalScroll(t, page, 'segments page at 375 px');
     await page.setViewportSize({ width: 1440, height: 900 });
 
-    await page.getByRole('link', { name: 'Send to Pro or English' }).click();
+    // Opened again, it is changed in place: the same id, a new name, one row.
+    const [before] = await sql`select id from segments where app_id = ${appId}`;
+    await page.getByRole('button', { name: 'Open Pro or English in the builder' }).click();
+    await page.getByText('Editing “Pro or English”').waitFor();
+    await page.getByLabel('Segment name').fill('Pro or English readers');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved the changes to “Pro or English readers”.').waitFor();
+    await waitForValue(
+      () => saved.allTextContents(),
+      (rows) => rows.length === 1 && rows[0]?.startsWith('Pro or English readers') === true,
+      'the saved segment renamed in its row',
+    );
+    const [after] = await sql`select id, name from segments where app_id = ${appId}`;
+    t.same(after, { id: before?.id, name: 'Pro or English readers' }, 'the same segment, renamed');
+
+    await page.getByRole('link', { name: 'Send to Pro or English readers' }).click();
     await page.locator('#title').fill('Sale starts');
     await page.locator('#body').fill('30% off today');
     t.not(await page.locator('#segment-id').inputValue(), '', 'the saved segment is chosen');
@@ -368,6 +383,11 @@ if (browser) {
       await row(2).locator('select').nth(2).selectOption('Asia/Tokyo');
       await page.locator('[data-testid="segment-count"][data-count]').waitFor();
     });
+    await shoot('segment-edit', `/apps/${appId}/segments`, async () => {
+      await page.locator('[data-testid="saved-segment"] button').first().click();
+      await page.locator('.segment-save button[type="button"]').waitFor();
+      await page.locator('[data-testid="segment-count"][data-count]').waitFor();
+    });
     await shoot('send-languages', `/apps/${appId}/send?segment=${segmentId}`, async () => {
       await page.locator('#title').fill('Sale starts');
       await page.locator('#body').fill('30% off today');
@@ -381,12 +401,39 @@ if (browser) {
       await page.locator('#delivery-title').scrollIntoViewIfNeeded();
     });
     await shoot('subscribers', `/apps/${appId}/subscribers`, async () => {
-      await page.locator('tbody tr').first().waitFor();
+      await page.locator('#language-filter').fill('ja');
+      await page.locator('.filter-form button[type="submit"]').click();
+      await waitForValue(
+        () => page.locator('tbody tr').count(),
+        (n) => n === 1,
+        'the filtered list',
+      );
     });
   });
 
-  await t.test('the subscribers page exports them as CSV', async (t) => {
+  await t.test('the subscribers page filters by language and time zone, and exports them as CSV', async (t) => {
     await open(`/apps/${appId}/subscribers`);
+    const rows = page.locator('tbody tr');
+    const shown = (count: number, what: string) =>
+      waitForValue(
+        () => rows.count(),
+        (n) => n === count,
+        what,
+      );
+    await shown(2, 'both subscribers');
+    await page.getByLabel('Language').fill('ja');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await shown(1, 'the Japanese subscriber alone');
+    t.match(await rows.first().textContent(), /ja-JP/);
+    await page.getByLabel('Language').fill('');
+    await page.getByLabel('Time zone').fill('America/New_York');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await shown(1, 'the New York subscriber alone');
+    t.match(await rows.first().textContent(), /America\/New_York/);
+    await page.getByLabel('Time zone').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await shown(2, 'both again');
+
     const link = page.getByRole('link', { name: 'Export CSV' });
     const href = (await link.getAttribute('href')) ?? '';
     t.equal(href, `/api/v1/apps/${appId}/subscribers/export`);

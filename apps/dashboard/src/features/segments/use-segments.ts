@@ -56,6 +56,16 @@ export function useCreateSegment(appId: string) {
   });
 }
 
+/** Renames a saved segment or replaces its conditions; its id, and so every send that names it, stays. */
+export function useUpdateSegment(appId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ segmentId, ...body }: { segmentId: string; name: string; segment: SegmentExpression }) =>
+      call(api.PATCH('/api/v1/apps/{appId}/segments/{segmentId}', { params: { path: { appId, segmentId } }, body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['segments', appId] }),
+  });
+}
+
 /** Errors are thrown, for the confirm dialog that asked to show. */
 export function useDeleteSegment(appId: string) {
   const queryClient = useQueryClient();

@@ -2,8 +2,10 @@ import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { DataTable, Loaded } from '../../components/data-table.js';
+import { LanguageTagList } from '../../components/language-tag-list.js';
 import { Pager, useCursorPages } from '../../components/pager.js';
 import { tagPairOf } from '../../components/tag-pair.js';
+import { TimeZoneList } from '../../components/time-zones.js';
 import { type MessageKey, useI18n, usePageTitle } from '../../i18n/index.js';
 import { roleAllows } from '../apps/app-role.js';
 import { useCurrentApp } from '../apps/use-apps.js';
@@ -33,18 +35,25 @@ export function SubscribersPage() {
   // What is typed, and what the list is filtered by (applied with the Filter button).
   const [uidInput, setUidInput] = useState('');
   const [tagInput, setTagInput] = useState('');
-  const [filter, setFilter] = useState({ uid: '', tag: '' });
-  const { t, rich, dateTime } = useI18n();
+  const [languageInput, setLanguageInput] = useState('');
+  const [timeZoneInput, setTimeZoneInput] = useState('');
+  const [filter, setFilter] = useState({ uid: '', tag: '', language: '', timeZone: '' });
+  const { t, rich, dateTime, language } = useI18n();
   usePageTitle(`${t('subscribers.title')} · ${app.name}`);
   const list = useSubscribers(app.id, { status, ...filter }, pages.cursor);
   const applyFilter = (event: FormEvent) => {
     event.preventDefault();
     // The API's filter is `key:value`; the dashboard writes tags as `key=value` everywhere.
     const pair = tagPairOf(tagInput);
-    setFilter({ uid: uidInput.trim(), tag: pair ? `${pair.key}:${pair.value}` : tagInput.trim() });
+    setFilter({
+      uid: uidInput.trim(),
+      tag: pair ? `${pair.key}:${pair.value}` : tagInput.trim(),
+      language: languageInput.trim(),
+      timeZone: timeZoneInput.trim(),
+    });
     pages.reset();
   };
-  const filtered = status !== 'all' || filter.uid !== '' || filter.tag !== '';
+  const filtered = status !== 'all' || Object.values(filter).some((value) => value !== '');
   const remove = useDeleteSubscriber(app.id);
 
   return (
@@ -92,9 +101,35 @@ export function SubscribersPage() {
             onChange={(event) => setTagInput(event.target.value)}
           />
         </div>
+        <div className="field">
+          <label htmlFor="language-filter">{t('subscribers.language')}</label>
+          <input
+            id="language-filter"
+            placeholder="ja"
+            aria-describedby="language-filter-hint"
+            list="language-tags"
+            value={languageInput}
+            onChange={(event) => setLanguageInput(event.target.value)}
+          />
+          <LanguageTagList id="language-tags" language={language} />
+        </div>
+        <div className="field">
+          <label htmlFor="time-zone-filter">{t('subscribers.timeZone')}</label>
+          <input
+            id="time-zone-filter"
+            placeholder="Asia/Tokyo"
+            list="time-zone-names"
+            value={timeZoneInput}
+            onChange={(event) => setTimeZoneInput(event.target.value)}
+          />
+          <TimeZoneList id="time-zone-names" />
+        </div>
         <button type="submit" className="button">
           {t('subscribers.filter')}
         </button>
+        <p id="language-filter-hint" className="hint filter-hint">
+          {t('subscribers.languageHint')}
+        </p>
       </form>
       <Loaded
         query={list}

@@ -9,12 +9,15 @@ export interface SubscriberFilter {
   status: StatusFilter;
   uid: string;
   tag: string;
+  /** A language tag: `ja` matches `ja` and `ja-JP`. */
+  language: string;
+  timeZone: string;
 }
 
 /** One page of the app's subscribers; the previous page stays on screen while the next loads. */
 export const useSubscribers = (appId: string, filter: SubscriberFilter, cursor: string | null) =>
   useQuery({
-    queryKey: ['subscribers', appId, filter.status, filter.uid, filter.tag, cursor],
+    queryKey: ['subscribers', appId, filter.status, filter.uid, filter.tag, filter.language, filter.timeZone, cursor],
     queryFn: () =>
       call(
         api.GET('/api/v1/apps/{appId}/subscribers', {
@@ -25,6 +28,8 @@ export const useSubscribers = (appId: string, filter: SubscriberFilter, cursor: 
               ...(filter.status === 'all' ? {} : { status: filter.status }),
               ...(filter.uid ? { uid: filter.uid } : {}),
               ...(filter.tag ? { tag: filter.tag } : {}),
+              ...(filter.language ? { language: filter.language } : {}),
+              ...(filter.timeZone ? { timeZone: filter.timeZone } : {}),
               ...(cursor ? { cursor } : {}),
             },
           },
