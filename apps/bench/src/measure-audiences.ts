@@ -22,11 +22,16 @@ export interface AudienceFigures {
   /** What each counted (the segment matches more: it is an OR). */
   tagsCount: number;
   segmentCount: number;
+  /** POST /notify to every subscription of the app (24 zones), plain and with `localTime`, alternately: medians. */
+  plainAcceptP50Ms: number;
+  localTimeAcceptP50Ms: number;
+  acceptTargets: number;
 }
 
 const SEGMENTS = 100; // tag `segment` takes 100 values: one of them is a 1% segment
 const UID_REQUESTS = 100;
 const SEGMENT_RUNS = 7;
+const ACCEPT_ROUNDS = 15;
 // 24 zones, as many as a worldwide audience spans: one of them (Tokyo) is a leaf of the expression.
 const ZONES = [
   'Pacific/Honolulu',
@@ -109,7 +114,15 @@ export async function measureAudiences(
       language = (array['ja', 'en', 'en-US', 'fr'])[1 + abs(hashtext(endpoint || 'l')) % 4],
       time_zone = (${ZONES}::text[])[1 + abs(hashtext(endpoint || 'z')) % ${ZONES.length}]
     where app_id = ${app.id}`;
-  await sql`vacuum analyze subscriptions`;
+  // No manual ANALYZE: the service runs on whatever statistics autovacuum has gathered, none at all
+  // where it is off (as on the bench machine) or has not come yet; the bench measures that case.
+  const [stats] = await sql<{ analyzed: Date | null; autovacuum: string }[]>`
+    select greatest(last_analyze, last_autoanalyze) as analyzed, current_setting('autovacuum') as autovacuum
+    from pg_stat_user_tables where relname = 'subscriptions'`;
+  say(
+    `statistics of subscriptions: ${stats?.analyzed ? `analyzed ${stats.analyzed.toISOString()}` : 'never analyzed'} ` +
+      `(autovacuum ${stats?.autovacuum ?? '?'}); no ANALYZE is run for these figures`,
+  );
   const [segmentRow] = await sql`select count(*)::int as n from subscriptions
     where app_id = ${app.id} and status = 'active' and tags @> '{"segment":"s42"}'`;
   const segment = Number(segmentRow?.n ?? 0);
@@ -170,6 +183,40 @@ export async function measureAudiences(
     latencies.push(performance.now() - started);
   }
   latencies.sort((a, b) => a - b);
+
+  // A local-time send against a plain one to the same subscriptions (over 24 zones), alternately:
+  // the accept counts the audience and, for localTime, plans one release per zone.
+  const plainMs: number[] = [];
+  const localMs: number[] = [];
+  let acceptTargets = 0;
+  const timedNotify = async (extra: Record<string, unknown>) => {
+    const started = performance.now();
+    const response = await fetch(`${apiUrl}/api/v1/notify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${app.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bench', body: 'everyone', ...extra }),
+    });
+    const answer = (await response.json()) as { notification?: { id: string; targets: number } };
+    const ms = performance.now() - started;
+    if (response.status !== 202 || !answer.notification)
+      throw new Error(`POST /notify ${JSON.stringify(extra)}: ${response.status}`);
+    acceptTargets = answer.notification.targets;
+    return { ms, id: answer.notification.id };
+  };
+  const accepted: string[] = [];
+  for (let i = 0; i < ACCEPT_ROUNDS; i++) {
+    const plain = await timedNotify({});
+    const local = await timedNotify({ localTime: '09:00' });
+    plainMs.push(plain.ms);
+    localMs.push(local.ms);
+    accepted.push(plain.id, local.id);
+  }
+  // Not to be sent: no worker runs in this phase, and none after it.
+  await sql`update notifications set status = 'canceled' where id = any(${accepted}::uuid[])`;
+  say(
+    `POST /notify to all ${acceptTargets.toLocaleString('en-US')} subscriptions over ${ZONES.length} zones, ${ACCEPT_ROUNDS} of each alternately: ` +
+      `plain p50 ${median(plainMs).toFixed(1)} ms, localTime p50 ${median(localMs).toFixed(1)} ms`,
+  );
   const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? Number.NaN;
   const figures: AudienceFigures = {
     segment,
@@ -184,6 +231,9 @@ export async function measureAudiences(
     segmentCountMs: expression.ms,
     tagsCount: tags.value,
     segmentCount: expression.value,
+    plainAcceptP50Ms: median(plainMs),
+    localTimeAcceptP50Ms: median(localMs),
+    acceptTargets,
   };
   say(
     `POST /notify with 1,000 uids (${UID_REQUESTS} sequential requests): ` +

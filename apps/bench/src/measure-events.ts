@@ -25,6 +25,12 @@ export interface EventFigures {
   manySubscriptionsPerSec: number;
   /** Median of the per-round ratios of those rounds ÷ plain Fastify route (reported, not the target). */
   manySubscriptionsVsPlainFastify: number;
+  /**
+   * The same rounds with a `converted` event carrying a value (the conversions feature), interleaved
+   * with the `shown` rounds: the median of the per-round ratios converted ÷ shown (target ≥ 0.9).
+   */
+  convertedPerSec: number;
+  convertedVsShown: number;
   /** CPU µs of this process (the API) a POST /events, and of the plain node:http server a request; medians of the rounds. */
   apiMicrosPerRequest: number;
   plainMicrosPerRequest: number;
@@ -137,6 +143,13 @@ export async function measureEvents(
     seconds: load.seconds,
   });
   const eventRounds: RequestRate[] = [];
+  const convertedRounds: RequestRate[] = [];
+  const convertedBody = JSON.stringify({
+    notificationId: notification.id,
+    endpoint: first,
+    type: 'converted',
+    value: 12.5,
+  });
   const manyRounds: RequestRate[] = [];
   const manySubscriptions = {
     template: JSON.stringify({ notificationId: notification.id, endpoint: `${endpointPrefix}{n}`, type: 'shown' }),
@@ -154,6 +167,9 @@ export async function measureEvents(
       plainRounds.push(await measureRequestRate(request(plain.url, authorization), 202));
       bareRounds.push(await measureRequestRate(request(bare.url, authorization), 202));
       eventRounds.push(await measureRequestRate(request(`${apiUrl}/api/v1/events`, authorization), 202));
+      convertedRounds.push(
+        await measureRequestRate({ ...request(`${apiUrl}/api/v1/events`, authorization), body: convertedBody }, 202),
+      );
       manyRounds.push(
         await measureRequestRate(
           { ...request(`${apiUrl}/api/v1/events`, authorization), numbered: manySubscriptions },
@@ -168,7 +184,7 @@ export async function measureEvents(
   const medianOf = (rounds: RequestRate[]) =>
     [...rounds].map((round) => round.perSecond).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)] ?? 0;
   await drain(api, listKey);
-  await sql`update notifications set shown = 0, clicked = 0 where id = ${notification.id}`;
+  await sql`update notifications set shown = 0, clicked = 0, converted = 0 where id = ${notification.id}`;
   await sql`delete from notification_events where notification_id = ${notification.id}`;
 
   await sql`create table bench_write_log (what text not null)`;
@@ -201,6 +217,10 @@ export async function measureEvents(
         eventRounds.map((round, index) => round.perSecond / (plainRounds[index]?.perSecond ?? Number.NaN)),
       ),
       roundsPerSec: eventRounds.map((round) => round.perSecond),
+      convertedPerSec: medianOf(convertedRounds),
+      convertedVsShown: median(
+        convertedRounds.map((round, index) => round.perSecond / (eventRounds[index]?.perSecond ?? Number.NaN)),
+      ),
       manySubscriptionsPerSec: medianOf(manyRounds),
       manySubscriptionsVsPlainFastify: median(
         manyRounds.map((round, index) => round.perSecond / (bareRounds[index]?.perSecond ?? Number.NaN)),
@@ -236,6 +256,8 @@ export function describeEvents(figures: EventFigures): string {
     `same load (${figures.connections} keep-alive connections, median); CPU a request in the serving process: ` +
     `API ${figures.apiMicrosPerRequest} µs, plain node:http ${figures.plainMicrosPerRequest} µs; ` +
     `the body always the same event (counted once)\n` +
+    `    POST /events with \`converted\` and a value, rounds interleaved: ${whole(figures.convertedPerSec)} events/s, ` +
+    `${figures.convertedVsShown.toFixed(2)}× the \`shown\` rounds\n` +
     `    POST /events, each request another of ${figures.distinctEvents.toLocaleString('en-US')} subscriptions' events in turn: ` +
     `${whole(figures.manySubscriptionsPerSec)} events/s, ${figures.manySubscriptionsVsPlainFastify.toFixed(2)}× the plain Fastify route ` +
     `(the flush checks each in PostgreSQL meanwhile; reported, not the target's figure)\n` +
@@ -257,5 +279,18 @@ export function eventsVerdict(figures: EventFigures | null): string {
   return (
     `${target}: ${figures.vsPlainFastify.toFixed(2)}× (${whole(figures.eventsPerSec)} vs ${whole(figures.plainFastifyReqPerSec)} req/s)  ` +
     `${met ? 'MET' : 'NOT MET'}  (vs plain node:http ${figures.vsPlain.toFixed(2)}×, ${whole(figures.plainNodeReqPerSec)} req/s)`
+  );
+}
+
+/** `converted` events at least this share of the `shown` rate, same run (within 10 %). */
+export const CONVERTED_TARGET_VS_SHOWN = 0.9;
+
+export function convertedVerdict(figures: EventFigures | null): string {
+  const target = `Target POST /events with converted within 10 % of its rate with shown`;
+  if (figures === null) return `${target}: –  not assessed`;
+  return (
+    `${target}: ${whole(figures.convertedPerSec)} vs ${whole(figures.eventsPerSec)} events/s = ` +
+    `${figures.convertedVsShown.toFixed(2)}× (median of the per-round ratios)  ` +
+    `${figures.convertedVsShown >= CONVERTED_TARGET_VS_SHOWN ? 'MET' : 'NOT MET'}`
   );
 }

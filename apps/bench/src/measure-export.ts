@@ -28,13 +28,26 @@ async function sessionOf(database: BenchDatabase, pepper: Buffer, userId: string
 function sampleRss() {
   global.gc?.();
   const before = process.memoryUsage.rss();
+  const heapBefore = process.memoryUsage().heapUsed;
   let peak = before;
+  let heapPeak = heapBefore;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
+    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
   }, 20);
   return {
     stop: () => clearInterval(timer),
     growthMb: () => (peak - before) / 2 ** 20,
+    /**
+     * The JavaScript heap's growth at its peak, and what of it is still held once a full GC has run
+     * (with `--expose-gc`; otherwise null): garbage not yet collected, or memory kept.
+     */
+    heap: () => {
+      const gc = (global as { gc?: () => void }).gc;
+      gc?.();
+      const retained = gc ? (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 : null;
+      return { peakMb: (heapPeak - heapBefore) / 2 ** 20, retainedMb: retained };
+    },
   };
 }
 
@@ -72,6 +85,7 @@ export async function measureExport(
     rss.stop();
   }
   const seconds = (performance.now() - started) / 1000;
+  const heap = rss.heap();
   const exported = records - 1; // the header
   if (exported !== rows) throw new Error(`export streamed ${exported} rows of ${rows}`);
 
@@ -89,7 +103,8 @@ export async function measureExport(
   say(
     `export: ${exported.toLocaleString('en-US')} rows as CSV in ${seconds.toFixed(2)} s → ` +
       `${Math.round(figures.rowsPerSec).toLocaleString('en-US')} rows/s (the cursor alone: ` +
-      `${Math.round(figures.cursorRowsPerSec).toLocaleString('en-US')} rows/s); RSS +${figures.rssGrowthMb.toFixed(1)} MB`,
+      `${Math.round(figures.cursorRowsPerSec).toLocaleString('en-US')} rows/s); RSS +${figures.rssGrowthMb.toFixed(1)} MB ` +
+      `(JavaScript heap at its peak +${heap.peakMb.toFixed(1)} MB, after a full GC ${heap.retainedMb === null ? 'not measured: run with --expose-gc' : `+${heap.retainedMb.toFixed(1)} MB`})`,
   );
   return figures;
 }

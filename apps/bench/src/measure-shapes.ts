@@ -79,3 +79,39 @@ export function fairnessVerdict(figures: FairnessFigures | null): string {
     `${figures.largeTargets})  ${figures.smallCompletedMs <= TARGET_FAIRNESS_MS ? 'MET' : 'NOT MET'}`
   );
 }
+
+/** (v) A throttled send: `throttle.perMinute` set so that the whole send should take `expectedSeconds`. */
+export interface ThrottleFigures {
+  targets: number;
+  perMinute: number;
+  /** targets / perMinute minutes: 100 s (60,000 a minute to 100,000 subscribers, and in proportion). */
+  expectedSeconds: number;
+  /** From POST /notify to `completedAt`. */
+  seconds: number;
+}
+
+/** The throttled send's bound: within 10 % of the expected duration. */
+export const THROTTLE_TOLERANCE = 0.1;
+
+export function throttleVerdict(figures: ThrottleFigures | null): string {
+  const target = `Target a send throttled to 60 % of its targets a minute finishes in 100 s ± ${THROTTLE_TOLERANCE * 100} %`;
+  if (!figures) return `${target}: –  not assessed`;
+  const off = figures.seconds / figures.expectedSeconds - 1;
+  return (
+    `${target}: ${figures.targets.toLocaleString('en-US')} at ${figures.perMinute.toLocaleString('en-US')}/min in ` +
+    `${figures.seconds.toFixed(1)} s (${off >= 0 ? '+' : ''}${(off * 100).toFixed(1)} %)  ${Math.abs(off) <= THROTTLE_TOLERANCE ? 'MET' : 'NOT MET'}`
+  );
+}
+
+/** The bound of a local-time send's accept: at most this many times a plain send's, same app, same run. */
+export const TARGET_LOCAL_TIME_RATIO = 2;
+
+export function localTimeVerdict(audiences: AudienceFigures | null): string {
+  const target = `Target accepting a localTime send over 24 zones ≤ ${TARGET_LOCAL_TIME_RATIO}× a plain send's accept`;
+  if (!audiences) return `${target}: –  not assessed`;
+  const ratio = audiences.localTimeAcceptP50Ms / audiences.plainAcceptP50Ms;
+  return (
+    `${target}: p50 ${audiences.localTimeAcceptP50Ms.toFixed(1)} ms vs ${audiences.plainAcceptP50Ms.toFixed(1)} ms ` +
+    `to ${audiences.acceptTargets.toLocaleString('en-US')} subscribers = ${ratio.toFixed(2)}×  ${ratio <= TARGET_LOCAL_TIME_RATIO ? 'MET' : 'NOT MET'}`
+  );
+}

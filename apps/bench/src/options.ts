@@ -21,7 +21,9 @@ export const benchPhases = [
   'shapes',
   'export',
   'fairness',
+  'throttle',
   'import',
+  'stats',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -66,6 +68,8 @@ export interface BenchOptions {
   recoveryTargets: number;
   /** Subscriptions of the app the `export` phase exports (BENCH_EXPORT_ROWS, default 200,000). */
   exportRows: number;
+  /** Engagement events of the app the `stats` phase reads (BENCH_STATS_EVENTS, default 10,000,000). */
+  statsEvents: number;
   /** Entries a request of the `import` phase (BENCH_IMPORT_ENTRIES, default 10,000: the API's maximum). */
   importEntries: number;
   /** Requests of the `import` phase, one after the other (BENCH_IMPORT_BATCHES, default 3; 100 for a 1,000,000-line file). */
@@ -167,6 +171,7 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     recoveryTargets: positiveInteger(env, 'BENCH_RECOVERY_TARGETS', 5_000),
     exportRows: positiveInteger(env, 'BENCH_EXPORT_ROWS', 200_000),
     importEntries: positiveInteger(env, 'BENCH_IMPORT_ENTRIES', 10_000),
+    statsEvents: positiveInteger(env, 'BENCH_STATS_EVENTS', 10_000_000),
     importBatches: positiveInteger(env, 'BENCH_IMPORT_BATCHES', 3),
     recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };

@@ -2,7 +2,7 @@ import type { SendingCpu } from './cpu-meter.js';
 import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedJson, embeddedRows, embeddedVerdicts } from './measure-embedded.js';
-import { describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
+import { convertedVerdict, describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
 import {
   type ExportFigures,
   type ImportFigures,
@@ -16,10 +16,14 @@ import type { RecoveryFigures } from './measure-recovery.js';
 import {
   type FairnessFigures,
   fairnessVerdict,
+  localTimeVerdict,
   type ShapeFigures,
   shapeRows,
   shapeVerdicts,
+  type ThrottleFigures,
+  throttleVerdict,
 } from './measure-shapes.js';
+import { type StatsFigures, statsVerdict } from './measure-stats.js';
 import { describeStorage, type StorageFigures } from './measure-storage.js';
 import { type SubscribeFigures, subscribeVerdict } from './measure-subscribe.js';
 import { median, round } from './stats.js';
@@ -103,6 +107,8 @@ export interface BenchFigures {
   embedded: EmbeddedFigures | null;
   /** (v) two variants, three languages and a frequency cap against a plain send, interleaved rounds. */
   shapes: ShapeFigures | null;
+  throttle: ThrottleFigures | null;
+  stats: StatsFigures | null;
   /** (x) the subscribers' CSV export of BENCH_EXPORT_ROWS rows. */
   exported: ExportFigures | null;
   /** (i) the subscribers' import, batches of BENCH_IMPORT_ENTRIES. */
@@ -450,6 +456,9 @@ export function printReport(figures: BenchFigures): void {
   console.log(acceptVerdict(figures.accept));
   for (const line of embeddedVerdicts(figures.embedded)) console.log(line);
   for (const line of shapeVerdicts(figures.shapes, figures.audiences)) console.log(line);
+  console.log(throttleVerdict(figures.throttle));
+  console.log(localTimeVerdict(figures.audiences));
+  console.log(statsVerdict(figures.stats));
   console.log(fairnessVerdict(figures.fairness));
   const imported = figures.imported;
   console.log(
@@ -472,6 +481,7 @@ export function printReport(figures: BenchFigures): void {
         : '–  not assessed'),
   );
   console.log(eventsVerdict(figures.events));
+  console.log(convertedVerdict(figures.events));
   for (const line of subscribeVerdict(figures.subscribe)) console.log(line);
   if (worker?.entry === 'src') {
     console.log(
@@ -548,6 +558,8 @@ export function printReport(figures: BenchFigures): void {
       acceptLatency: acceptJson(figures.accept),
       embedded: embeddedJson(figures.embedded),
       shapes: figures.shapes,
+      throttle: figures.throttle,
+      stats: figures.stats,
       exported: figures.exported,
       fairness: figures.fairness,
       imported: figures.imported,
