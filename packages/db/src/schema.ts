@@ -426,6 +426,24 @@ export const appSubscriberCounts = pgTable(
   (table) => [primaryKey({ columns: [table.appId, table.stripe] })],
 );
 
+/**
+ * Each app's active subscriptions per time zone (`''`: none), the sum of its stripes; kept by
+ * triggers on `subscriptions` (migration 0040) as `app_subscriber_counts` is, and read by
+ * `count_active_subscribers_by_zone(app)` when a `localTime` send to all of an app is accepted.
+ */
+export const appZoneSubscriberCounts = pgTable(
+  'app_zone_subscriber_counts',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    timeZone: text('time_zone').notNull(),
+    stripe: smallint('stripe').notNull(),
+    active: bigint('active', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.timeZone, table.stripe] })],
+);
+
 /** Saved segments of an app (migration 0028); a send copies the expression it targets. */
 export const segments = pgTable(
   'segments',

@@ -6,7 +6,9 @@ import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey } from 
 // (migration 0032, docs/scaling.md). After rounds of random operations, many at once across two apps
 // of one owner (subscribe, re-subscribe, re-activation, DELETE /subscribe, delete by id, expiry and
 // retirement as the worker writes them), each app's count equals a real count; a send to all targets
-// exactly that many; deleting an app deletes its count.
+// exactly that many; deleting an app deletes its count. The counts per time zone (migration 0040,
+// read by a `localTime` send to everyone) are checked the same way, with zones given, changed by
+// PATCH /subscribe and removed.
 const ctx = await buildTestApp(t, { RATE_LIMIT_API_KEY_MAX: '100000' });
 const { app } = ctx;
 const sql = ctx.database.sql;
@@ -19,6 +21,17 @@ const random = () => {
   return state / 2_147_483_648;
 };
 const pick = <T>(items: T[]): T | undefined => items[Math.floor(random() * items.length)];
+const ZONES = ['Asia/Tokyo', 'Europe/Paris', 'America/New_York', null];
+
+/** The app's counts per zone as kept, beside a real count of its active subscriptions per zone. */
+async function zonesCounted(appId: string) {
+  const kept = await sql<{ zone: string; n: number }[]>`
+    select zone, active as n from count_active_subscribers_by_zone(${appId}::uuid) order by zone`;
+  const real = await sql<{ zone: string; n: number }[]>`
+    select coalesce(time_zone, '') as zone, count(*)::int as n from subscriptions
+    where app_id = ${appId} and status = 'active' group by 1 order by 1`;
+  return { kept: kept.map((row) => ({ ...row })), real: real.map((row) => ({ ...row })) };
+}
 
 t.test('each app counts exactly its active subscriptions after random operations', async (t) => {
   t.comment(`seed ${seed}`);
@@ -42,7 +55,8 @@ t.test('each app counts exactly its active subscriptions after random operations
 
   const operations: Record<string, (target: (typeof apps)[number]) => Promise<void>> = {
     async subscribe(target) {
-      const subscription = fakeSubscription();
+      const zone = pick(ZONES);
+      const subscription = { ...fakeSubscription(), ...(zone ? { timeZone: zone } : {}) };
       const response = await subscribe(target.secret, subscription);
       t.equal(response.statusCode, 201, response.body);
       known.get(target.id)?.push(subscription);
@@ -51,6 +65,18 @@ t.test('each app counts exactly its active subscriptions after random operations
       const subscription = pick(known.get(target.id) ?? []);
       if (!subscription) return;
       t.ok([200, 201].includes((await subscribe(target.secret, subscription)).statusCode), 're-subscribe');
+    },
+    // Another zone, or none, for a known subscription (active or expired: an expired one keeps none).
+    async moveZone(target) {
+      const subscription = pick(known.get(target.id) ?? []);
+      if (!subscription) return;
+      const response = await app.inject({
+        method: 'PATCH',
+        url: '/api/v1/subscribe',
+        headers: bearer(target.secret),
+        payload: { endpoint: subscription.endpoint, timeZone: pick(ZONES) ?? null },
+      });
+      t.ok([200, 404].includes(response.statusCode), `PATCH /subscribe: ${response.body}`);
     },
     async unsubscribe(target) {
       const subscription = pick(known.get(target.id) ?? []);
@@ -93,6 +119,7 @@ t.test('each app counts exactly its active subscriptions after random operations
     'subscribe',
     'subscribe',
     'resubscribe',
+    'moveZone',
     'unsubscribe',
     'deleteById',
     'expire',
@@ -111,6 +138,8 @@ t.test('each app counts exactly its active subscriptions after random operations
     for (const target of apps) {
       const counted = await appSubscriberCounted(sql, target.id);
       t.equal(counted.counter ?? 0, counted.real, `round ${round}: app ${target.id} counts ${counted.real}`);
+      const zones = await zonesCounted(target.id);
+      t.same(zones.kept, zones.real, `round ${round}: app ${target.id} per zone ${JSON.stringify(zones.real)}`);
     }
   }
 
@@ -138,6 +167,36 @@ t.test('each app counts exactly its active subscriptions after random operations
   const [left] = await sql<{ n: number }[]>`
     select count(*)::int as n from app_subscriber_counts where app_id = ${second.app.id}`;
   t.equal(left?.n, 0, "a deleted app's count goes with it");
+  const [zonesLeft] = await sql<{ n: number }[]>`
+    select count(*)::int as n from app_zone_subscriber_counts where app_id = ${second.app.id}`;
+  t.equal(zonesLeft?.n, 0, 'and its counts per zone');
+
+  // A local-time send to everyone is planned from the counts per zone: its groups add up to them.
+  const local = await app.inject({
+    method: 'POST',
+    url: '/api/v1/notify',
+    headers: bearer(owner.secret),
+    payload: { title: 'Morning', body: 'At nine', localTime: '09:00' },
+  });
+  t.equal(local.statusCode, 202, local.body);
+  const localId = (local.json() as { notification: { id: string; targets: number } }).notification;
+  const zones = await zonesCounted(owner.app.id);
+  t.equal(
+    localId.targets,
+    zones.real.reduce((sum, row) => sum + row.n, 0),
+    'the local-time send targets everyone',
+  );
+  const groups = await sql<{ zones: string[]; unzoned: boolean; targets: number }[]>`
+    select zones, unzoned, targets from notification_local_groups where notification_id = ${localId.id}`;
+  for (const row of zones.real) {
+    const group = groups.find((g) => (row.zone === '' ? g.unzoned : g.zones.includes(row.zone)));
+    t.ok(group, `a group holds zone ${row.zone || '(none)'}`);
+  }
+  t.equal(
+    groups.reduce((sum, group) => sum + group.targets, 0),
+    localId.targets,
+    'the groups add up to the send',
+  );
 });
 
 t.test('a bulk delete and a recount agree with the triggers', async (t) => {
@@ -146,10 +205,22 @@ t.test('a bulk delete and a recount agree with the triggers', async (t) => {
     insert into subscriptions (app_id, endpoint, p256dh, auth)
     select ${owner.app.id}::uuid, 'https://fcm.googleapis.com/fcm/send/bulk-' || n, 'p256dh', 'auth'
     from generate_series(1, 500) n`;
+  await sql`update subscriptions set time_zone = (array['Asia/Tokyo', 'UTC'])[1 + n % 2]
+    from (select id, row_number() over (order by id) as n from subscriptions where app_id = ${owner.app.id}) numbered
+    where subscriptions.id = numbered.id and numbered.n % 5 <> 0`;
   t.strictSame(await appSubscriberCounted(sql, owner.app.id), { counter: 500, real: 500 }, 'one insert of 500');
   await sql`delete from subscriptions where app_id = ${owner.app.id} and endpoint like '%-1%'`;
   const counted = await appSubscriberCounted(sql, owner.app.id);
   t.equal(counted.counter, counted.real, 'one delete of many');
   const [recounted] = await sql<{ n: number }[]>`select recount_active_subscribers(${owner.app.id})::int as n`;
   t.equal(recounted?.n, counted.real, 'the recount finds the same');
+  const zones = await zonesCounted(owner.app.id);
+  t.same(zones.kept, zones.real, `per zone after the bulk statements: ${JSON.stringify(zones.real)}`);
+  t.equal(zones.real.length, 3, 'two zones and none');
+  // A repair after a load that bypassed the triggers.
+  await sql`delete from app_zone_subscriber_counts where app_id = ${owner.app.id}`;
+  const [rezoned] = await sql<{ n: number }[]>`select recount_zone_subscribers(${owner.app.id})::int as n`;
+  t.equal(rezoned?.n, counted.real);
+  const repaired = await zonesCounted(owner.app.id);
+  t.same(repaired.kept, repaired.real, 'the zones recounted');
 });

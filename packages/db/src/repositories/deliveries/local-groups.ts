@@ -18,8 +18,9 @@ export interface LocalGroup {
 }
 
 /**
- * The audience of a `localTime` send counted per zone, in one grouped scan: its groups are planned
- * from these counts, and their sum is the send's `targets`.
+ * The audience of a `localTime` send counted per zone, in one grouped scan (for everyone, from the
+ * counts kept per zone): its groups are planned from these counts, and their sum is the send's
+ * `targets`.
  */
 export async function countTargetsByZone(
   db: Database,
@@ -27,6 +28,19 @@ export async function countTargetsByZone(
   audience: StoredAudience & { subscriptionIds: readonly string[] | null },
 ): Promise<{ appTimeZone: string; zones: ZoneCount[] }> {
   const sql = db.$client;
+  if (audience.subscriptionIds === null && audience.targetKind === 'all') {
+    // Everyone: the counts kept per zone as subscriptions change (migration 0040), not a scan.
+    const [rows, [app]] = await Promise.all([
+      sql<
+        { zone: string; active: number }[]
+      >`select zone, active from count_active_subscribers_by_zone(${appId}::uuid)`,
+      sql<{ time_zone: string }[]>`select time_zone from apps where id = ${appId}`,
+    ]);
+    return {
+      appTimeZone: app?.time_zone ?? 'UTC',
+      zones: rows.map((row) => ({ zone: row.zone === '' ? null : row.zone, targets: row.active })),
+    };
+  }
   const filter = audience.subscriptionIds
     ? sql`and s.id = any(${[...audience.subscriptionIds]}::uuid[])`
     : audienceFilter(
