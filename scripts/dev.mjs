@@ -3,7 +3,6 @@
 // database is configured (scripts/mode.mjs), database created and migrated, then the API and the
 // worker in watch mode from source (no build needed), the dashboard through Vite inside the API (hot
 // reload, same origin), and the web SDK rebuilt on change so /sdk/* works at once.
-import { execFileSync } from 'node:child_process';
 import { ensureDevSecrets, launcherEnv } from './env-file.mjs';
 import { chooseMode, describeMode, ModeError, startEmbedded } from './mode.mjs';
 import { runTogether } from './processes.mjs';
@@ -32,11 +31,24 @@ if (mode === 'embedded') {
 }
 const tsx = ['--conditions=webpush-source', '--import', 'tsx'];
 
-try {
-  execFileSync(process.execPath, [...tsx, 'packages/db/src/migrate-cli.ts'], { env, stdio: 'inherit' });
-} catch {
-  await stopEmbedded();
-  process.exit(1);
+// Migrated in this process (it runs under tsx already): a second Node process only to migrate cost
+// most of a second of every start.
+{
+  const { loadConfig } = await import('../packages/config/src/index.ts');
+  const { ensureDatabase, runMigrations } = await import('../packages/db/src/migrate.ts');
+  let where = 'the database';
+  try {
+    const { databaseUrl } = loadConfig(env);
+    const target = new URL(databaseUrl);
+    where = `${target.host}${target.pathname}`;
+    if (await ensureDatabase(databaseUrl)) console.log(`created database ${where}`);
+    await runMigrations(databaseUrl);
+    console.log(`migrations applied to ${where}`);
+  } catch (error) {
+    console.error(`migration failed on ${where}: ${error instanceof Error ? error.message : String(error)}`);
+    await stopEmbedded();
+    process.exit(1);
+  }
 }
 
 const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
