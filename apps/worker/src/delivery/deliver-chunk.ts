@@ -10,7 +10,7 @@ import { recordChunkOutcomeThroughOutage } from './chunk-outcome.js';
 import { defaultOutageRetry, retryWhileDatabaseAway } from './database-outage.js';
 import type { ChunkProgress } from './progress-recorder.js';
 import { type SigningKeys, signingKeys } from './signing-keys.js';
-import { subscriptionPayloads } from './variant-payloads.js';
+import { distinctPayloads, subscriptionPayloads } from './variant-payloads.js';
 
 /** `stopped`: the send was stopped by its account's suspension; nothing was pushed. */
 export type ChunkResult = 'recorded' | 'duplicate' | 'gone' | 'stopped';
@@ -151,7 +151,19 @@ async function openChunkRun(
     signing,
     options,
     payloadFor,
-    bodies: anyKey && context.encryption ? new ChunkBodies(context.encryption, payloadFor, subscriptions) : null,
+    bodies:
+      anyKey && context.encryption
+        ? // A batch goes to the threads as one message per distinct payload in it: with several
+          // payloads (variants, translations) the batch grows with them, so that each message still
+          // carries about 16 keys (3 languages in batches of 16: 12.6 % slower than one; measured).
+          new ChunkBodies(
+            context.encryption,
+            payloadFor,
+            subscriptions,
+            4,
+            16 * Math.min(4, distinctPayloads(delivery)),
+          )
+        : null,
     progress: context.progress.open(key),
     mayRetry: job.attempt < config.delivery.maxAttempts,
     traced: tracingActive(),

@@ -31,3 +31,13 @@ export function subscriptionPayloads(
     return chosen;
   };
 }
+
+/**
+ * How many distinct payloads a chunk of this send may hold: its variants (A and the others), else
+ * its own text and each translation's.
+ */
+export function distinctPayloads(delivery: DeliveryContext): number {
+  const { payload } = delivery.notification;
+  const variants = payload.variants?.length ?? 0;
+  return variants > 0 ? variants + 1 : 1 + Object.keys(payload.translations ?? {}).length;
+}
