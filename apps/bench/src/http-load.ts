@@ -7,6 +7,8 @@ import { Agent, request } from 'node:http';
 
 export interface HttpLoad {
   url: string;
+  /** POST (the default) with a body, or GET of `url` with its query and no body. */
+  method?: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string;
   concurrency: number;
@@ -63,17 +65,28 @@ function nextBody(): Buffer {
 
 const post = () =>
   new Promise<number>((resolve, reject) => {
-    const body = nextBody();
-    const headers = { ...load.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
+    const get = load.method === 'GET';
+    const body = get ? Buffer.alloc(0) : nextBody();
+    const headers = get
+      ? load.headers
+      : { ...load.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
     const req = request(
-      { agent, method: 'POST', hostname: url.hostname, port: url.port, path: url.pathname, headers },
+      {
+        agent,
+        method: get ? 'GET' : 'POST',
+        hostname: url.hostname,
+        port: url.port,
+        path: get ? `${url.pathname}${url.search}` : url.pathname,
+        headers,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       },
     );
     req.on('error', reject);
-    req.end(body);
+    if (get) req.end();
+    else req.end(body);
   });
 
 if (load.count) {
