@@ -712,6 +712,19 @@ export const operations: Record<string, OperationDoc> = {
       ],
     },
   },
+  'PATCH /api/v1/apps/{appId}/segments/{segmentId}': {
+    description:
+      'Renames a saved segment, replaces its expression, or both. Its id stays, so later sends by `segmentId` get the new conditions; sends already accepted keep the audience they were given. Recorded in the app’s audit log as `segment.updated`.',
+    request: { name: 'Pro users in Japan', segment: { and: [{ tag: 'plan', equals: 'pro' }, { language: 'ja' }] } },
+    response: {
+      segment: {
+        id: NOTIFICATION_ID,
+        name: 'Pro users in Japan',
+        segment: { and: [{ tag: 'plan', equals: 'pro' }, { language: 'ja' }] },
+        createdAt: CREATED_AT,
+      },
+    },
+  },
   'DELETE /api/v1/apps/{appId}/segments/{segmentId}': {
     description: 'Deletes a saved segment. Sends already accepted to it keep their audience.',
   },

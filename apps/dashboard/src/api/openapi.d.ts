@@ -4571,7 +4571,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename a saved segment or change its conditions; sends already accepted to it keep their audience */
+        /**
+         * Rename a saved segment or change its conditions; sends already accepted to it keep their audience
+         * @description Renames a saved segment, replaces its expression, or both. Its id stays, so later sends by `segmentId` get the new conditions; sends already accepted keep the audience they were given. Recorded in the app’s audit log as `segment.updated`.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -4587,6 +4590,22 @@ export interface paths {
             /** @description What changes: the name, the expression, or both (neither: 400 MISSING_FIELDS) */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Pro users in Japan",
+                     *       "segment": {
+                     *         "and": [
+                     *           {
+                     *             "tag": "plan",
+                     *             "equals": "pro"
+                     *           },
+                     *           {
+                     *             "language": "ja"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description A name for the segment */
                         name?: string;
@@ -4660,6 +4679,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "segment": {
+                         *         "id": "3f2c9a4e-8b1d-4c6e-9f0a-2b7d5e1c8a90",
+                         *         "name": "Pro users in Japan",
+                         *         "segment": {
+                         *           "and": [
+                         *             {
+                         *               "tag": "plan",
+                         *               "equals": "pro"
+                         *             },
+                         *             {
+                         *               "language": "ja"
+                         *             }
+                         *           ]
+                         *         },
+                         *         "createdAt": "2026-11-25T09:00:00.000Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             segment: {
                                 /** Format: uuid */
