@@ -29,7 +29,8 @@ const TARGET_P99_MS = 6;
 const SECONDS = 6;
 const ROUNDS = 3;
 
-const percentile = (sorted: readonly number[], p: number) =>
+/** The value at `p` (0–1) of ascending `sorted`. */
+export const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
 
 /** The fields of the answers this phase reads (register, app, key, notify). */
@@ -40,7 +41,14 @@ interface Answer {
   notification: { targets: number };
 }
 
-async function call(apiUrl: string, path: string, token: string | null, body: unknown, expected: number) {
+/** POST of JSON to the API as a customer's client makes it; throws unless it answered `expected`. */
+export async function call<T = Answer>(
+  apiUrl: string,
+  path: string,
+  token: string | null,
+  body: unknown,
+  expected: number,
+): Promise<T> {
   const response = await fetch(`${apiUrl}/api/v1${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -48,7 +56,7 @@ async function call(apiUrl: string, path: string, token: string | null, body: un
   });
   const text = await response.text();
   if (response.status !== expected) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
-  return JSON.parse(text) as Answer;
+  return JSON.parse(text) as T;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BenchDatabase } from './bench-database.js';
 import { waitForQuietMachine } from './cpu-meter.js';
+import { call, percentile } from './measure-accept.js';
 import { measureSequentialLatency } from './measure-http.js';
 import { median } from './stats.js';
 
@@ -27,20 +28,6 @@ const EVENTS_BATCH = 1_000_000;
 const ROUNDS = 3;
 /** Measured seconds of each round, after the load client's warm-up second. */
 const SECONDS = 4;
-
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * p) - 1))] ?? Number.NaN;
-
-async function call<T>(apiUrl: string, path: string, token: string | null, body: unknown, expected: number) {
-  const response = await fetch(`${apiUrl}/api/v1${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status !== expected) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
-  return JSON.parse(text) as T;
-}
 
 /**
  * An account and app made through the API, then `events` `shown` events written straight into
