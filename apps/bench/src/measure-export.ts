@@ -1,13 +1,18 @@
-import { createSession, exportSubscriptions } from '@webpush/db';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSession, exportSubscriptionsCsv } from '@webpush/db';
 import { generateToken, keyedHash, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
 import type { BenchDatabase } from './bench-database.js';
+import { jsonLine, spawnSource, waitForLine } from './child.js';
+import type { FileJob, FileJobResult } from './file-client.js';
 
-/** (x) GET /apps/{id}/subscribers/export against reading the same rows from the same cursor directly. */
+/** (x) GET /apps/{id}/subscribers/export against reading the same statement's output directly. */
 export interface ExportFigures {
   rows: number;
   /** Rows a second through the route, CSV read by an HTTP client (the target: ≥ 50,000). */
   rowsPerSec: number;
-  /** The same query's cursor batches read in this process, nothing written: the database's own pace. */
+  /** The same COPY read in this process, nothing written: the database's own pace. */
   cursorRowsPerSec: number;
   /** Peak RSS of this process (where the API runs) during the export, over its RSS before (target < 50 MB). */
   rssGrowthMb: number;
@@ -22,6 +27,23 @@ async function sessionOf(database: BenchDatabase, pepper: Buffer, userId: string
     null,
   );
   return token;
+}
+
+/**
+ * Runs file-client.ts in a process of its own (the job in a file: the import's key pool is larger
+ * than one argument may be) and returns what it printed.
+ */
+async function runFileClient(job: FileJob): Promise<FileJobResult> {
+  const dir = await mkdtemp(join(tmpdir(), 'wp-bench-file-'));
+  try {
+    const path = join(dir, 'job.json');
+    await writeFile(path, JSON.stringify(job));
+    const child = spawnSource('file-client.ts', [path]);
+    const line = await waitForLine(child, (text) => jsonLine(text), 30 * 60_000, `the ${job.kind} client`);
+    return line as unknown as FileJobResult;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** This process's RSS every 20 ms from now: its peak over the RSS at the start, once stopped. */
@@ -56,8 +78,9 @@ export const TARGET_EXPORT_RSS_MB = 50;
 
 /**
  * Exports the app's `rows` subscriptions as CSV through the API (a session of the app's owner,
- * made directly), counting the records as they stream in, while this process's RSS is sampled
- * every 20 ms; then reads the same rows through `exportSubscriptions`' cursor alone.
+ * made directly), read by a client process of its own that counts the records as they stream in,
+ * while this process's RSS (the API's) is sampled every 20 ms; then reads the same statement's
+ * output in this process, nothing written (the database's own pace).
  */
 export async function measureExport(
   database: BenchDatabase,
@@ -70,28 +93,24 @@ export async function measureExport(
 ): Promise<ExportFigures> {
   const token = await sessionOf(database, pepper, userId);
   const rss = sampleRss();
-  const started = performance.now();
-  let records = 0;
+  let result: FileJobResult;
   try {
-    const response = await fetch(`${apiUrl}/api/v1/apps/${appId}/subscribers/export`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    if (response.status !== 200 || !response.body) throw new Error(`export answered ${response.status}`);
-    // A record ends with CRLF; no seeded field holds one.
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) records++;
-    }
+    result = await runFileClient({ kind: 'export', url: `${apiUrl}/api/v1/apps/${appId}/subscribers/export`, token });
   } finally {
     rss.stop();
   }
-  const seconds = (performance.now() - started) / 1000;
+  if (result.failure) throw new Error(result.failure);
+  const { records, seconds } = result;
   const heap = rss.heap();
   const exported = records - 1; // the header
   if (exported !== rows) throw new Error(`export streamed ${exported} rows of ${rows}`);
 
   const cursorStarted = performance.now();
-  let read = 0;
-  for await (const batch of exportSubscriptions(database.handle.db, appId)) read += batch.length;
+  let read = -1; // the header
+  const file = await exportSubscriptionsCsv(database.handle.db, appId);
+  for await (const chunk of file.stream as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) read++;
+  }
   const cursorSeconds = (performance.now() - cursorStarted) / 1000;
 
   const figures: ExportFigures = {
@@ -102,7 +121,7 @@ export async function measureExport(
   };
   say(
     `export: ${exported.toLocaleString('en-US')} rows as CSV in ${seconds.toFixed(2)} s → ` +
-      `${Math.round(figures.rowsPerSec).toLocaleString('en-US')} rows/s (the cursor alone: ` +
+      `${Math.round(figures.rowsPerSec).toLocaleString('en-US')} rows/s (the statement alone: ` +
       `${Math.round(figures.cursorRowsPerSec).toLocaleString('en-US')} rows/s); RSS +${figures.rssGrowthMb.toFixed(1)} MB ` +
       `(JavaScript heap at its peak +${heap.peakMb.toFixed(1)} MB, after a full GC ${heap.retainedMb === null ? 'not measured: run with --expose-gc' : `+${heap.retainedMb.toFixed(1)} MB`})`,
   );
@@ -128,7 +147,7 @@ export const TARGET_IMPORT_RSS_MB = 100;
 /**
  * Imports `batches` requests of `entries` new subscriptions each (endpoints at the stand-in, keys
  * from the bench's pool) into an app of their own, as the dashboard sends a file: one request after
- * the other. Each must import every entry.
+ * the other, sent by a client process of its own (it builds the bodies). Each must import every entry.
  */
 export async function measureImport(
   database: BenchDatabase,
@@ -146,32 +165,23 @@ export async function measureImport(
 ): Promise<ImportFigures> {
   const token = await sessionOf(database, pepper, userId);
   const rss = sampleRss();
-  const times: number[] = [];
-  const started = performance.now();
+  let result: FileJobResult;
   try {
-    for (let batch = 0; batch < options.batches; batch++) {
-      const subscribers = Array.from({ length: options.entries }, (_, i) => {
-        const n = batch * options.entries + i;
-        const key = options.keys[n % options.keys.length] as { p256dh: string; auth: string };
-        return { endpoint: `${options.endpointPrefix}import-${n}`, keys: { p256dh: key.p256dh, auth: key.auth } };
-      });
-      const body = JSON.stringify({ subscribers });
-      const requestStarted = performance.now();
-      const response = await fetch(`${apiUrl}/api/v1/apps/${appId}/subscribers/import`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body,
-      });
-      const answer = (await response.json()) as { imported?: number; rejected?: unknown[] };
-      times.push(performance.now() - requestStarted);
-      if (response.status !== 200 || answer.imported !== options.entries) {
-        throw new Error(`import batch ${batch}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
-      }
-    }
+    result = await runFileClient({
+      kind: 'import',
+      url: `${apiUrl}/api/v1/apps/${appId}/subscribers/import`,
+      token,
+      entries: options.entries,
+      batches: options.batches,
+      endpointPrefix: options.endpointPrefix,
+      keys: [...options.keys],
+    });
   } finally {
     rss.stop();
   }
-  const totalSeconds = (performance.now() - started) / 1000;
+  if (result.failure) throw new Error(`import ${result.failure}`);
+  const totalSeconds = result.seconds;
+  const times = [...result.requestMs];
   times.sort((a, b) => a - b);
   const requestMs = times[Math.floor((times.length - 1) / 2)] ?? Number.NaN;
   const figures: ImportFigures = {
