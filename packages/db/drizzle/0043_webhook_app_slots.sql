@@ -9,6 +9,7 @@ CREATE UNLOGGED TABLE "webhook_app_slots" (
 	"expires_at" timestamp with time zone NOT NULL,
 	CONSTRAINT "webhook_app_slots_pkey" PRIMARY KEY ("app_id", "token")
 );--> statement-breakpoint
+ALTER TABLE "webhook_app_slots" ADD CONSTRAINT "webhook_app_slots_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 -- Takes one of the app's `slots` slots for `slot` until `lease_ms` from now. Returns -1 when it
 -- did, or else how long (ms) the oldest attempt holding one has been running. Two workers asking
 -- for the same app's last slot take turns on the app's advisory lock, so they cannot both count
