@@ -63,11 +63,13 @@ t.test('deliveries deferred for fairness, with two workers on the queue, are all
   const owner = await harness.owner();
   await setWebhook(owner, '/slow');
   const EVENTS = 6;
-  // One slot per app per worker, and each answer takes a while: most events wait their turn.
+  // One slot per app, and each answer takes a while: most events wait their turn.
   receiver.script('/slow', { status: 200, delayMs: 150, times: EVENTS });
   for (let i = 0; i < EVENTS; i++) await harness.notify(owner, { title: `E${i}`, body: 'no target' });
   const requests = await receiver.waitFor('/slow', EVENTS, 20_000);
   t.equal(new Set(requests.map((request) => request.webhookId)).size, EVENTS, 'each event once');
+  // The app's one slot is counted across both workers (in PostgreSQL, as the queues are).
+  t.equal(receiver.peakInFlight('/slow'), 1, 'one request at a time, not one per worker');
   const rows = await waitForValue(
     () => sql`select status, attempts from webhook_messages where app_id = ${owner.app.id}`,
     (list) => list.every((row) => row.status !== 'pending'),

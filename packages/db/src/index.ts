@@ -32,6 +32,7 @@ export * from './repositories/users.js';
 export * from './repositories/vapid-keys.js';
 export * from './repositories/variant-winners.js';
 export * from './repositories/webhook-outbox.js';
+export * from './repositories/webhook-slots.js';
 export * from './repositories/webhooks.js';
 export * as schema from './schema.js';
 export {

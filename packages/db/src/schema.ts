@@ -444,6 +444,24 @@ export const appZoneSubscriberCounts = pgTable(
   (table) => [primaryKey({ columns: [table.appId, table.timeZone, table.stripe] })],
 );
 
+/**
+ * The webhook attempts in flight per app across every worker process, when the queues live in
+ * PostgreSQL (with Redis queues they are counted in Redis): one row per attempt, held until
+ * `expires_at` at most. Unlogged (migration 0043); taken by `take_webhook_slot(app, token, slots,
+ * lease_ms)`.
+ */
+export const webhookAppSlots = pgTable(
+  'webhook_app_slots',
+  {
+    appId: uuid('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    token: uuid('token').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.appId, table.token] })],
+);
+
 /** Saved segments of an app (migration 0028); a send copies the expression it targets. */
 export const segments = pgTable(
   'segments',

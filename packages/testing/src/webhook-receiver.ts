@@ -48,6 +48,8 @@ export interface WebhookReceiver {
   /** Drops what is still scripted for `path`: it answers 200 from now on (a receiver fixed). */
   unscript(path: string): void;
   requestsTo(path: string): ReceivedWebhook[];
+  /** The most requests to `path` that were waiting for their answer at one time. */
+  peakInFlight(path: string): number;
   /** Resolves once `path` got `count` requests (rejects after `timeoutMs`). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -63,6 +65,8 @@ export async function startWebhookReceiver(
   const scripts = new Map<string, ReceiverReply[]>();
   const sockets = new Set<Socket>();
   const waiters = new Set<() => void>();
+  const inFlight = new Map<string, number>();
+  const peaks = new Map<string, number>();
 
   const nextReply = (path: string): ReceiverReply => {
     const queue = scripts.get(path) ?? [];
@@ -77,8 +81,13 @@ export async function startWebhookReceiver(
   const server = createServer({ cert, key }, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const path = request.url ?? '/';
+    const open = (inFlight.get(path) ?? 0) + 1;
+    inFlight.set(path, open);
+    peaks.set(path, Math.max(peaks.get(path) ?? 0, open));
+    // Answered or given up by the client: either way the request is no longer in flight.
+    response.on('close', () => inFlight.set(path, (inFlight.get(path) ?? 1) - 1));
     request.on('end', async () => {
-      const path = request.url ?? '/';
       const body = Buffer.concat(chunks).toString('utf8');
       const header = (name: string) => String(request.headers[name] ?? '');
       const headers = {
@@ -141,6 +150,7 @@ export async function startWebhookReceiver(
       scripts.delete(path);
     },
     requestsTo,
+    peakInFlight: (path) => peaks.get(path) ?? 0,
     waitFor(path, count, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -115,7 +115,7 @@ export async function deliverWebhook(
     pausedUntil: webhook.pausedUntil?.getTime() ?? null,
   });
   // The slot first: a deferred delivery costs this one look-up, not the body's too.
-  const slot = fairness.acquire(message.appId, webhook.url);
+  const slot = await fairness.acquire(message.appId, webhook.url);
   if (!slot.ok) throw new WebhookDeferred(slot.retryAt, slot.reason);
   let result: WebhookAttemptResult;
   try {

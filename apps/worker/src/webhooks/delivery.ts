@@ -4,6 +4,7 @@ import { createNameResolver, createWebhookClient } from '@webpush/webhooks';
 import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import type { WorkerContext } from '../context.js';
 import { startPeriodicTask } from '../periodic/periodic-task.js';
+import { type AppSlots, postgresAppSlots, redisAppSlots } from './app-slots.js';
 import { deliverWebhook, WebhookDeferred } from './deliver-webhook.js';
 import { createWebhookDisabledNotice } from './disabled-notice.js';
 import { createWebhookFairness } from './fairness.js';
@@ -12,6 +13,11 @@ import { createWebhookFairness } from './fairness.js';
 const RELAY_BATCH = 500;
 /** Of which one app's at most: apps take turns, so a backlog of one delays no other app's events. */
 const RELAY_PER_APP = 50;
+/**
+ * A slot's lease beyond the attempt's timeout: the attempt also reads its event first, and a lease
+ * that ended while its attempt still runs would let one attempt too many start.
+ */
+const SLOT_LEASE_MARGIN_MS = 5_000;
 
 export interface WebhookDelivery {
   /** One relay pass now: queues outbox events without a job; resolves to how many were queued. */
@@ -54,6 +60,8 @@ export function startWebhookDelivery(
     breakerFailures: settings.breakerFailures,
     breakerPauseMs: settings.breakerPauseMs,
     attemptTimeoutMs: settings.timeoutMs,
+    slots: appSlots(context, transport, settings.timeoutMs + SLOT_LEASE_MARGIN_MS),
+    log,
   });
 
   const notice = createWebhookDisabledNotice(context);
@@ -120,6 +128,12 @@ export function startWebhookDelivery(
       await notice.close();
     },
   };
+}
+
+/** Each app's slots are counted where the queues are, so every worker process counts them together. */
+function appSlots(context: WorkerContext, transport: QueueTransport, leaseMs: number): AppSlots {
+  if (transport.backend === 'redis') return redisAppSlots(transport.connection, context.config.redisKeyPrefix, leaseMs);
+  return postgresAppSlots(context.db, leaseMs);
 }
 
 interface Deferral {

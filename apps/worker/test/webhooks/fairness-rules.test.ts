@@ -20,49 +20,49 @@ const URL_B = 'https://b.example/hook';
 
 t.test('an app holds at most its share of slots; other apps are not affected', async (t) => {
   const { fairness, now } = setup();
-  const first = fairness.acquire('a', URL_A);
-  const second = fairness.acquire('a', URL_A);
+  const first = await fairness.acquire('a', URL_A);
+  const second = await fairness.acquire('a', URL_A);
   t.ok(first.ok && second.ok);
-  const third = fairness.acquire('a', URL_A);
+  const third = await fairness.acquire('a', URL_A);
   t.match(third, { ok: false, reason: 'app_busy' });
   if (!third.ok) t.ok(third.retryAt > now(), 'deferred to later');
-  t.ok(fairness.acquire('b', URL_B).ok, 'another app starts at once');
+  t.ok((await fairness.acquire('b', URL_B)).ok, 'another app starts at once');
   if (first.ok) first.release({ ok: true, durationMs: 20 });
-  t.ok(fairness.acquire('a', URL_A).ok, 'a freed slot is taken again');
+  t.ok((await fairness.acquire('a', URL_A)).ok, 'a freed slot is taken again');
 });
 
 t.test('failures in a row pause the endpoint; a failed probe doubles the pause; a success resets', async (t) => {
   const { fairness, advance, now } = setup();
-  const fail = () => {
-    const slot = fairness.acquire('a', URL_A);
+  const fail = async () => {
+    const slot = await fairness.acquire('a', URL_A);
     if (!slot.ok) throw new Error(`no slot: ${slot.reason}`);
     slot.release({ ok: false, durationMs: 10_000 });
   };
-  fail();
-  fail();
+  await fail();
+  await fail();
   t.same(fairness.endpoint('a', URL_A), { failures: 2, pausedUntil: null }, 'not paused before the threshold');
-  fail();
+  await fail();
   t.same(fairness.endpoint('a', URL_A), { failures: 3, pausedUntil: now() + 1_000 });
-  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused', retryAt: now() + 1_000 });
-  t.ok(fairness.acquire('a', 'https://a.example/new').ok, 'a changed URL is another endpoint');
+  t.match(await fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused', retryAt: now() + 1_000 });
+  t.ok((await fairness.acquire('a', 'https://a.example/new')).ok, 'a changed URL is another endpoint');
 
   advance(1_000);
-  const probe = fairness.acquire('a', URL_A);
+  const probe = await fairness.acquire('a', URL_A);
   t.ok(probe.ok, 'one probe after the pause');
-  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'nothing else while it runs');
+  t.match(await fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'nothing else while it runs');
   if (probe.ok) probe.release({ ok: false, durationMs: 10_000 });
   t.equal(fairness.endpoint('a', URL_A)?.pausedUntil, now() + 2_000, 'the pause doubled');
 
   advance(2_000);
-  const recovered = fairness.acquire('a', URL_A);
+  const recovered = await fairness.acquire('a', URL_A);
   if (recovered.ok) recovered.release({ ok: true, durationMs: 30 });
   t.equal(fairness.endpoint('a', URL_A), null, 'a success clears the record');
-  t.ok(fairness.acquire('a', URL_A).ok);
+  t.ok((await fairness.acquire('a', URL_A)).ok);
 });
 
 t.test('an error before the attempt frees the slot and records nothing', async (t) => {
   const { fairness } = setup();
-  const slot = fairness.acquire('a', URL_A);
+  const slot = await fairness.acquire('a', URL_A);
   if (slot.ok) slot.release();
   t.equal(fairness.inFlight('a'), 0);
   t.equal(fairness.endpoint('a', URL_A), null);
@@ -70,15 +70,15 @@ t.test('an error before the attempt frees the slot and records nothing', async (
 
 t.test('a busy app waits about as long as its attempts in flight have been running', async (t) => {
   const { fairness, advance, now } = setup();
-  t.ok(fairness.acquire('a', URL_A).ok && fairness.acquire('a', URL_A).ok);
-  const early = fairness.acquire('a', URL_A);
+  t.ok((await fairness.acquire('a', URL_A)).ok && (await fairness.acquire('a', URL_A)).ok);
+  const early = await fairness.acquire('a', URL_A);
   t.match(early, { ok: false, reason: 'app_busy' });
   if (!early.ok) t.equal(early.retryAt, now() + 1_000, 'at first, a tenth of the attempt timeout');
   advance(6_000);
-  const late = fairness.acquire('a', URL_A);
+  const late = await fairness.acquire('a', URL_A);
   if (!late.ok) t.equal(late.retryAt, now() + 6_000, 'attempts hanging for 6 s: wait 6 s');
   advance(20_000);
-  const capped = fairness.acquire('a', URL_A);
+  const capped = await fairness.acquire('a', URL_A);
   if (!capped.ok) t.equal(capped.retryAt, now() + 10_000, 'never longer than one attempt can take');
 });
 
@@ -86,12 +86,12 @@ t.test('a process takes the pause every worker shares, and forgets an endpoint r
   const { fairness, advance, now } = setup();
   // A restarted worker: nothing in memory, the webhook's row says paused for 5 s after 4 failures.
   fairness.adopt('a', URL_A, { failures: 4, pausedUntil: now() + 5_000 });
-  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'no attempt while paused');
+  t.match(await fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'no attempt while paused');
   t.match(fairness.endpoint('a', URL_A), { failures: 4, pausedUntil: now() + 5_000 });
   advance(5_000);
-  const probe = fairness.acquire('a', URL_A);
+  const probe = await fairness.acquire('a', URL_A);
   t.ok(probe.ok, 'one probe once the pause is over');
-  t.match(fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'only one while it runs');
+  t.match(await fairness.acquire('a', URL_A), { ok: false, reason: 'endpoint_paused' }, 'only one while it runs');
   if (probe.ok) probe.release({ ok: false, durationMs: 10 });
   // 4 failures with a threshold of 3: one pause taken already, so the failed probe doubles it twice.
   t.equal(fairness.endpoint('a', URL_A)?.pausedUntil, now() + 4_000);
@@ -99,5 +99,5 @@ t.test('a process takes the pause every worker shares, and forgets an endpoint r
   // Resumed by its owner (or recovered in another worker): the row says no failures.
   fairness.adopt('a', URL_A, { failures: 0, pausedUntil: null });
   t.equal(fairness.endpoint('a', URL_A), null);
-  t.ok(fairness.acquire('a', URL_A).ok, 'deliveries go out at once');
+  t.ok((await fairness.acquire('a', URL_A)).ok, 'deliveries go out at once');
 });
