@@ -21,20 +21,34 @@ export interface AppAccess {
  * Read on every request, never cached: a removed member or a changed role holds on every API
  * instance at the next request. Members lose an app whose owner is suspended, as the owner does.
  */
-export async function findAppAccess(db: Database, userId: string, appId: string): Promise<AppAccess | null> {
-  if (!isUuid(userId, appId)) return null;
-  const [row] = await db
+/** Asked on every request under /apps/:appId: prepared once per database handle. */
+const appAccessQueries = new WeakMap<Database, ReturnType<typeof prepareAppAccess>>();
+
+function prepareAppAccess(db: Database) {
+  const userId = sql.placeholder('userId');
+  return db
     .select({ app: apps, ownerPlan: users.plan, memberRole: appMembers.role })
     .from(apps)
     .innerJoin(users, eq(users.id, apps.userId))
     .leftJoin(appMembers, and(eq(appMembers.appId, apps.id), eq(appMembers.userId, userId)))
     .where(
       and(
-        eq(apps.id, appId),
+        eq(apps.id, sql.placeholder('appId')),
         or(eq(apps.userId, userId), and(isNotNull(appMembers.userId), isNull(users.suspendedAt))),
       ),
     )
-    .limit(1);
+    .limit(1)
+    .prepare('find_app_access');
+}
+
+export async function findAppAccess(db: Database, userId: string, appId: string): Promise<AppAccess | null> {
+  if (!isUuid(userId, appId)) return null;
+  let query = appAccessQueries.get(db);
+  if (!query) {
+    query = prepareAppAccess(db);
+    appAccessQueries.set(db, query);
+  }
+  const [row] = await query.execute({ userId, appId });
   if (!row) return null;
   const role: AppRole = row.app.userId === userId ? 'owner' : (row.memberRole ?? 'viewer');
   return { app: row.app, role, ownerPlan: row.ownerPlan };

@@ -51,13 +51,32 @@ export interface LiveSession {
 }
 
 /** A suspended account's sessions are not live (they are kept: resuming the account revives them). */
-export async function findLiveSession(db: Database, tokenHash: string): Promise<LiveSession | null> {
-  const [row] = await db
+/** Asked on every signed-in request: prepared once per database handle (parsed and planned once per connection). */
+const liveSessionQueries = new WeakMap<Database, ReturnType<typeof prepareLiveSession>>();
+
+function prepareLiveSession(db: Database) {
+  return db
     .select({ user: users, sessionId: sessions.id, lastUsedAt: sessions.lastUsedAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, new Date()), isNull(users.suspendedAt)))
-    .limit(1);
+    .where(
+      and(
+        eq(sessions.tokenHash, sql.placeholder('tokenHash')),
+        gt(sessions.expiresAt, sql`now()`),
+        isNull(users.suspendedAt),
+      ),
+    )
+    .limit(1)
+    .prepare('find_live_session');
+}
+
+export async function findLiveSession(db: Database, tokenHash: string): Promise<LiveSession | null> {
+  let query = liveSessionQueries.get(db);
+  if (!query) {
+    query = prepareLiveSession(db);
+    liveSessionQueries.set(db, query);
+  }
+  const [row] = await query.execute({ tokenHash });
   return row ?? null;
 }
 
