@@ -12,6 +12,7 @@ import { buildApp } from '@webpush/api/app';
 import { loadConfig } from '@webpush/config';
 import { deleteRedisKeys } from '@webpush/testing';
 import Fastify from 'fastify';
+import { startApiProcess } from './api-process.js';
 import {
   type BenchApp,
   type BenchDatabase,
@@ -706,6 +707,9 @@ async function run(): Promise<BenchFigures> {
   const api = await buildApp(apiConfig, { logger: { level: 'warn' } });
   cleanups.push(() => api.close());
   const apiUrl = await api.listen({ port: 0, host: '127.0.0.1' });
+  // The export and import phases measure the API process's memory: an API of its own there, from
+  // the same entry as the worker (BENCH_WORKER_ENTRY=dist: the built one), on the same database.
+  const apiProcessEntry = options.workerEntry === 'dist' ? 'dist' : 'src';
   // (x) An app of its own with BENCH_EXPORT_ROWS subscriptions, endpoints after every other app's.
   const measureExportPhase = async () => {
     const secrets = {
@@ -714,7 +718,20 @@ async function run(): Promise<BenchFigures> {
     };
     const exportApp = await createBenchApp(database, secrets, tenant.userId, 'bench (export)');
     await seedSubscriptions(database, exportApp.id, options.exportRows, standIn.origin, pool, () => {}, 50_000_000);
-    return measureExport(database, secrets.apiKeyPepper, tenant.userId, exportApp.id, options.exportRows, apiUrl, say);
+    const apiProcess = await startApiProcess(serviceEnv, apiProcessEntry);
+    try {
+      return await measureExport(
+        database,
+        secrets.apiKeyPepper,
+        tenant.userId,
+        exportApp.id,
+        options.exportRows,
+        apiProcess,
+        say,
+      );
+    } finally {
+      await apiProcess.stop();
+    }
   };
 
   const workerEnv = {
@@ -788,20 +805,25 @@ async function run(): Promise<BenchFigures> {
           apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
         };
         const importApp = await createBenchApp(database, secrets, tenant.userId, 'bench (import)');
-        return measureImport(
-          database,
-          secrets.apiKeyPepper,
-          tenant.userId,
-          importApp.id,
-          {
-            entries: options.importEntries,
-            batches: options.importBatches,
-            endpointPrefix: seededEndpointPrefix(standIn.origin),
-            keys: pool,
-          },
-          apiUrl,
-          say,
-        );
+        const apiProcess = await startApiProcess(serviceEnv, apiProcessEntry);
+        try {
+          return await measureImport(
+            database,
+            secrets.apiKeyPepper,
+            tenant.userId,
+            importApp.id,
+            {
+              entries: options.importEntries,
+              batches: options.importBatches,
+              endpointPrefix: seededEndpointPrefix(standIn.origin),
+              keys: pool,
+            },
+            apiProcess,
+            say,
+          );
+        } finally {
+          await apiProcess.stop();
+        }
       })()
     : null;
   let fairness: FairnessFigures | null = null;

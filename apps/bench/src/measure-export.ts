@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSession, exportSubscriptionsCsv } from '@webpush/db';
 import { generateToken, keyedHash, SESSION_TOKEN_PREFIX } from '@webpush/secrets';
+import { type ApiProcess, rssOf } from './api-process.js';
 import type { BenchDatabase } from './bench-database.js';
 import { jsonLine, spawnSource, waitForLine } from './child.js';
 import type { FileJob, FileJobResult } from './file-client.js';
@@ -14,7 +15,7 @@ export interface ExportFigures {
   rowsPerSec: number;
   /** The same COPY read in this process, nothing written: the database's own pace. */
   cursorRowsPerSec: number;
-  /** Peak RSS of this process (where the API runs) during the export, over its RSS before (target < 50 MB). */
+  /** Peak RSS of the API's process (its own, as users run it) during the export, over its RSS before (target < 50 MB). */
   rssGrowthMb: number;
 }
 
@@ -46,30 +47,16 @@ async function runFileClient(job: FileJob): Promise<FileJobResult> {
   }
 }
 
-/** This process's RSS every 20 ms from now: its peak over the RSS at the start, once stopped. */
-function sampleRss() {
-  global.gc?.();
-  const before = process.memoryUsage.rss();
-  const heapBefore = process.memoryUsage().heapUsed;
+/** The API process's RSS every 20 ms from now: its peak over its RSS at the start, once stopped. */
+function sampleRss(pid: number) {
+  const before = rssOf(pid);
   let peak = before;
-  let heapPeak = heapBefore;
   const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-    heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    peak = Math.max(peak, rssOf(pid));
   }, 20);
   return {
     stop: () => clearInterval(timer),
     growthMb: () => (peak - before) / 2 ** 20,
-    /**
-     * The JavaScript heap's growth at its peak, and what of it is still held once a full GC has run
-     * (with `--expose-gc`; otherwise null): garbage not yet collected, or memory kept.
-     */
-    heap: () => {
-      const gc = (global as { gc?: () => void }).gc;
-      gc?.();
-      const retained = gc ? (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20 : null;
-      return { peakMb: (heapPeak - heapBefore) / 2 ** 20, retainedMb: retained };
-    },
   };
 }
 
@@ -79,7 +66,7 @@ export const TARGET_EXPORT_RSS_MB = 50;
 /**
  * Exports the app's `rows` subscriptions as CSV through the API (a session of the app's owner,
  * made directly), read by a client process of its own that counts the records as they stream in,
- * while this process's RSS (the API's) is sampled every 20 ms; then reads the same statement's
+ * while the API process's RSS is sampled every 20 ms; then reads the same statement's
  * output in this process, nothing written (the database's own pace).
  */
 export async function measureExport(
@@ -88,11 +75,12 @@ export async function measureExport(
   userId: string,
   appId: string,
   rows: number,
-  apiUrl: string,
+  api: ApiProcess,
   say: (text: string) => void,
 ): Promise<ExportFigures> {
   const token = await sessionOf(database, pepper, userId);
-  const rss = sampleRss();
+  const apiUrl = api.url;
+  const rss = sampleRss(api.pid);
   let result: FileJobResult;
   try {
     result = await runFileClient({ kind: 'export', url: `${apiUrl}/api/v1/apps/${appId}/subscribers/export`, token });
@@ -101,7 +89,6 @@ export async function measureExport(
   }
   if (result.failure) throw new Error(result.failure);
   const { records, seconds } = result;
-  const heap = rss.heap();
   const exported = records - 1; // the header
   if (exported !== rows) throw new Error(`export streamed ${exported} rows of ${rows}`);
 
@@ -122,8 +109,7 @@ export async function measureExport(
   say(
     `export: ${exported.toLocaleString('en-US')} rows as CSV in ${seconds.toFixed(2)} s → ` +
       `${Math.round(figures.rowsPerSec).toLocaleString('en-US')} rows/s (the statement alone: ` +
-      `${Math.round(figures.cursorRowsPerSec).toLocaleString('en-US')} rows/s); RSS +${figures.rssGrowthMb.toFixed(1)} MB ` +
-      `(JavaScript heap at its peak +${heap.peakMb.toFixed(1)} MB, after a full GC ${heap.retainedMb === null ? 'not measured: run with --expose-gc' : `+${heap.retainedMb.toFixed(1)} MB`})`,
+      `${Math.round(figures.cursorRowsPerSec).toLocaleString('en-US')} rows/s); the API process's RSS +${figures.rssGrowthMb.toFixed(1)} MB`,
   );
   return figures;
 }
@@ -160,11 +146,12 @@ export async function measureImport(
     endpointPrefix: string;
     keys: readonly { p256dh: string; auth: string }[];
   },
-  apiUrl: string,
+  api: ApiProcess,
   say: (text: string) => void,
 ): Promise<ImportFigures> {
   const token = await sessionOf(database, pepper, userId);
-  const rss = sampleRss();
+  const apiUrl = api.url;
+  const rss = sampleRss(api.pid);
   let result: FileJobResult;
   try {
     result = await runFileClient({
@@ -195,7 +182,7 @@ export async function measureImport(
   say(
     `import: ${options.batches} requests of ${options.entries.toLocaleString('en-US')} entries, median ` +
       `${requestMs.toFixed(0)} ms a request (${Math.round(figures.entriesPerSec).toLocaleString('en-US')} entries/s), ` +
-      `${totalSeconds.toFixed(1)} s in all; RSS +${figures.rssGrowthMb.toFixed(1)} MB`,
+      `${totalSeconds.toFixed(1)} s in all; the API process's RSS +${figures.rssGrowthMb.toFixed(1)} MB`,
   );
   return figures;
 }
