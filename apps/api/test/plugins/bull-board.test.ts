@@ -14,7 +14,7 @@ t.test('without OPS_USERNAME and OPS_PASSWORD there is no Bull Board and no /met
   }
 });
 
-t.test('failed ops logins are limited per IP (in Redis); successful scrapes are not counted', async (t) => {
+t.test('failed ops logins are limited per IP (in the coordination); successful scrapes are not counted', async (t) => {
   const { app } = await buildTestApp(t, {
     OPS_USERNAME: 'ops',
     OPS_PASSWORD: 'right',

@@ -1,15 +1,19 @@
+import { testCoordination, waitFor, waitForValue } from '@webpush/testing';
+import type { FastifyInstance } from 'fastify';
 import t from 'tap';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, createKey, fakeSubscription, ownerWithKey } from '../helper.js';
 
 // The two guards on a public subscribe_only key: the app's allowedOrigins, and the per-app cap on new
-// subscriptions per window (set low here: 3 per hour, a long window so it cannot roll over mid-test),
-// both on top of the per-IP limit (out of the way).
-const CAP = 3;
+// subscriptions per window (set low here: 5 per hour, the most one app of the origin tests subscribes,
+// in a long window so it rolls over mid-test only at the turn of an hour), both on top of the per-IP
+// limit (out of the way).
+const CAP = 5;
 const WINDOW_SECONDS = 3600;
+const mode = testCoordination();
+const limits = { RATE_LIMIT_API_KEY_MAX: '10000', RATE_LIMIT_REGISTER_MAX: '1000' };
 const ctx = await buildTestApp(t, {
-  RATE_LIMIT_API_KEY_MAX: '10000',
-  RATE_LIMIT_REGISTER_MAX: '1000',
+  ...limits,
   RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: String(CAP),
   RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
 });
@@ -18,8 +22,14 @@ const sql = ctx.database.sql;
 const SITE = 'https://www.customer.example';
 
 type Headers = Record<string, string>;
+const subscribeOn = (
+  api: FastifyInstance,
+  secret: string,
+  headers: Headers = {},
+  payload: object = fakeSubscription(),
+) => api.inject({ method: 'POST', url: '/api/v1/subscribe', headers: { ...bearer(secret), ...headers }, payload });
 const subscribe = (secret: string, headers: Headers = {}, payload: object = fakeSubscription()) =>
-  app.inject({ method: 'POST', url: '/api/v1/subscribe', headers: { ...bearer(secret), ...headers }, payload });
+  subscribeOn(app, secret, headers, payload);
 const unsubscribe = (secret: string, endpoint: string, headers: Headers = {}) =>
   app.inject({
     method: 'DELETE',
@@ -40,11 +50,9 @@ async function restrict(token: string, appId: string, allowedOrigins: string[]) 
   if (response.statusCode !== 200) throw new Error(`PATCH: ${response.statusCode} ${response.body}`);
 }
 
-/** Starts the app's next cap window, for tests about origins that subscribe more than CAP times. */
-async function freshCapWindow(appId: string) {
-  const keys = await app.redis.keys(`${ctx.config.redisKeyPrefix}:new-subscriptions:${appId}:*`);
-  if (keys.length > 0) await app.redis.del(...keys);
-}
+/** The app's cap counter in the window that holds `at`, named as plugins/app/new-subscription-cap.ts names it. */
+const capKey = (api: FastifyInstance, appId: string, windowMs: number, at = Date.now()) =>
+  `${api.config.redisKeyPrefix}:new-subscriptions:${appId}:${Math.floor(at / windowMs)}`;
 
 const countFor = async (appId: string) =>
   (await sql<{ n: number }[]>`select count(*)::int as n from subscriptions where app_id = ${appId}`)[0]?.n;
@@ -59,7 +67,6 @@ t.test('allowedOrigins: a subscribe_only key works only from the listed origins'
   );
   await restrict(owner.user.token, owner.app.id, [SITE, 'http://localhost:8080']);
 
-  await freshCapWindow(owner.app.id);
   const fromSite = await subscribe(owner.secret, { origin: SITE });
   t.equal(fromSite.statusCode, 201, 'the listed origin subscribes');
   t.equal((await subscribe(owner.secret, { origin: 'HTTPS://WWW.CUSTOMER.EXAMPLE' })).statusCode, 201, 'any case');
@@ -85,7 +92,6 @@ t.test('allowedOrigins: a subscribe_only key works only from the listed origins'
   t.equal((await unsubscribe(owner.secret, kept.endpoint, { origin: SITE })).statusCode, 204);
 
   await restrict(owner.user.token, owner.app.id, []);
-  await freshCapWindow(owner.app.id);
   t.equal((await subscribe(owner.secret)).statusCode, 201, '[] opens the key again, even without Origin');
 });
 
@@ -178,10 +184,53 @@ t.test('per-app cap: new subscriptions past the cap in a window are 429 RATE_LIM
   t.equal((await unsubscribe(owner.secret, first.endpoint)).statusCode, 204, 'unsubscribing is not capped');
   t.equal((await subscribe(other.secret)).statusCode, 201, "another app's cap is its own");
 
-  // The counter lives in Redis under the service's prefix, so every API instance shares it.
-  const keys = await app.redis.keys(`${ctx.config.redisKeyPrefix}:new-subscriptions:${owner.app.id}:*`);
-  t.equal(keys.length, 1, 'one counter for the app in this window');
-  t.ok((await app.redis.pttl(keys[0] ?? '')) > 0, 'it expires by itself');
-  await freshCapWindow(owner.app.id);
-  t.equal((await subscribe(owner.secret)).statusCode, 201, 'a new window admits again');
+  const counter = await app.coordination.read(capKey(app, owner.app.id, WINDOW_SECONDS * 1000));
+  t.equal(counter.count, CAP + 2, 'the window counted every new one, the refused ones too');
+  t.ok(counter.ttlMs > 0 && counter.ttlMs <= 2 * WINDOW_SECONDS * 1000, `it expires by itself (${counter.ttlMs} ms)`);
+
+  if (mode === 'redis') {
+    // Every API instance counts in one Redis: the counter is a key under the service's prefix.
+    const keys = await app.redis.keys(`${ctx.config.redisKeyPrefix}:new-subscriptions:${owner.app.id}:*`);
+    t.equal(keys.length, 1, 'one counter for the app in this window');
+    t.ok((await app.redis.pttl(keys[0] ?? '')) > 0, 'it expires by itself');
+    await app.redis.del(...keys);
+    t.equal((await subscribe(owner.secret)).statusCode, 201, 'a new window admits again');
+  }
+});
+
+t.test('per-app cap: the next window admits again, and the spent counter expires by itself', async (t) => {
+  // A window of one second, so the test sees it end; a cap of one.
+  const windowMs = 1000;
+  const short = await buildTestApp(t, {
+    ...limits,
+    RATE_LIMIT_SUBSCRIBE_PER_APP_MAX: '1',
+    RATE_LIMIT_WINDOW_SECONDS: String(windowMs / 1000),
+  });
+  const owner = await ownerWithKey(short.app, 'subscribe_only');
+  // Subscribes until one is refused within the window it started in: the window may turn between two.
+  const refusal = await waitForValue(
+    async () => {
+      const startedAt = Date.now();
+      const response = await subscribeOn(short.app, owner.secret);
+      const window = capKey(short.app, owner.app.id, windowMs, startedAt);
+      return { response, window: window === capKey(short.app, owner.app.id, windowMs) ? window : null };
+    },
+    ({ response, window }) => response.statusCode !== 201 && window !== null,
+    'a new subscription refused within one window',
+  );
+  assertError(t, refusal.response, 'RATE_LIMITED');
+  t.equal(refusal.response.headers['retry-after'], '1');
+  const spent = refusal.window ?? '';
+  const counter = await short.app.coordination.read(spent);
+  t.ok(counter.count >= 2 && counter.ttlMs > 0 && counter.ttlMs <= 2 * windowMs, JSON.stringify(counter));
+
+  await waitFor(
+    async () => (await subscribeOn(short.app, owner.secret)).statusCode === 201,
+    'a new subscription admitted in a later window',
+  );
+  await waitForValue(
+    () => short.app.coordination.read(spent),
+    ({ count, ttlMs }) => count === 0 && ttlMs === -2,
+    "the spent window's counter gone by itself",
+  );
 });

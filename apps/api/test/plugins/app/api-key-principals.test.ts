@@ -1,5 +1,10 @@
-import { publishPrincipalChange } from '@webpush/queue';
-import { waitFor } from '@webpush/testing';
+import {
+  notifyPrincipalChange,
+  type PrincipalChange,
+  principalNotifyChannel,
+  publishPrincipalChange,
+} from '@webpush/queue';
+import { testCoordination, waitFor } from '@webpush/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import t from 'tap';
@@ -8,9 +13,12 @@ import { assertError } from '../../assertions.js';
 import { bearer, buildTestApp, createKey, ownerWithKey, revokeKey } from '../../helper.js';
 
 // Two API instances on one PostgreSQL and one Redis, each keeping API-key principals for a minute:
-// longer than any test here, so only the invalidation through Redis can explain a refusal.
+// longer than any test here, so only the invalidation can explain a refusal. In-process coordination
+// serves exactly one API process (a second is refused: health.test.ts), so there "the other instance"
+// is that same one, and a change made elsewhere arrives as `pnpm admin` sends it, by PostgreSQL NOTIFY.
+const mode = testCoordination();
 const statementsOne: string[] = [];
-const statementsTwo: string[] = [];
+const statementsTwo: string[] = mode === 'redis' ? [] : statementsOne;
 const ctx = await buildTestApp(
   t,
   {
@@ -22,11 +30,20 @@ const ctx = await buildTestApp(
   { onQuery: (query) => statementsOne.push(query) },
 );
 const one = ctx.app;
-const two: FastifyInstance = await buildApp(ctx.config, {
-  logger: false,
-  onQuery: (query) => statementsTwo.push(query),
-});
-t.teardown(() => two.close());
+const two: FastifyInstance =
+  mode === 'redis' ? await buildApp(ctx.config, { logger: false, onQuery: (query) => statementsTwo.push(query) }) : one;
+if (two !== one) t.teardown(() => two.close());
+
+/** Tells the running API instances of a change as another process (`pnpm admin`) does. */
+async function announce(change: PrincipalChange) {
+  if (mode === 'process') return notifyPrincipalChange(ctx.database.sql, ctx.config.redisKeyPrefix, change);
+  const publisher = new Redis(ctx.resources.redisUrl);
+  try {
+    await publishPrincipalChange(publisher, ctx.config.redisKeyPrefix, change);
+  } finally {
+    await publisher.quit();
+  }
+}
 
 // The key lookup statement (packages/db findApiKeyPrincipal), however it is written.
 const keyLookups = (statements: string[]) =>
@@ -112,10 +129,8 @@ t.test(
     const owner = await ownerWithKey(one, 'notify');
     const bystander = await ownerWithKey(one, 'notify');
     for (const secret of [owner.secret, bystander.secret]) t.equal((await vapidKey(two, secret)).statusCode, 200);
-    const publisher = new Redis(ctx.resources.redisUrl);
-    t.teardown(() => publisher.quit());
     statementsTwo.length = 0;
-    await publishPrincipalChange(publisher, ctx.config.redisKeyPrefix, { userId: owner.user.user.id });
+    await announce({ userId: owner.user.user.id });
     await waitFor(async () => {
       await vapidKey(two, owner.secret);
       return keyLookups(statementsTwo) > 0;
@@ -126,6 +141,41 @@ t.test(
   },
 );
 
+t.test('a key removed from the database by another process is refused once the change is announced', async (t) => {
+  const owner = await ownerWithKey(one, 'notify');
+  t.equal((await vapidKey(two, owner.secret)).statusCode, 200, 'cached');
+  await ctx.database.sql`delete from api_keys where id = ${owner.key.key.id}`;
+  t.equal((await vapidKey(two, owner.secret)).statusCode, 200, 'until then the cache answers, not PostgreSQL');
+  await announce({ appId: owner.app.id });
+  await waitFor(async () => (await vapidKey(two, owner.secret)).statusCode === 401, 'the key refused');
+  assertError(t, await vapidKey(two, owner.secret), 'INVALID_API_KEY');
+});
+
+/** Ends the connections the API instances listen on for changes; resolves how many there were. */
+async function cutListeners(): Promise<number> {
+  if (mode === 'process') {
+    // postgres.js listens on a connection of its own, whose last statement is its LISTEN.
+    const ended = await ctx.database.sql<{ pid: number }[]>`
+      select pg_terminate_backend(pid), pid from pg_stat_activity
+      where datname = current_database() and query = ${`listen "${principalNotifyChannel(ctx.config.redisKeyPrefix)}"`}`;
+    return ended.length;
+  }
+  // Only this run's listeners (both instances share the key prefix, so the name): the Redis is
+  // shared with other test files.
+  const admin = new Redis(ctx.resources.redisUrl);
+  try {
+    const name = `${ctx.config.redisKeyPrefix}:api-key-listener`;
+    const listeners = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
+      .split('\n')
+      .filter((line) => line.includes(` name=${name} `))
+      .map((line) => /\bid=(\d+)/.exec(line)?.[1]);
+    for (const id of listeners) if (id) await admin.client('KILL', 'ID', id);
+    return listeners.length;
+  } finally {
+    await admin.quit();
+  }
+}
+
 t.test('a listener cut off keeps nothing until it is back, then caches and hears at once again', async (t) => {
   const owner = await ownerWithKey(one, 'notify');
   const spare = await createKey(one, owner.user.token, owner.app.id, 'notify');
@@ -133,15 +183,7 @@ t.test('a listener cut off keeps nothing until it is back, then caches and hears
   t.ok(two.apiKeyPrincipals.size > 0, 'cached');
   // Only this run's listeners (both instances share the key prefix, so the name): the Redis is
   // shared with other test files.
-  const admin = new Redis(ctx.resources.redisUrl);
-  t.teardown(() => admin.quit());
-  const name = `${ctx.config.redisKeyPrefix}:api-key-listener`;
-  const listeners = String(await admin.call('CLIENT', 'LIST', 'TYPE', 'pubsub'))
-    .split('\n')
-    .filter((line) => line.includes(` name=${name} `))
-    .map((line) => /\bid=(\d+)/.exec(line)?.[1]);
-  t.equal(listeners.length, 2, 'one listener per instance, named in CLIENT LIST');
-  for (const id of listeners) if (id) await admin.client('KILL', 'ID', id);
+  t.equal(await cutListeners(), mode === 'redis' ? 2 : 1, 'one listener per instance, found by its name');
   await waitFor(() => two.apiKeyPrincipals.size === 0, 'the instance emptied its cache');
   await waitFor(
     async () => (await vapidKey(two, spare.secret)).statusCode === 200 && two.apiKeyPrincipals.size > 0,
@@ -151,22 +193,37 @@ t.test('a listener cut off keeps nothing until it is back, then caches and hears
     async () => (await vapidKey(one, spare.secret)).statusCode === 200 && one.apiKeyPrincipals.size > 0,
     'the other instance too',
   );
-  const revoke = await revokeKey(one, owner.user.token, owner.app.id, spare.key.id);
-  t.equal(revoke.statusCode, 204);
-  assertError(t, await vapidKey(two, spare.secret), 'INVALID_API_KEY');
+  if (mode === 'redis') {
+    const revoke = await revokeKey(one, owner.user.token, owner.app.id, spare.key.id);
+    t.equal(revoke.statusCode, 204);
+    assertError(t, await vapidKey(two, spare.secret), 'INVALID_API_KEY');
+  } else {
+    // One process drops its own changes without its listener: only a change from elsewhere shows it hears.
+    await ctx.database.sql`delete from api_keys where id = ${spare.key.id}`;
+    await announce({ appId: owner.app.id });
+    await waitFor(async () => (await vapidKey(two, spare.secret)).statusCode === 401, 'the removed key refused');
+  }
 });
 
-t.test('what travels through Redis names the app, never a key or its hash', async (t) => {
-  const listener = new Redis(ctx.resources.redisUrl);
-  t.teardown(() => listener.quit());
+t.test('what travels through Redis or NOTIFY names the app, never a key or its hash', async (t) => {
   const messages: string[] = [];
-  await listener.psubscribe(`${ctx.config.redisKeyPrefix}:*`);
-  listener.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
+  if (mode === 'redis') {
+    const listener = new Redis(ctx.resources.redisUrl);
+    t.teardown(() => listener.quit());
+    await listener.psubscribe(`${ctx.config.redisKeyPrefix}:*`);
+    listener.on('pmessage', (_pattern: string, _channel: string, message: string) => messages.push(message));
+  } else {
+    const channel = principalNotifyChannel(ctx.config.redisKeyPrefix);
+    const listener = await ctx.database.sql.listen(channel, (message) => messages.push(message));
+    t.teardown(() => listener.unlisten());
+  }
 
   const owner = await ownerWithKey(one, 'notify');
   await vapidKey(two, owner.secret);
   const revoke = await revokeKey(one, owner.user.token, owner.app.id, owner.key.key.id);
   t.equal(revoke.statusCode, 204);
+  // NOTIFY reaches another session's listener when that session next reads: not bound to the answer.
+  if (mode === 'process') await waitFor(() => messages.length > 0, 'the change on the PostgreSQL channel');
   t.equal(messages.length, 1, messages.join(' / '));
   t.match(messages[0], new RegExp(`^app\\|${owner.app.id}\\|[0-9a-f-]{36}$`));
   t.notOk(messages.some((message) => message.includes(owner.secret.slice(4, 20))));
