@@ -53,8 +53,8 @@ async function populatedAccount() {
   await subscribe(app, key.secret);
   const notificationId = await notify(key.secret);
   await notify(key.secret, { sendAt: new Date(Date.now() + 86_400_000).toISOString() });
-  await sql`insert into notification_events (notification_id, subscription_id, type)
-    values (${notificationId}, ${visitor.id}, 'shown')`;
+  await sql`insert into notification_events (notification_id, subscription_id, type, app_id, notification_created_at)
+    select id, ${visitor.id}, 'shown', app_id, created_at from notifications where id = ${notificationId}`;
   const webhook = await app.inject({
     method: 'PUT',
     url: `/api/v1/apps/${created.id}/webhook`,
@@ -233,8 +233,8 @@ t.test(
     await sql`select release_subscriber_slots(${owner.user.id}::uuid, 1)`;
     const notificationId = await notify(key.secret);
     for (const subscription of [...erased, kept])
-      await sql`insert into notification_events (notification_id, subscription_id, type)
-      values (${notificationId}, ${subscription.id}, 'clicked')`;
+      await sql`insert into notification_events (notification_id, subscription_id, type, app_id, notification_created_at)
+      select id, ${subscription.id}, 'clicked', app_id, created_at from notifications where id = ${notificationId}`;
     await sql`insert into webhook_messages (app_id, type, subject_id, dedupe_key, data)
     values (${created.id}, 'subscription.expired', ${erased[2]?.id ?? ''}, 'test:erased',
       ${JSON.stringify({ subscriber: { id: erased[2]?.id ?? '', endpoint: erased[2]?.endpoint ?? '', uid: 'visitor-7' } })}::jsonb)`;
