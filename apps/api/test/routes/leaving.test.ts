@@ -19,6 +19,8 @@ const tablesNaming = async (column: 'app_id' | 'user_id') =>
   (
     await sql<{ table_name: string }[]>`select table_name from information_schema.columns
       where table_schema = 'public' and column_name = ${column} and table_name <> 'audit_log'
+        -- A partitioned table's rows are counted through it, not again through its partitions.
+        and not exists (select 1 from pg_inherits i where i.inhrelid = format('%I', table_name)::regclass)
       order by table_name`
   ).map((row) => row.table_name);
 
@@ -116,6 +118,7 @@ t.test('DELETE /auth/me deletes the account and everything it owns; its keys are
       app_day_stats: 1,
       subscriptions: 3,
       notifications: 2,
+      notification_events: 1,
       api_keys: 1,
       segments: 1,
       webhooks: 1,
