@@ -33,6 +33,7 @@ import { measureExport, measureImport } from './measure-export.js';
 import { measureRequestRate, type RequestRate } from './measure-http.js';
 import { type SenderRound, startSenderProcess } from './measure-peers.js';
 import { measureCrash, measureFlush, type RecoveryContext, type RecoveryFigures } from './measure-recovery.js';
+import { measureRetention } from './measure-retention.js';
 import type { FairnessFigures, ShapeFigures, ThrottleFigures } from './measure-shapes.js';
 import { measureStats } from './measure-stats.js';
 import {
@@ -399,8 +400,9 @@ async function measureStorage(
   for (const table of grownTables) await sql.unsafe(`vacuum full "${table}"`);
   const live = grownBy(before, await tableSizes(database));
   const eventsBefore = (await tableSizes(database)).notification_events ?? 0;
-  await sql`insert into notification_events (notification_id, subscription_id, type)
-    select ${round.run.id}, id, 'shown' from subscriptions where app_id = ${app.id}`;
+  await sql`insert into notification_events (notification_id, subscription_id, type, app_id, notification_created_at)
+    select n.id, s.id, 'shown', n.app_id, n.created_at from subscriptions s, notifications n
+    where s.app_id = ${app.id} and n.id = ${round.run.id}`;
   const eventsAfter = (await tableSizes(database)).notification_events ?? 0;
   const perPush = (bytes: number) => bytes / N;
   const sum = (sizes: Record<string, number>) => Object.values(sizes).reduce((total, bytes) => total + bytes, 0);
@@ -885,6 +887,9 @@ async function run(): Promise<BenchFigures> {
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const stats = options.phases.has('stats') ? await measureStats(apiUrl, database, options.statsEvents, say) : null;
+  const retention = options.phases.has('retention')
+    ? await measureRetention(apiUrl, database, options.retentionEvents, say)
+    : null;
   const subscribe = options.phases.has('subscribe')
     ? await measureSubscribe(database, {
         serviceEnv,
@@ -922,6 +927,7 @@ async function run(): Promise<BenchFigures> {
     shapes,
     throttle,
     stats,
+    retention,
     exported,
     imported,
     fairness,

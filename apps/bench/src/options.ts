@@ -24,6 +24,7 @@ export const benchPhases = [
   'throttle',
   'import',
   'stats',
+  'retention',
 ] as const;
 export type BenchPhase = (typeof benchPhases)[number];
 
@@ -70,6 +71,8 @@ export interface BenchOptions {
   exportRows: number;
   /** Engagement events of the app the `stats` phase reads (BENCH_STATS_EVENTS, default 10,000,000). */
   statsEvents: number;
+  /** Engagement events of the month the `retention` phase drops (BENCH_RETENTION_EVENTS, default 10,000,000). */
+  retentionEvents: number;
   /** Entries a request of the `import` phase (BENCH_IMPORT_ENTRIES, default 10,000: the API's maximum). */
   importEntries: number;
   /** Requests of the `import` phase, one after the other (BENCH_IMPORT_BATCHES, default 3; 100 for a 1,000,000-line file). */
@@ -172,6 +175,7 @@ export function readBenchOptions(rawEnv: NodeJS.ProcessEnv = process.env): Bench
     exportRows: positiveInteger(env, 'BENCH_EXPORT_ROWS', 200_000),
     importEntries: positiveInteger(env, 'BENCH_IMPORT_ENTRIES', 10_000),
     statsEvents: positiveInteger(env, 'BENCH_STATS_EVENTS', 10_000_000),
+    retentionEvents: positiveInteger(env, 'BENCH_RETENTION_EVENTS', 10_000_000),
     importBatches: positiveInteger(env, 'BENCH_IMPORT_BATCHES', 3),
     recoveryRounds: positiveInteger(env, 'BENCH_RECOVERY_ROUNDS', 3),
   };

@@ -13,6 +13,7 @@ import {
 } from './measure-export.js';
 import type { RequestRate } from './measure-http.js';
 import type { RecoveryFigures } from './measure-recovery.js';
+import { type RetentionFigures, retentionVerdict } from './measure-retention.js';
 import {
   type FairnessFigures,
   fairnessVerdict,
@@ -109,6 +110,7 @@ export interface BenchFigures {
   shapes: ShapeFigures | null;
   throttle: ThrottleFigures | null;
   stats: StatsFigures | null;
+  retention: RetentionFigures | null;
   /** (x) the subscribers' CSV export of BENCH_EXPORT_ROWS rows. */
   exported: ExportFigures | null;
   /** (i) the subscribers' import, batches of BENCH_IMPORT_ENTRIES. */
@@ -459,6 +461,7 @@ export function printReport(figures: BenchFigures): void {
   console.log(throttleVerdict(figures.throttle));
   console.log(localTimeVerdict(figures.audiences));
   console.log(statsVerdict(figures.stats));
+  console.log(retentionVerdict(figures.retention));
   console.log(fairnessVerdict(figures.fairness));
   const imported = figures.imported;
   console.log(
@@ -560,6 +563,7 @@ export function printReport(figures: BenchFigures): void {
       shapes: figures.shapes,
       throttle: figures.throttle,
       stats: figures.stats,
+      retention: figures.retention,
       exported: figures.exported,
       fairness: figures.fairness,
       imported: figures.imported,

@@ -34,7 +34,56 @@ export async function ensureDatabase(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * Before migration 0041 partitions `notification_events`, the slow part of moving an existing table,
+ * done here outside any transaction while the application keeps counting events: the new columns
+ * (a constant default, no rewrite), the CHECK constraint that proves every row belongs to the
+ * legacy range (added NOT VALID, then validated by a scan that blocks no reader or writer), and the
+ * unique index matching the new key, built CONCURRENTLY. Migration 0041 then finds them and only
+ * renames, creates and attaches: a lock of milliseconds whatever the table's size. Each step is
+ * skipped when done, so an interrupted run resumes; nothing happens on a table already partitioned
+ * (or not created yet). Statements that take a lock give up after `lockTimeout` rather than queue
+ * every writer behind a long query.
+ */
+export async function prepareEventPartitions(url: string, lockTimeout = '5s'): Promise<boolean> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [table] = await sql<{ kind: string }[]>`
+      select c.relkind as kind from pg_class c join pg_namespace s on s.oid = c.relnamespace
+      where c.relname = 'notification_events' and s.nspname = current_schema()`;
+    if (table?.kind !== 'r') return false;
+    await sql`select set_config('lock_timeout', ${lockTimeout}, false)`;
+    await sql.unsafe(`alter table notification_events
+      add column if not exists app_id uuid default '00000000-0000-0000-0000-000000000000' not null,
+      add column if not exists notification_created_at timestamp with time zone default '-infinity' not null`);
+    const [check] = await sql`select 1 from pg_constraint
+      where conrelid = 'notification_events'::regclass and conname = 'notification_events_legacy_check'`;
+    if (!check) {
+      await sql.unsafe(`alter table notification_events add constraint notification_events_legacy_check
+        check (notification_created_at = '-infinity'::timestamptz) not valid`);
+    }
+    await sql.unsafe('alter table notification_events validate constraint notification_events_legacy_check');
+    const [index] = await sql<{ valid: boolean }[]>`select i.indisvalid as valid from pg_index i
+      join pg_class c on c.oid = i.indexrelid where c.relname = 'notification_events_legacy_key'`;
+    if (index && !index.valid) await sql.unsafe('drop index concurrently notification_events_legacy_key');
+    if (!index?.valid) {
+      await sql.unsafe(`create unique index concurrently notification_events_legacy_key on notification_events
+        (notification_id, subscription_id, type, app_id, notification_created_at)`);
+    }
+    const [key] = await sql`select 1 from pg_constraint
+      where conrelid = 'notification_events'::regclass and conname = 'notification_events_legacy_key'`;
+    if (!key) {
+      await sql.unsafe(`alter table notification_events add constraint notification_events_legacy_key
+        unique using index notification_events_legacy_key`);
+    }
+    return true;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 export async function runMigrations(url: string): Promise<void> {
+  await prepareEventPartitions(url);
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await migrate(drizzle(sql), { migrationsFolder });

@@ -13,6 +13,7 @@ import {
   smallint,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
@@ -749,7 +750,17 @@ export type EngagementType = (typeof engagementTypes)[number];
  */
 export type EngagementEventType = EngagementType | `action:${string}`;
 
-/** The durable de-duplication of engagement events: a conflict means "already counted". */
+/**
+ * The app id the rows of `notification_events_legacy` carry: stored before migration 0041, they
+ * got the new columns without a rewrite, as this constant and a `notificationCreatedAt` of -infinity.
+ */
+export const LEGACY_EVENT_APP_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * The durable de-duplication of engagement events: a conflict means "already counted". Partitioned
+ * by month of `notificationCreatedAt` (migration 0041; partitions are made by
+ * `create_notification_event_partitions`, dropped by retention), so every key carries it and the app.
+ */
 export const notificationEvents = pgTable(
   'notification_events',
   {
@@ -765,9 +776,19 @@ export const notificationEvents = pgTable(
     /** The A/B variant the subscription received (null without variants). */
     variant: text('variant'),
     createdAt: createdAt(),
+    /** The notification's app, copied from it when the event is counted. */
+    appId: uuid('app_id').notNull(),
+    /** The notification's `created_at`, copied from it when the event is counted: the partition key. */
+    notificationCreatedAt: timestamp('notification_created_at', { withTimezone: true }).notNull(),
   },
   (table) => [
-    primaryKey({ columns: [table.notificationId, table.subscriptionId, table.type] }),
+    unique('notification_events_key').on(
+      table.notificationId,
+      table.subscriptionId,
+      table.type,
+      table.appId,
+      table.notificationCreatedAt,
+    ),
     // Deleting a subscription cascades here; without it that would scan the whole table.
     index('notification_events_subscription_idx').on(table.subscriptionId),
   ],

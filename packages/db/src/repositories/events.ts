@@ -79,8 +79,14 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
       from incoming i
     ),
     inserted as (
-      insert into notification_events (notification_id, subscription_id, type, value, variant)
-      select distinct i.notification_id, i.subscription_id, i.type, i.value, pushed.variant from resolved i
+      -- The row carries its notification's app and creation time, which route it to the month's
+      -- partition. ON CONFLICT names no target on purpose: every unique index of the partition the
+      -- row lands in is an arbiter, so a late event of a notification created before migration 0041
+      -- meets the row counted then through the legacy partition's own key.
+      insert into notification_events (notification_id, subscription_id, type, value, variant, app_id,
+        notification_created_at)
+      select distinct i.notification_id, i.subscription_id, i.type, i.value, pushed.variant, n.app_id, n.created_at
+      from resolved i
       join notifications n on n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id)
       join subscriptions s on s.id = i.subscription_id and s.app_id = n.app_id
       -- Earned only when pushed: the first-attempt chunk holding the subscription, and in it the

@@ -1,5 +1,6 @@
 import type { Database } from '../client.js';
 import { isUuid } from '../ids.js';
+import { LEGACY_EVENT_APP_ID } from '../schema.js';
 
 /** Rows fetched per round trip of a report's cursor. */
 const CURSOR_BATCH = 500;
@@ -46,6 +47,7 @@ export function notificationReport(db: Database, notificationId: string): AsyncI
       coalesce(e.shown, false) as shown, coalesce(e.clicked, false) as clicked, e.actions,
       coalesce(e.converted, false) as converted, e.value::text as "conversionValue"
     from notification_chunks c
+    join notifications n on n.id = c.notification_id
     cross join lateral (
       select p.id, p.letter, k.kind
       from unnest(c.subscription_ids, string_to_array(c.variants, null)) as p(id, letter)
@@ -68,7 +70,10 @@ export function notificationReport(db: Database, notificationId: string): AsyncI
       select bool_or(ev.type = 'shown') as shown, bool_or(ev.type = 'clicked') as clicked,
         string_agg(substr(ev.type, 8), ' ' order by ev.type) filter (where ev.type like 'action:%') as actions,
         bool_or(ev.type = 'converted') as converted, max(ev.value) filter (where ev.type = 'converted') as value
+      -- The notification's month partition, and the legacy one (rows stored before migration 0041).
       from notification_events ev where ev.notification_id = c.notification_id and ev.subscription_id = t.id
+        and ev.app_id in (n.app_id, ${LEGACY_EVENT_APP_ID}::uuid)
+        and ev.notification_created_at in (n.created_at, '-infinity'::timestamptz)
     ) e on true
     where c.notification_id = ${notificationId} and c.attempt = 1
     order by c.first_subscription_id, t.id`.cursor(CURSOR_BATCH);

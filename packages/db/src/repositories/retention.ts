@@ -1,4 +1,5 @@
 import type { Database } from '../client.js';
+import { LEGACY_EVENT_APP_ID } from '../schema.js';
 import { deleteExpiredAuditEntries } from './audit-log.js';
 
 /**
@@ -10,6 +11,14 @@ import { deleteExpiredAuditEntries } from './audit-log.js';
  * (migration 0019), so a pass never holds many locks for long and costs the same at any table size.
  * `monthly_usage` is never touched: the monthly limit reads it, and the retention is longer than a
  * month, so this month's notifications (which `appSendsThisMonth` sums) are always kept.
+ *
+ * Engagement events live in monthly partitions by their notification's creation (migration 0041):
+ * a month whose partition ended more than `notificationDays` ago is dropped whole, one statement
+ * whatever its size, and only then are its notifications deleted (their events already gone). So a
+ * notification with a partition of its own is kept until its month is dropped: between
+ * `notificationDays` and a month more. The rows no month partition covers, those of the legacy
+ * partition and of a month that must wait for an unfinished notification, still go a batch at a
+ * time with their notification, as before.
  */
 export interface RetentionPolicy {
   notificationDays: number;
@@ -24,7 +33,10 @@ export interface RetentionPolicy {
 
 export interface RetentionRemoved {
   notifications: number;
+  /** Event rows deleted a batch at a time (not those of dropped partitions). */
   events: number;
+  /** Month partitions of `notification_events` dropped whole. */
+  eventPartitions: number;
   chunks: number;
   webhookMessages: number;
   auditEntries: number;
@@ -36,13 +48,31 @@ const NOTIFICATIONS_PER_ROUND = 100;
 
 /** The statements of a pass, by name: the plan test explains each. `$1` etc. as listed beside them. */
 export const retentionStatements = {
-  /** $1 days, $2 limit */
-  expiredNotifications: `select id from notifications
+  /**
+   * $1 days, $2 limit, $3 where the month partitions still kept begin (`keptEventsFrom`): a
+   * notification created from then on waits for its month's partition to be dropped.
+   */
+  expiredNotifications: `select id, app_id from notifications
     where status in ('completed', 'failed', 'canceled') and created_at < now() - make_interval(days => $1)
+      and created_at < $3::timestamptz
     order by created_at limit $2`,
-  /** $1 notification ids, $2 limit */
-  events: `delete from notification_events where ctid = any(array(
-    select ctid from notification_events where notification_id = any($1::uuid[]) limit $2))`,
+  /**
+   * $1 notification ids, $2 their apps (and the legacy rows' app id), $3 limit. By key, not ctid: a
+   * ctid is unique only within one partition.
+   */
+  events: `delete from notification_events where (notification_id, subscription_id, type) in (
+      select notification_id, subscription_id, type from notification_events
+      where notification_id = any($1::uuid[]) and app_id = any($2::uuid[]) limit $3)
+    and notification_id = any($1::uuid[]) and app_id = any($2::uuid[])`,
+  /**
+   * $1 days. The start of the oldest month partition not due yet; infinity when there is none. A
+   * due month still there holds an unfinished notification: the others of that month go a batch at a
+   * time, and the partition once that one is done.
+   */
+  keptEventsFrom: `select coalesce(min(p.lower), 'infinity')::text as "from" from notification_event_partitions() p
+    where p.lower > '-infinity' and p.upper > now() - make_interval(days => $1)`,
+  /** $1 days: drops one month partition that is due, returns its name (null: none). */
+  eventPartition: 'select drop_expired_notification_event_partition($1) as name',
   /** $1 notification ids, $2 limit */
   chunkAnswers: `delete from notification_chunk_answers where ctid = any(array(
     select ctid from notification_chunk_answers where notification_id = any($1::uuid[]) limit $2))`,
@@ -69,6 +99,7 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
   const removed: RetentionRemoved = {
     notifications: 0,
     events: 0,
+    eventPartitions: 0,
     chunks: 0,
     webhookMessages: 0,
     expiredSubscriptions: 0,
@@ -80,25 +111,33 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
     return sql.unsafe(text, params as never[], { prepare: true });
   };
   /** Deletes in batches until a batch comes back short; false when the budget ran out first. */
-  const drain = async (text: string, ids: string[], count: (n: number) => void) => {
+  const drain = async (text: string, params: unknown[], count: (n: number) => void) => {
     for (;;) {
       if (budget <= 0) return false;
-      const result = await run(text, [ids, policy.batchSize]);
+      const result = await run(text, [...params, policy.batchSize]);
       count(result.count);
       if (result.count < policy.batchSize) return true;
     }
   };
 
-  while (budget > 0) {
+  const partitions = await dropExpiredEventPartitions(db, policy.notificationDays, () => budget-- > 0);
+  removed.eventPartitions = partitions.dropped;
+  const [kept] = await run(retentionStatements.keptEventsFrom, [policy.notificationDays]);
+  const keptFrom = String(kept?.from ?? 'infinity');
+  // A due month whose drop had to wait for its lock is dropped next pass: its notifications wait
+  // too, rather than have its rows deleted one batch at a time meanwhile.
+  while (budget > 0 && !partitions.waiting) {
     const rows = await run(retentionStatements.expiredNotifications, [
       policy.notificationDays,
       NOTIFICATIONS_PER_ROUND,
+      keptFrom,
     ]);
     const ids = rows.map((row) => String(row.id));
     if (ids.length === 0) break;
-    if (!(await drain(retentionStatements.events, ids, (n) => (removed.events += n)))) break;
-    if (!(await drain(retentionStatements.chunkAnswers, ids, () => undefined))) break;
-    if (!(await drain(retentionStatements.chunks, ids, (n) => (removed.chunks += n)))) break;
+    const apps = [...new Set(rows.map((row) => String(row.app_id))), LEGACY_EVENT_APP_ID];
+    if (!(await drain(retentionStatements.events, [ids, apps], (n) => (removed.events += n)))) break;
+    if (!(await drain(retentionStatements.chunkAnswers, [ids], () => undefined))) break;
+    if (!(await drain(retentionStatements.chunks, [ids], (n) => (removed.chunks += n)))) break;
     removed.notifications += (await run(retentionStatements.notifications, [ids])).count;
     if (ids.length < NOTIFICATIONS_PER_ROUND) break;
   }
@@ -117,4 +156,56 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
   }
   if (budget > 0) removed.auditEntries = await deleteExpiredAuditEntries(db, policy.auditDays ?? 365, policy.batchSize);
   return removed;
+}
+
+/** Whether an error is PostgreSQL's `lock_not_available` (55P03): a lock_timeout ran out. */
+const lockTimedOut = (error: unknown) => (error as { code?: string }).code === '55P03';
+
+/**
+ * Drops the month partitions of `notification_events` that retention no longer keeps, oldest first,
+ * one transaction each, while `more()` allows. A drop waits at most `lockTimeout` for the table's
+ * lock (a long query reading events holds it) and is otherwise left to the next pass (`waiting`),
+ * so that writers never queue behind it for long.
+ */
+export async function dropExpiredEventPartitions(
+  db: Database,
+  retentionDays: number,
+  more: () => boolean = () => true,
+  lockTimeout = '5s',
+): Promise<{ dropped: number; waiting: boolean }> {
+  let dropped = 0;
+  while (more()) {
+    try {
+      const name = await db.$client.begin(async (tx) => {
+        await tx`select set_config('lock_timeout', ${lockTimeout}, true)`;
+        const [row] = await tx.unsafe(retentionStatements.eventPartition, [retentionDays]);
+        return row?.name as string | null;
+      });
+      if (!name) break;
+      dropped++;
+    } catch (error) {
+      if (lockTimedOut(error)) return { dropped, waiting: true };
+      throw error;
+    }
+  }
+  return { dropped, waiting: false };
+}
+
+/**
+ * Creates this month's partition of `notification_events` and the `monthsAhead` next ones when
+ * missing (the worker's retention pass, so that the months ahead always exist); returns how many it
+ * made. Safe with several workers at once: they take turns on an advisory lock. Like a drop, it
+ * waits at most `lockTimeout` for the table's lock and otherwise returns 0, to try again next pass.
+ */
+export async function createEventPartitions(db: Database, monthsAhead = 2, lockTimeout = '5s'): Promise<number> {
+  try {
+    return await db.$client.begin(async (tx) => {
+      await tx`select set_config('lock_timeout', ${lockTimeout}, true)`;
+      const [row] = await tx`select create_notification_event_partitions(${monthsAhead}::int) as made`;
+      return Number(row?.made ?? 0);
+    });
+  } catch (error) {
+    if (lockTimedOut(error)) return 0;
+    throw error;
+  }
 }
