@@ -351,7 +351,7 @@ export function printReport(figures: BenchFigures): void {
             [
               `(x) subscribers' CSV export, ${fixed(figures.exported.rows)} rows`,
               `${fixed(figures.exported.rowsPerSec)} rows/s`,
-              `streamed through the API to an HTTP client; the same statement read alone: ${fixed(figures.exported.cursorRowsPerSec)} rows/s; ` +
+              `streamed through the API to an HTTP client; the same cursor read alone: ${fixed(figures.exported.cursorRowsPerSec)} rows/s; ` +
                 `RSS of the API's process +${fixed(figures.exported.rssGrowthMb, 1)} MB at its peak`,
             ],
           ]

@@ -1,8 +1,6 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '@webpush/testing';
 import t from 'tap';
-import { crlfRecords } from '#routes/apps/_appId/subscribers/export/csv.js';
 import { assertError } from '../assertions.js';
 import { bearer, buildTestApp, fakeSubscription, ownerWithKey } from '../helper.js';
 
@@ -251,65 +249,4 @@ t.test('a large app streams, chunk by chunk, in creation order', async (t) => {
     'oldest first',
   );
   t.equal(records.at(-1)?.[3], `uid,${rows}`);
-});
-
-t.test('a reader that goes away stops the statement and frees its connection and its slot', async (t) => {
-  const owner = await ownerWithKey(app);
-  const rows = 200_000;
-  await sql`
-    insert into subscriptions (app_id, endpoint, p256dh, auth, created_at)
-    select ${owner.app.id}, 'https://fcm.googleapis.com/fcm/send/gone-' || g, 'p', 'a', now() - make_interval(secs => ${rows} - g)
-    from generate_series(1, ${rows}::int) g`;
-  if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  const copying = async () =>
-    Number(
-      (
-        await sql<{ n: number }[]>`
-          select count(*)::int as n from pg_stat_activity
-          where datname = current_database() and state = 'active' and query like 'copy (select id, endpoint%'`
-      )[0]?.n,
-    );
-  // Two downloads (the most one process streams at once) read a first chunk each, then hang up.
-  for (let i = 0; i < 2; i++) {
-    await new Promise<void>((resolve, reject) => {
-      const req = request(
-        {
-          port,
-          host: '127.0.0.1',
-          path: `/api/v1/apps/${owner.app.id}/subscribers/export`,
-          headers: bearer(owner.user.token),
-        },
-        (res) => {
-          res.once('data', () => {
-            req.destroy();
-            resolve();
-          });
-          res.on('error', () => undefined);
-        },
-      );
-      req.on('error', () => undefined);
-      req.once('error', reject);
-      req.end();
-    });
-  }
-  await waitFor(async () => (await copying()) === 0, 'no export statement left running');
-  const after = await exportOf(owner);
-  t.equal(after.statusCode, 200, 'both slots are free again: a third export runs');
-  t.equal(parseCsv(after.body).length, rows + 1, 'and it is whole');
-});
-
-t.test('CRLF between records, line breaks inside quoted fields kept, whatever the chunks', async (t) => {
-  const csv = 'id,uid\n1,"a\nb"\n2,"say ""hi""\n"\n3,\n';
-  const expected = 'id,uid\r\n1,"a\nb"\r\n2,"say ""hi""\n"\r\n3,\r\n';
-  for (const size of [1, 2, 3, 5, 7, csv.length]) {
-    const transform = crlfRecords();
-    const out: Buffer[] = [];
-    transform.on('data', (chunk: Buffer) => out.push(chunk));
-    const ended = new Promise((resolve) => transform.on('end', resolve));
-    for (let i = 0; i < csv.length; i += size) transform.write(Buffer.from(csv.slice(i, i + size)));
-    transform.end();
-    await ended;
-    t.equal(Buffer.concat(out).toString(), expected, `in chunks of ${size}`);
-  }
 });

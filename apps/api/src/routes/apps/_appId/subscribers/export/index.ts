@@ -1,18 +1,40 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { exportSubscriptionKeys, exportSubscriptionsCsv, recordAudit } from '@webpush/db';
+import { type ExportedSubscription, exportSubscriptionKeys, exportSubscriptions, recordAudit } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { ExportQuery } from '#schemas/subscribers.js';
-import { crlfRecords } from './csv.js';
+import { csvRecord } from './csv.js';
+
+const CSV_HEADER = ['id', 'endpoint', 'status', 'uid', 'tags', 'language', 'timeZone', 'createdAt'];
 
 /**
  * Exports this process streams at once: each holds a database connection for as long as its client
  * reads, so a few slow downloads must not take the pool from every other request.
  */
 const MAX_CONCURRENT_EXPORTS = 2;
+
+async function* csvChunks(batches: AsyncIterable<ExportedSubscription[]>) {
+  yield csvRecord(CSV_HEADER);
+  for await (const rows of batches) {
+    let chunk = '';
+    for (const row of rows) {
+      chunk += csvRecord([
+        row.id,
+        row.endpoint,
+        row.status,
+        row.uid,
+        JSON.stringify(row.tags),
+        row.language,
+        row.timeZone,
+        row.createdAt,
+      ]);
+    }
+    yield chunk;
+  }
+}
 
 async function* jsonLines(batches: ReturnType<typeof exportSubscriptionKeys>) {
   for await (const rows of batches) {
@@ -76,34 +98,13 @@ export default async function routes(fastify: FastifyInstance) {
         request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
       }
       running++;
-      let stream: Readable;
-      try {
-        if (format === 'jsonl') {
-          // Two batches ahead at most: the socket's own buffer holds the rest of what is in flight.
-          stream = Readable.from(jsonLines(exportSubscriptionKeys(app.db, appId)), { highWaterMark: 2 });
-        } else {
-          const file = await exportSubscriptionsCsv(app.db, appId);
-          const records = crlfRecords();
-          let stopped = false;
-          file.stream.on('error', (error) => {
-            // Cut short (a database error, or the cancellation below): the answer ends unfinished,
-            // so the reader sees a broken download, never a file that looks complete.
-            if (!stopped) request.log.warn({ err: error, appId }, 'subscriber export failed before its end');
-            records.destroy(error);
-          });
-          file.stream.pipe(records);
-          // The reader went away (or the answer failed): stop the statement and free its connection.
-          records.once('close', () => {
-            if (file.stream.readableEnded || file.stream.destroyed) return;
-            stopped = true;
-            file.cancel();
-          });
-          stream = records;
-        }
-      } catch (error) {
-        running--;
-        throw error;
-      }
+      const stream = Readable.from(
+        format === 'jsonl'
+          ? jsonLines(exportSubscriptionKeys(app.db, appId))
+          : csvChunks(exportSubscriptions(app.db, appId)),
+        // Two batches ahead at most: the socket's own buffer holds the rest of what is in flight.
+        { highWaterMark: 2 },
+      );
       stream.once('close', () => {
         running--;
       });
