@@ -56,3 +56,17 @@ export function rssOf(pid: number): number {
   const resident = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
   return resident * 4096;
 }
+
+/** Runs `measure` against an API process of its own (see `startApiProcess`), stopped after it. */
+export async function withApiProcess<T>(
+  env: Record<string, string>,
+  entry: 'src' | 'dist',
+  measure: (api: ApiProcess) => Promise<T>,
+): Promise<T> {
+  const api = await startApiProcess(env, entry);
+  try {
+    return await measure(api);
+  } finally {
+    await api.stop();
+  }
+}

@@ -12,7 +12,7 @@ import { buildApp } from '@webpush/api/app';
 import { loadConfig } from '@webpush/config';
 import { deleteRedisKeys } from '@webpush/testing';
 import Fastify from 'fastify';
-import { startApiProcess } from './api-process.js';
+import { withApiProcess } from './api-process.js';
 import {
   type BenchApp,
   type BenchDatabase,
@@ -720,20 +720,9 @@ async function run(): Promise<BenchFigures> {
     };
     const exportApp = await createBenchApp(database, secrets, tenant.userId, 'bench (export)');
     await seedSubscriptions(database, exportApp.id, options.exportRows, standIn.origin, pool, () => {}, 50_000_000);
-    const apiProcess = await startApiProcess(serviceEnv, apiProcessEntry);
-    try {
-      return await measureExport(
-        database,
-        secrets.apiKeyPepper,
-        tenant.userId,
-        exportApp.id,
-        options.exportRows,
-        apiProcess,
-        say,
-      );
-    } finally {
-      await apiProcess.stop();
-    }
+    return withApiProcess(serviceEnv, apiProcessEntry, (api) =>
+      measureExport(database, secrets.apiKeyPepper, tenant.userId, exportApp.id, options.exportRows, api, say),
+    );
   };
 
   const workerEnv = {
@@ -807,9 +796,8 @@ async function run(): Promise<BenchFigures> {
           apiKeyPepper: apiConfig.apiKeyPepper as Buffer,
         };
         const importApp = await createBenchApp(database, secrets, tenant.userId, 'bench (import)');
-        const apiProcess = await startApiProcess(serviceEnv, apiProcessEntry);
-        try {
-          return await measureImport(
+        return withApiProcess(serviceEnv, apiProcessEntry, (api) =>
+          measureImport(
             database,
             secrets.apiKeyPepper,
             tenant.userId,
@@ -820,12 +808,10 @@ async function run(): Promise<BenchFigures> {
               endpointPrefix: seededEndpointPrefix(standIn.origin),
               keys: pool,
             },
-            apiProcess,
+            api,
             say,
-          );
-        } finally {
-          await apiProcess.stop();
-        }
+          ),
+        );
       })()
     : null;
   let fairness: FairnessFigures | null = null;
