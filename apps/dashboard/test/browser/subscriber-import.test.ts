@@ -13,7 +13,8 @@ import {
 /*
  * The subscribers page's import in real Chromium against the real API: a small JSON lines file is
  * checked in the browser, sent, stored, and summed up with the refused line named; a malformed CSV
- * names its line and sends nothing. axe and 375 px, in English and Japanese.
+ * names its line and sends nothing; a file over one batch shows its progress and the plan limit's
+ * refusals by line. axe and 375 px, in English and Japanese.
  */
 
 const SHOTS = 'subscriber-import';
@@ -97,6 +98,50 @@ if (browser) {
     await page.getByRole('alert').filter({ hasText: '3 行目の列が' }).waitFor();
     await checkPage(t, page, SHOTS, 'import-malformed-ja');
     t.equal(requests, 0);
+  });
+
+  await t.test('a file over one batch shows its progress, then the plan limit per line (Japanese)', async (t) => {
+    requests = 0;
+    // One batch is 10,000 entries: the second request is held until the progress has been looked at.
+    const entries = 10_001;
+    const keys = fakeSubscription();
+    const csv = Array.from(
+      { length: entries },
+      (_, i) => `https://fcm.googleapis.com/fcm/send/big-${i},${keys.p256dh},${keys.auth}`,
+    );
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let batches = 0;
+    await page.route('**/subscribers/import', async (route) => {
+      batches++;
+      if (batches === 2) await held;
+      await route.continue();
+    });
+    t.teardown(() => page.unroute('**/subscribers/import'));
+    await page
+      .getByLabel('購読者ファイル')
+      .setInputFiles({
+        name: 'big.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(`endpoint,p256dh,auth\n${csv.join('\n')}\n`),
+      });
+    await page.getByRole('button', { name: 'インポート', exact: true }).click();
+    const progress = page.getByRole('status').filter({ hasText: /10,?001 件中 10,?000 件を送信しました/ });
+    await progress.waitFor();
+    t.equal(await page.getByRole('progressbar', { name: 'インポートの進捗' }).getAttribute('value'), '10000');
+    await checkPage(t, page, SHOTS, 'import-progress-ja');
+    release();
+
+    const summary = page.getByTestId('import-summary');
+    // A Free app holds 1,000 and has 2 from the first file: 998 new, the rest refused in file order.
+    await summary.getByText(/新規 998 件、更新 0 件、拒否 9,?003 件/).waitFor();
+    t.match(await summary.textContent(), /SUBSCRIBER_LIMIT_EXCEEDED\s*9,?003 件を拒否（1,?000, 1,?001, /);
+    t.equal(requests, 2, 'two batches');
+    const [count] = await sql<{ n: number }[]>`select count(*)::int as n from subscriptions where app_id = ${appId}`;
+    t.equal(count?.n, 1_000, 'the plan limit');
+    await checkPage(t, page, SHOTS, 'import-done-ja');
     t.same(problems, [], 'no CSP violation or page error');
   });
 }
