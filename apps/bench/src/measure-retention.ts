@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { retentionStatements } from '@webpush/db';
 import type { BenchDatabase } from './bench-database.js';
 import { waitForQuietMachine } from './cpu-meter.js';
-import { call } from './measure-accept.js';
+import { EVENT_APP_SUBSCRIPTIONS, eventApp, writeShownEvents } from './event-app.js';
 
 /** Retention of a month of engagement events: the drop of its partition against deleting rows. */
 export interface RetentionFigures {
@@ -25,8 +24,6 @@ export const TARGET_RETENTION_DROP_MS = 1_000;
 /** How old the month is: its partition ended more than `RETENTION_DAYS` (90) ago. */
 const MONTHS_BACK = 5;
 const RETENTION_DAYS = 90;
-const SUBSCRIPTIONS = 10_000;
-const EVENTS_BATCH = 1_000_000;
 const BASELINE_ROWS = 100_000;
 const BASELINE_BATCH = 5_000;
 
@@ -47,23 +44,7 @@ export async function measureRetention(
   say: (text: string) => void,
 ): Promise<RetentionFigures> {
   const { sql } = database.handle;
-  const email = `bench-retention-${randomBytes(4).toString('hex')}@example.com`;
-  const { token } = await call<{ token: string }>(
-    apiUrl,
-    '/auth/register',
-    null,
-    { email, password: 'bench retention password' },
-    201,
-  );
-  const { app } = await call<{ app: { id: string } }>(apiUrl, '/apps', token, { name: 'bench retention' }, 201);
-  const sendAt = new Date(Date.now() + 86_400_000).toISOString();
-  const { notification } = await call<{ notification: { id: string } }>(
-    apiUrl,
-    `/apps/${app.id}/notifications`,
-    token,
-    { title: 'Bench', body: 'retention', sendAt },
-    202,
-  );
+  const { appId, notificationId } = await eventApp(apiUrl, sql, 'retention');
 
   const started = performance.now();
   await sql`select create_notification_event_partitions(0, ${MONTHS_BACK}::int)`;
@@ -72,45 +53,30 @@ export async function measureRetention(
     where lower = (date_trunc('month', now() at time zone 'UTC') - make_interval(months => ${MONTHS_BACK}::int))
       at time zone 'UTC'`;
   if (!month) throw new Error(`retention: no partition ${MONTHS_BACK} months back`);
-  await sql`insert into subscriptions (app_id, endpoint, p256dh, auth)
-    select ${app.id}::uuid, 'https://retention.bench.invalid/push/' || n, 'p256dh-' || n, 'auth-' || n
-    from generate_series(1, ${SUBSCRIPTIONS}::int) as n`;
   // The sends: copies of the one made through the API, completed, created on the month's days.
-  const sends = Math.ceil(events / SUBSCRIPTIONS);
-  const baselineSends = Math.ceil(BASELINE_ROWS / SUBSCRIPTIONS);
-  await sql`update notifications set status = 'canceled' where id = ${notification.id}`;
+  const sends = Math.ceil(events / EVENT_APP_SUBSCRIPTIONS);
+  const baselineSends = Math.ceil(BASELINE_ROWS / EVENT_APP_SUBSCRIPTIONS);
   await sql`insert into notifications
     select (jsonb_populate_record(null::notifications, to_jsonb(n) || jsonb_build_object(
       'id', gen_random_uuid(), 'status', 'completed',
       'created_at', ${month.lower}::timestamptz + make_interval(days => i % 28, secs => i)))).*
-    from notifications n, generate_series(1, ${sends + baselineSends}::int) as i where n.id = ${notification.id}`;
+    from notifications n, generate_series(1, ${sends + baselineSends}::int) as i where n.id = ${notificationId}`;
   const sendIds = (
-    await sql<{ id: string }[]>`select id from notifications where app_id = ${app.id} and status = 'completed'
+    await sql<{ id: string }[]>`select id from notifications where app_id = ${appId} and status = 'completed'
       order by created_at`
   ).map((row) => row.id);
   const baselineIds = sendIds.slice(0, baselineSends);
   const monthIds = sendIds.slice(baselineSends);
-  const write = async (ids: string[], total: number, label: string) => {
-    const perBatch = Math.max(1, Math.floor(EVENTS_BATCH / SUBSCRIPTIONS));
-    let written = 0;
-    for (let first = 0; first < ids.length && written < total; first += perBatch) {
-      const batch = ids.slice(first, first + perBatch);
-      const limit = Math.min(total - written, batch.length * SUBSCRIPTIONS);
-      const result = await sql`insert into notification_events (notification_id, subscription_id, type, created_at,
-          app_id, notification_created_at)
-        select n.id, s.id, 'shown', n.created_at, n.app_id, n.created_at
-        from notifications n cross join subscriptions s
-        where n.id = any(${batch}::uuid[]) and s.app_id = ${app.id}
-        limit ${limit}`;
-      written += result.count;
-      say(`  … retention: ${written.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${label} written`);
-    }
-    return written;
-  };
+  const write = (ids: string[], total: number, label: string) =>
+    writeShownEvents(sql, appId, ids, total, (written) =>
+      say(`  … retention: ${written.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${label} written`),
+    );
   const baselineRows = await write(baselineIds, BASELINE_ROWS, 'baseline events');
   const written = await write(monthIds, events, 'events');
   const insertSeconds = (performance.now() - started) / 1000;
-  await sql`vacuum analyze notification_events`;
+  // What autovacuum's insert threshold would do after such writes (hint bits set, pages all-visible),
+  // without the statistics an ANALYZE would add: the bench runs none.
+  await sql`vacuum notification_events`;
   await sql`checkpoint`;
   const quiet = await waitForQuietMachine();
   say(
@@ -122,7 +88,7 @@ export async function measureRetention(
   let deleted = 0;
   for (;;) {
     const begun = performance.now();
-    const result = await sql.unsafe(retentionStatements.events, [baselineIds, [app.id], BASELINE_BATCH] as never[], {
+    const result = await sql.unsafe(retentionStatements.events, [baselineIds, [appId], BASELINE_BATCH] as never[], {
       prepare: true,
     });
     baselineMs += performance.now() - begun;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import type { BenchDatabase } from './bench-database.js';
 import { waitForQuietMachine } from './cpu-meter.js';
-import { call, percentile } from './measure-accept.js';
+import { EVENT_APP_SUBSCRIPTIONS, eventApp, writeShownEvents } from './event-app.js';
+import { percentile } from './measure-accept.js';
 import { measureSequentialLatency } from './measure-http.js';
 import { median } from './stats.js';
 
@@ -23,8 +23,6 @@ export interface StatsFigures {
 export const TARGET_STATS_P99_MS = 5;
 const DAYS = 90;
 const STRIPES = 16;
-const SUBSCRIPTIONS = 10_000;
-const EVENTS_BATCH = 1_000_000;
 const ROUNDS = 3;
 /** Measured seconds of each round, after the load client's warm-up second. */
 const SECONDS = 4;
@@ -45,57 +43,26 @@ export async function measureStats(
   say: (text: string) => void,
 ): Promise<StatsFigures> {
   const { sql } = database.handle;
-  const email = `bench-stats-${randomBytes(4).toString('hex')}@example.com`;
-  const { token } = await call<{ token: string }>(
-    apiUrl,
-    '/auth/register',
-    null,
-    { email, password: 'bench stats password' },
-    201,
-  );
-  const { app } = await call<{ app: { id: string } }>(apiUrl, '/apps', token, { name: 'bench stats' }, 201);
-  const sendAt = new Date(Date.now() + 86_400_000).toISOString();
-  const { notification } = await call<{ notification: { id: string } }>(
-    apiUrl,
-    `/apps/${app.id}/notifications`,
-    token,
-    { title: 'Bench', body: 'stats', sendAt },
-    202,
-  );
+  const { token, appId, notificationId } = await eventApp(apiUrl, sql, 'stats');
 
   const started = performance.now();
   // The months the 90 days reach, so that the events land in month partitions, not the default one.
   await sql`select create_notification_event_partitions(0, ${Math.ceil(DAYS / 28)}::int)`;
-  await sql`insert into subscriptions (app_id, endpoint, p256dh, auth)
-    select ${app.id}::uuid, 'https://stats.bench.invalid/push/' || n, 'p256dh-' || n, 'auth-' || n
-    from generate_series(1, ${SUBSCRIPTIONS}::int) as n`;
   // The sends: copies of the one made through the API, completed, spread over the 90 days.
-  const sends = Math.ceil(events / SUBSCRIPTIONS);
-  await sql`update notifications set status = 'canceled' where id = ${notification.id}`;
+  const sends = Math.ceil(events / EVENT_APP_SUBSCRIPTIONS);
   await sql`insert into notifications
     select (jsonb_populate_record(null::notifications, to_jsonb(n) || jsonb_build_object(
       'id', gen_random_uuid(), 'status', 'completed',
       'created_at', now() - make_interval(days => i % ${DAYS}::int)))).*
-    from notifications n, generate_series(1, ${sends}::int) as i where n.id = ${notification.id}`;
+    from notifications n, generate_series(1, ${sends}::int) as i where n.id = ${notificationId}`;
   const sendIds = (
-    await sql<{ id: string }[]>`select id from notifications where app_id = ${app.id} and status = 'completed'`
+    await sql<{ id: string }[]>`select id from notifications where app_id = ${appId} and status = 'completed'`
   ).map((row) => row.id);
-  const perBatch = Math.max(1, Math.floor(EVENTS_BATCH / SUBSCRIPTIONS));
-  let written = 0;
-  for (let first = 0; first < sendIds.length && written < events; first += perBatch) {
-    const batch = sendIds.slice(first, first + perBatch);
-    const limit = Math.min(events - written, batch.length * SUBSCRIPTIONS);
-    const result = await sql`insert into notification_events (notification_id, subscription_id, type, created_at,
-        app_id, notification_created_at)
-      select n.id, s.id, 'shown', n.created_at, n.app_id, n.created_at
-      from notifications n cross join subscriptions s
-      where n.id = any(${batch}::uuid[]) and s.app_id = ${app.id}
-      limit ${limit}`;
-    written += result.count;
-    say(`  … stats: ${written.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events written`);
-  }
+  const written = await writeShownEvents(sql, appId, sendIds, events, (written) =>
+    say(`  … stats: ${written.toLocaleString('en-US')} of ${events.toLocaleString('en-US')} events written`),
+  );
   await sql`insert into app_day_stats (app_id, day, stripe, sent, shown, clicked, subscribed)
-    select ${app.id}::uuid, (now() at time zone 'UTC')::date - d, s, 700, 600, 60, 7
+    select ${appId}::uuid, (now() at time zone 'UTC')::date - d, s, 700, 600, 60, 7
     from generate_series(0, ${DAYS - 1}::int) as d, generate_series(0, ${STRIPES - 1}::int) as s
     on conflict do nothing`;
   const insertSeconds = (performance.now() - started) / 1000;
@@ -107,7 +74,7 @@ export async function measureStats(
     `stats: the machine was quiet ${(quiet.waitedMs / 1000).toFixed(0)} s after the writes (${quiet.busyCores.toFixed(2)} cores busy)`,
   );
   const [{ rows } = { rows: 0 }] = await sql<{ rows: number }[]>`
-    select count(*)::int as rows from app_day_stats where app_id = ${app.id}`;
+    select count(*)::int as rows from app_day_stats where app_id = ${appId}`;
 
   const timedGet = async (path: string) => {
     const begun = performance.now();
@@ -116,7 +83,7 @@ export async function measureStats(
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${body}`);
     return { ms: performance.now() - begun, body };
   };
-  const check = JSON.parse((await timedGet(`/apps/${app.id}/stats?days=${DAYS}`)).body) as {
+  const check = JSON.parse((await timedGet(`/apps/${appId}/stats?days=${DAYS}`)).body) as {
     days: { shown: number }[];
   };
   if (check.days.length !== DAYS || check.days[0]?.shown !== 600 * STRIPES) {
@@ -131,7 +98,7 @@ export async function measureStats(
     stats.push(
       ...(await measureSequentialLatency(
         {
-          url: `${apiUrl}/api/v1/apps/${app.id}/stats?days=${DAYS}`,
+          url: `${apiUrl}/api/v1/apps/${appId}/stats?days=${DAYS}`,
           method: 'GET',
           headers,
           body: '',
@@ -142,7 +109,7 @@ export async function measureStats(
     );
     baseline.push(
       ...(await measureSequentialLatency(
-        { url: `${apiUrl}/api/v1/apps/${app.id}`, method: 'GET', headers, body: '', seconds: SECONDS },
+        { url: `${apiUrl}/api/v1/apps/${appId}`, method: 'GET', headers, body: '', seconds: SECONDS },
         200,
       )),
     );
