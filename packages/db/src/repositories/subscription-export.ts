@@ -1,5 +1,26 @@
+import postgres from 'postgres';
 import type { Database } from '../client.js';
 import type { SubscriptionStatus, SubscriptionTags } from '../schema.js';
+
+/**
+ * What an export reads through: the postgres.js handle alone. An export running on a thread of its
+ * own (the API's subscriber export) opens one with `openExportConnection`, without drizzle or the
+ * schema, which that thread's small heap would otherwise have to hold; a `Database` is one too.
+ */
+export type ExportSource = Pick<Database, '$client'>;
+
+/** `application_name` of an export's own connection: it shows in `pg_stat_activity` as what it is. */
+export const EXPORT_APPLICATION_NAME = 'webpush subscriber export';
+
+/**
+ * One connection of its own for one export (the cursor holds it for as long as the client reads).
+ * `close` ends it; a thread that is terminated instead closes its socket, and the server, waiting for
+ * the cursor's next fetch, ends the session.
+ */
+export function openExportConnection(url: string): { source: ExportSource; close(): Promise<void> } {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: EXPORT_APPLICATION_NAME } });
+  return { source: { $client: sql }, close: () => sql.end({ timeout: 5 }) };
+}
 
 /** Rows fetched per round trip of an export's cursor: large enough to stream fast, small enough to hold. */
 const CURSOR_BATCH = 500;
@@ -32,7 +53,7 @@ export interface ExportedSubscriptionWithKeys {
  * batch at a time whatever the app's size (the caller must consume a batch before the next is read).
  * The order is the backward scan of the `(app_id, created_at desc, id desc)` index: no sort.
  */
-export function exportSubscriptions(db: Database, appId: string): AsyncIterable<ExportedSubscription[]> {
+export function exportSubscriptions(db: ExportSource, appId: string): AsyncIterable<ExportedSubscription[]> {
   const sql = db.$client;
   return sql<ExportedSubscription[]>`
     select id, endpoint, status, uid, tags, language, time_zone as "timeZone",
@@ -46,7 +67,7 @@ export function exportSubscriptions(db: Database, appId: string): AsyncIterable<
  * `exportSubscriptions`), each with the VAPID public key it was made with.
  */
 export async function* exportSubscriptionKeys(
-  db: Database,
+  db: ExportSource,
   appId: string,
 ): AsyncGenerator<ExportedSubscriptionWithKeys[]> {
   const sql = db.$client;

@@ -1,61 +1,36 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { type ExportedSubscription, exportSubscriptionKeys, exportSubscriptions, recordAudit } from '@webpush/db';
+import { recordAudit } from '@webpush/db';
 import { AppError } from '@webpush/errors';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { ExportQuery } from '#schemas/subscribers.js';
-import { csvRecord } from './csv.js';
-
-const CSV_HEADER = ['id', 'endpoint', 'status', 'uid', 'tags', 'language', 'timeZone', 'createdAt'];
+import { subscriberExportStream } from './export-stream.js';
 
 /**
- * Exports this process streams at once: each holds a database connection for as long as its client
- * reads, so a few slow downloads must not take the pool from every other request.
+ * Exports this process streams at once: each holds a thread and a database connection of its own
+ * for as long as its client reads, so a few slow downloads must not take the machine's memory or
+ * the database's connections.
  */
 const MAX_CONCURRENT_EXPORTS = 2;
 
-async function* csvChunks(batches: AsyncIterable<ExportedSubscription[]>) {
-  yield csvRecord(CSV_HEADER);
-  for await (const rows of batches) {
-    let chunk = '';
-    for (const row of rows) {
-      chunk += csvRecord([
-        row.id,
-        row.endpoint,
-        row.status,
-        row.uid,
-        JSON.stringify(row.tags),
-        row.language,
-        row.timeZone,
-        row.createdAt,
-      ]);
-    }
-    yield chunk;
-  }
-}
-
-async function* jsonLines(batches: ReturnType<typeof exportSubscriptionKeys>) {
-  for await (const rows of batches) {
-    let chunk = '';
-    for (const row of rows) {
-      chunk += `${JSON.stringify({
-        endpoint: row.endpoint,
-        keys: { p256dh: row.p256dh, auth: row.auth },
-        ...(row.uid === null ? {} : { uid: row.uid }),
-        tags: row.tags,
-        vapidPublicKey: row.vapidPublicKey,
-        createdAt: row.createdAt,
-      })}\n`;
-    }
-    yield chunk;
-  }
-}
-
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  let running = 0;
+  /** The files being streamed; a slot is free again once its thread has exited. */
+  const running = new Set<Readable>();
+  // A closing API does not wait for a download to finish (the server would, for as long as the
+  // client reads): before the server closes, the downloads end and their threads with them.
+  app.addHook('preClose', async () => {
+    await Promise.all(
+      [...running].map(
+        (stream) =>
+          new Promise<void>((resolve) => {
+            stream.once('close', resolve).destroy();
+          }),
+      ),
+    );
+  });
 
   app.get(
     '/',
@@ -85,7 +60,7 @@ export default async function routes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const appId = request.ownedApp.id;
       const format = request.query.format ?? 'csv';
-      if (running >= MAX_CONCURRENT_EXPORTS) {
+      if (running.size >= MAX_CONCURRENT_EXPORTS) {
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': '10' } });
       }
       if (format === 'jsonl') {
@@ -97,17 +72,9 @@ export default async function routes(fastify: FastifyInstance) {
         );
         request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
       }
-      running++;
-      const stream = Readable.from(
-        format === 'jsonl'
-          ? jsonLines(exportSubscriptionKeys(app.db, appId))
-          : csvChunks(exportSubscriptions(app.db, appId)),
-        // Two batches ahead at most: the socket's own buffer holds the rest of what is in flight.
-        { highWaterMark: 2 },
-      );
-      stream.once('close', () => {
-        running--;
-      });
+      const stream = subscriberExportStream({ databaseUrl: app.config.databaseUrl, appId, format });
+      running.add(stream);
+      stream.once('close', () => running.delete(stream));
       const day = new Date().toISOString().slice(0, 10);
       // The schema documents the file as a string; it is sent as the stream that makes it.
       return (reply as FastifyReply)

@@ -7,10 +7,15 @@ import { auditContext, sessionUser } from '#plugins/app/auth.js';
 import { AppIdParams, sessionAuthErrors as authErrors, errorResponses, sessionSecurity } from '#schemas/common.js';
 import { ImportBody, ImportResponse } from '#schemas/subscribers.js';
 import { importValidators } from './entry-checks.js';
+import { collectImportGarbage } from './heap-collection.js';
 
 export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ajv, envelope, checkEntry } = importValidators(app.config.pushServiceHosts);
+  // After the answer is sent, whatever it was: a refused import may have parsed a whole body too.
+  app.addHook('onResponse', async () => {
+    collectImportGarbage();
+  });
 
   app.post(
     '/',
