@@ -32,13 +32,13 @@ interface Download {
 }
 
 /** A download of the large app whose client takes the headers and then reads nothing. */
-const heldDownload = () =>
+const heldDownload = (query = '') =>
   new Promise<Download>((resolve, reject) => {
     const req = request(
       {
         port,
         host: '127.0.0.1',
-        path: `/api/v1/apps/${large.app.id}/subscribers/export`,
+        path: `/api/v1/apps/${large.app.id}/subscribers/export${query}`,
         headers: bearer(large.user.token),
       },
       (response) => {
@@ -100,6 +100,14 @@ t.test('two at once; a third is RATE_LIMITED; clients that go away free their sl
   for (const { request } of again) request.destroy();
   await allEnded();
   t.equal((await exportOf(small)).statusCode, 200);
+});
+
+t.test('three key exports asked at the same moment: two stream, the third is RATE_LIMITED', async (t) => {
+  // Each writes its audit entry before streaming: the slot is held while it does.
+  const asked = await Promise.all([1, 2, 3].map(() => heldDownload('?format=jsonl')));
+  t.strictSame(asked.map(({ response }) => response.statusCode).sort(), [200, 200, 429]);
+  for (const { request } of asked) request.destroy();
+  await allEnded();
 });
 
 t.test('the database ending the export mid-file cuts the download short and frees its slot', async (t) => {

@@ -19,6 +19,8 @@ export default async function routes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   /** The files being streamed; a slot is free again once its thread has exited. */
   const running = new Set<Readable>();
+  /** Exports past the check whose stream is not made yet (the key export writes its audit entry first). */
+  let reserved = 0;
   // A closing API does not wait for a download to finish (the server would, for as long as the
   // client reads): before the server closes, the downloads end and their threads with them.
   app.addHook('preClose', async () => {
@@ -60,17 +62,23 @@ export default async function routes(fastify: FastifyInstance) {
       const user = sessionUser(request);
       const appId = request.ownedApp.id;
       const format = request.query.format ?? 'csv';
-      if (running.size >= MAX_CONCURRENT_EXPORTS) {
+      if (running.size + reserved >= MAX_CONCURRENT_EXPORTS) {
         throw new AppError('RATE_LIMITED', { headers: { 'Retry-After': '10' } });
       }
-      if (format === 'jsonl') {
-        // Keys out of the service: written to the app's audit log before the first byte leaves.
-        await recordAudit(
-          app.db,
-          { appId },
-          { ...auditContext(request), action: 'subscribers.keys_exported', target: { type: 'app', id: appId } },
-        );
-        request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
+      // The slot is held across the audit write, so two exports asked at once cannot both pass the check.
+      reserved++;
+      try {
+        if (format === 'jsonl') {
+          // Keys out of the service: written to the app's audit log before the first byte leaves.
+          await recordAudit(
+            app.db,
+            { appId },
+            { ...auditContext(request), action: 'subscribers.keys_exported', target: { type: 'app', id: appId } },
+          );
+          request.log.info({ userId: user.id, appId }, 'subscriber keys exported');
+        }
+      } finally {
+        reserved--;
       }
       const stream = subscriberExportStream({ databaseUrl: app.config.databaseUrl, appId, format });
       running.add(stream);
