@@ -32,13 +32,13 @@ if (mode === 'embedded') {
 const tsx = ['--conditions=webpush-source', '--import', 'tsx'];
 
 // Migrated in this process (it runs under tsx already): a second Node process only to migrate cost
-// most of a second of every start.
+// most of a second of every start. Every mode has set DATABASE_URL by now; the API and the worker
+// validate the rest of the configuration themselves (its schema is the slowest import there is here).
 {
-  const { loadConfig } = await import('../packages/config/src/index.ts');
   const { ensureDatabase, runMigrations } = await import('../packages/db/src/migrate.ts');
+  const databaseUrl = env.DATABASE_URL;
   let where = 'the database';
   try {
-    const { databaseUrl } = loadConfig(env);
     const target = new URL(databaseUrl);
     where = `${target.host}${target.pathname}`;
     if (await ensureDatabase(databaseUrl)) console.log(`created database ${where}`);
