@@ -1,7 +1,8 @@
 // Runs the API and the worker side by side: output prefixed, SIGINT/SIGTERM forwarded, and when one
-// process dies the other is stopped so a half-running service never goes unnoticed. Resolves once
-// every process has exited (then `afterAll`, e.g. stopping the embedded PostgreSQL, may run). With
-// `readable`, each JSON log line is shown as a line a person reads (apps/api/scripts/dev-log.mjs).
+// process dies the other is stopped so a half-running service never goes unnoticed; so is every one
+// when the launcher exits. Resolves once every process has exited (then `afterAll`, e.g. stopping
+// the embedded PostgreSQL, may run). With `readable`, each JSON log line is shown as a line a person
+// reads (apps/api/scripts/dev-log.mjs).
 import { spawn } from 'node:child_process';
 import { createDevLogFormatter } from '@webpush/api/dev-log';
 
@@ -36,6 +37,8 @@ export function runTogether(processes, env, { readable = false } = {}) {
       }
     });
   }
+  // A launcher that gives up while they start (its database failed) leaves none of them behind.
+  process.on('exit', () => stopAll('SIGTERM'));
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.on(signal, () => {
       exiting = true;
