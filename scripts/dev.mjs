@@ -46,6 +46,11 @@ const running = runTogether(
   { readable: env.DEV_LOG !== 'json' },
 );
 
+// TypeScript from here on (the embedded PostgreSQL's package, the migrations), registered only now:
+// the processes above started without waiting for it.
+const { register } = await import('tsx/esm/api');
+register();
+
 let stopEmbedded = async () => {};
 const spawnedWith = env;
 if (mode === 'embedded') {
@@ -56,7 +61,7 @@ if (mode === 'embedded') {
   console.log(describeMode(mode, env));
 }
 
-// Migrated in this process (it runs under tsx already): a second Node process only to migrate cost
+// Migrated in this process (it runs TypeScript already): a second Node process only to migrate cost
 // most of a second of every start. Every mode has set DATABASE_URL by now; the API and the worker
 // validate the rest of the configuration themselves (its schema is the slowest import there is here).
 {
