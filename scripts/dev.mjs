@@ -29,7 +29,9 @@ if (mode === 'postgres-only') env = { COORDINATION: 'process', ...env };
 
 // The API and the worker start at once and load their modules while PostgreSQL starts and the
 // database is migrated; each waits (scripts/dev-child.mjs) for the go file, written below with what
-// their environment still lacks, before it reads its configuration.
+// their environment still lacks, before it reads its configuration. The worker and the SDK build
+// run in the background: on a machine with fewer cores than processes, the API, which the person
+// at the keyboard waits for, loads first.
 const goDirectory = mkdtempSync(join(tmpdir(), 'webpush-dev-'));
 const goFile = join(goDirectory, 'go.json');
 process.on('exit', () => rmSync(goDirectory, { recursive: true, force: true }));
@@ -38,8 +40,13 @@ const child = (entry, ...meanwhile) => [...tsx, '--watch', 'scripts/dev-child.mj
 const running = runTogether(
   [
     { name: 'api', args: child('apps/api/src/server.ts', 'apps/api/src/app.ts'), port: apiPort },
-    { name: 'worker', args: child('apps/worker/src/main.ts', 'apps/worker/src/worker.ts'), port: workerPort },
-    { name: 'sdk', args: ['packages/web-sdk/build.mjs', '--watch'], port: 0 },
+    {
+      name: 'worker',
+      args: child('apps/worker/src/main.ts', 'apps/worker/src/worker.ts'),
+      port: workerPort,
+      background: true,
+    },
+    { name: 'sdk', args: ['packages/web-sdk/build.mjs', '--watch'], port: 0, background: true },
   ],
   { NODE_ENV: 'development', DASHBOARD_DEV_SERVER: 'true', ...env, DEV_LAUNCHER_GO_FILE: goFile },
   // DEV_LOG=json shows the processes' own JSON lines instead.
