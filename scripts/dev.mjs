@@ -4,7 +4,7 @@
 // worker load in watch mode from source (no build needed; they run once it is migrated), the
 // dashboard through Vite inside the API (hot reload, same origin), and the web SDK rebuilt on change
 // so /sdk/* works at once.
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevSecrets, launcherEnv } from './env-file.mjs';
@@ -25,6 +25,30 @@ try {
   process.exit(1);
 }
 const tsx = ['--conditions=webpush-source', '--import', 'tsx'];
+
+/** Whether a process runs under `pid` (EPERM: it does, as another user). */
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/** A launcher killed outright (SIGKILL runs no exit handler) leaves its go directory behind. */
+function removeGoDirectoriesOfDeadLaunchers() {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^webpush-dev-(\d+)-/.exec(name)?.[1]);
+    if (!pid || isRunning(pid)) continue;
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // Another user's: theirs to remove.
+    }
+  }
+}
+
 if (mode === 'postgres-only') env = { COORDINATION: 'process', ...env };
 
 // The API and the worker start at once and load their modules while PostgreSQL starts and the
@@ -32,7 +56,8 @@ if (mode === 'postgres-only') env = { COORDINATION: 'process', ...env };
 // their environment still lacks, before it reads its configuration. The worker and the SDK build
 // run in the background: on a machine with fewer cores than processes, the API, which the person
 // at the keyboard waits for, loads first.
-const goDirectory = mkdtempSync(join(tmpdir(), 'webpush-dev-'));
+removeGoDirectoriesOfDeadLaunchers();
+const goDirectory = mkdtempSync(join(tmpdir(), `webpush-dev-${process.pid}-`));
 const goFile = join(goDirectory, 'go.json');
 process.on('exit', () => rmSync(goDirectory, { recursive: true, force: true }));
 const workerPort = Number(env.WORKER_PORT ?? apiPort + 1);
