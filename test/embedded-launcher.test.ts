@@ -73,25 +73,21 @@ async function startDev(t: Test, dataRoot: string) {
   const port = await unusedPort();
   const workerPort = await unusedPort();
   // Its own process group, as a terminal gives `pnpm dev`: Ctrl-C reaches every process in it.
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--conditions=webpush-source', '--import', 'tsx', 'scripts/dev.mjs'],
-    {
-      cwd: root,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        EMBEDDED_DATA_DIR: dataRoot,
-        PORT: String(port),
-        WORKER_PORT: String(workerPort),
-        ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-        API_KEY_PEPPER: 'a-pepper-for-the-launcher-test-only-0123456789',
-        LOG_LEVEL: 'warn',
-      },
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=webpush-source', 'scripts/dev.mjs'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      EMBEDDED_DATA_DIR: dataRoot,
+      PORT: String(port),
+      WORKER_PORT: String(workerPort),
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      API_KEY_PEPPER: 'a-pepper-for-the-launcher-test-only-0123456789',
+      LOG_LEVEL: 'warn',
     },
-  );
+  });
   let output = '';
   for (const stream of [child.stdout, child.stderr]) {
     stream?.on('data', (chunk: Buffer) => {

@@ -59,14 +59,17 @@ interface DashboardDevModule {
 }
 
 /**
- * `DASHBOARD_DEV_SERVER` (pnpm dev): the dashboard from source through Vite. Loaded only then, by a
- * specifier the compiler does not follow: Vite is a development dependency of the dashboard alone.
+ * `DASHBOARD_DEV_SERVER` (pnpm dev): the dashboard from source through Vite, made when the dashboard
+ * routes first need it. Loaded only then, by a specifier the compiler does not follow: Vite is a
+ * development dependency of the dashboard alone.
  */
-async function dashboardDevServer(app: FastifyInstance): Promise<DashboardDevServer | undefined> {
+function dashboardDevServer(app: FastifyInstance): (() => Promise<DashboardDevServer>) | undefined {
   if (!app.config.dashboardDevServer) return undefined;
-  const specifier = '@webpush/dashboard/dev-server';
-  const { createDashboardDevServer } = (await import(specifier)) as DashboardDevModule;
-  return createDashboardDevServer({ httpServer: app.server });
+  return async () => {
+    const specifier = '@webpush/dashboard/dev-server';
+    const { createDashboardDevServer } = (await import(specifier)) as DashboardDevModule;
+    return createDashboardDevServer({ httpServer: app.server });
+  };
 }
 
 /**
@@ -168,7 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(clickLinkRoutes, { prefix: '/c' });
   await app.register(dashboardRoutes, {
     distDir: options.dashboardDistDir,
-    devServer: await dashboardDevServer(app),
+    devServer: dashboardDevServer(app),
   });
   await app.register(autoload, apiRoutesOptions);
   return app;

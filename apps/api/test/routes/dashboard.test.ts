@@ -2,11 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@webpush/config';
+import { waitFor } from '@webpush/testing';
 import Fastify from 'fastify';
 import t, { type Test } from 'tap';
 import configPlugin from '../../src/plugins/app/config.js';
 import errorHandler from '../../src/plugins/app/error-handler.js';
-import dashboardRoutes, { defaultDashboardDistDir } from '../../src/site/dashboard/index.js';
+import dashboardRoutes, { type DashboardDevServer, defaultDashboardDistDir } from '../../src/site/dashboard/index.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/site/dashboard/navigation.js';
 import { assertError } from '../assertions.js';
 import { buildTestApp } from '../helper.js';
@@ -30,12 +31,12 @@ function fixtureDist(t: Test): string {
 }
 
 /** Only what the dashboard routes need: config, the contract's error handler (and 404), the routes. */
-async function dashboardApp(t: Test, distDir: string) {
+async function dashboardApp(t: Test, distDir: string, devServer?: () => Promise<DashboardDevServer>) {
   const logs: string[] = [];
   const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logs.push(line) } } });
   await app.register(configPlugin, { config: loadConfig({ PUBLIC_URL: 'http://localhost:3000' }) });
   await app.register(errorHandler);
-  await app.register(dashboardRoutes, { distDir });
+  await app.register(dashboardRoutes, { distDir, devServer });
   app.get('/api/v1/known', async () => ({ ok: true }));
   t.teardown(() => app.close());
   return { app, logs };
@@ -142,6 +143,67 @@ t.test('without a build, the pages answer 503 CONFIG_ERROR and the log says why'
   );
   t.match(logs.join(''), /the dashboard is not built/);
 });
+
+/** Stands in for Vite: counts how often it is made, answers its own URLs, records its closing. */
+function fakeViteFactory() {
+  const made = { count: 0, closed: 0 };
+  const create = async (): Promise<DashboardDevServer> => {
+    made.count++;
+    return {
+      middlewares: (request, response, next) => {
+        if (request.url !== '/@vite/client') return next();
+        response.setHeader('content-type', 'text/javascript');
+        response.end('// the HMR client');
+      },
+      html: async (url) => `<!doctype html><html lang="en"><title>from source</title><p>${url}</p>`,
+      close: async () => {
+        made.closed++;
+      },
+    };
+  };
+  return { made, create };
+}
+
+t.test('pnpm dev: Vite is made once the API listens, not before; pages and its URLs go through it', async (t) => {
+  const vite = fakeViteFactory();
+  const { app } = await dashboardApp(t, join(tmpdir(), 'no-dashboard-here'), vite.create);
+  await app.ready();
+  t.equal(vite.made.count, 0, 'the API is ready without it');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  await waitFor(() => vite.made.count === 1, 'Vite is made once the API listens');
+
+  const page = await app.inject({ method: 'GET', url: '/apps/1', headers: { accept: HTML_ACCEPT } });
+  t.equal(page.statusCode, 200);
+  t.match(page.body, /from source.*\/apps\/1/);
+  t.equal(page.headers['content-security-policy'], undefined, 'no CSP: the refresh preamble is inline');
+  const client = await app.inject({ method: 'GET', url: '/@vite/client' });
+  t.equal(client.body, '// the HMR client');
+  t.equal((await app.inject({ method: 'GET', url: '/src/nothing.ts' })).statusCode, 404, 'what Vite does not know');
+  t.equal(vite.made.count, 1, 'made once');
+  await app.close();
+  t.equal(vite.made.closed, 1, 'closed with the API');
+});
+
+t.test(
+  'pnpm dev: without listening, the first page makes Vite; a Vite that fails is a 500 and a log line',
+  async (t) => {
+    const vite = fakeViteFactory();
+    const { app } = await dashboardApp(t, join(tmpdir(), 'no-dashboard-here'), vite.create);
+    t.equal((await app.inject({ method: 'GET', url: '/' })).statusCode, 200);
+    t.equal(vite.made.count, 1);
+
+    const broken = await dashboardApp(t, join(tmpdir(), 'no-dashboard-here'), async () => {
+      throw new Error('vite.config.ts: cannot parse');
+    });
+    await broken.app.listen({ port: 0, host: '127.0.0.1' });
+    await waitFor(() => broken.logs.join('').includes('could not start'), 'the failure is logged');
+    const logged = broken.logs.join('');
+    t.match(logged, /the dashboard's dev server \(Vite\) could not start/);
+    t.match(logged, /vite\.config\.ts: cannot parse/, 'with its reason');
+    assertError(t, await broken.app.inject({ method: 'GET', url: '/' }), 'INTERNAL_ERROR');
+    t.equal((await broken.app.inject({ method: 'GET', url: '/api/v1/known' })).statusCode, 200, 'the API still serves');
+  },
+);
 
 t.test('the whole API serves the built dashboard and keeps its own paths', async (t) => {
   const { app } = await buildTestApp(t);

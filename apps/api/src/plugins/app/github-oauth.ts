@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import oauth2, { type OAuth2Namespace } from '@fastify/oauth2';
+import type { OAuth2Namespace } from '@fastify/oauth2';
 import { AppError } from '@webpush/errors';
 import { safeEqual } from '@webpush/secrets';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -36,6 +36,9 @@ export default fp(
     const { github, publicUrl, secureCookies } = app.config;
     const configured = github.clientId !== null && github.clientSecret !== null;
     if (configured) {
+      // Imported only when configured: @fastify/oauth2 with simple-oauth2 and joi is the API's
+      // heaviest dependency to load, and most installations never sign in with GitHub.
+      const { default: oauth2 } = await import('@fastify/oauth2');
       const authorize = new URL(github.authorizeUrl);
       const token = new URL(github.tokenUrl);
       await app.register(oauth2, {

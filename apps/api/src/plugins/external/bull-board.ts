@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { opsBasicAuth } from '../app/ops-auth.js';
@@ -9,6 +6,13 @@ export const BULL_BOARD_PATH = '/admin/queues';
 
 /** Mounts Bull Board for `app`'s queues on `target`: the API itself, or the ops listener (OPS_PORT). */
 export async function mountBullBoard(target: FastifyInstance, app: FastifyInstance): Promise<void> {
+  // Imported only when mounted (OPS_USERNAME and OPS_PASSWORD set): Bull Board, its adapter and
+  // @fastify/static are loaded at every start otherwise, for a page most starts never serve.
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/fastify'),
+  ]);
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({ queues: app.queues.all().map((queue) => new BullMQAdapter(queue)), serverAdapter });

@@ -19,8 +19,12 @@ export interface DashboardDevServer {
 export interface DashboardRoutesOptions {
   /** The built dashboard; default: `apps/dashboard/dist` of this repository. */
   distDir?: string;
-  /** Development: serve the dashboard from source through Vite instead of `distDir`. */
-  devServer?: DashboardDevServer;
+  /**
+   * Development: serve the dashboard from source through Vite instead of `distDir`. Called once,
+   * when the API listens (or at the first dashboard request, whichever comes first): importing and
+   * creating Vite takes most of a second the API's own start need not wait for.
+   */
+  devServer?: () => Promise<DashboardDevServer>;
 }
 
 /** apps/api/{src,dist}/site/dashboard → apps/dashboard/dist, from the sources and from the build alike. */
@@ -98,15 +102,30 @@ const sendPage = (reply: FastifyReply, html: Buffer | string, language: Language
  * with the single-page app, which routes on the client. Files are read once at startup, like /sdk.
  */
 export default async function dashboardRoutes(app: FastifyInstance, options: DashboardRoutesOptions) {
-  const { devServer } = options;
   let page: (request: FastifyRequest, reply: FastifyReply, name: PageName) => Promise<FastifyReply>;
 
-  if (devServer) {
-    app.addHook('onClose', () => devServer.close());
+  if (options.devServer) {
+    const createDevServer = options.devServer;
+    let created: Promise<DashboardDevServer> | undefined;
+    const devServer = () => {
+      created ??= createDevServer();
+      return created;
+    };
+    app.addHook('onListen', async () => {
+      // A failure is logged here and answered (500) to each dashboard request; the API keeps serving.
+      devServer().catch((error: unknown) =>
+        app.log.error({ err: error }, "the dashboard's dev server (Vite) could not start"),
+      );
+    });
+    app.addHook('onClose', async () => {
+      const running = await created?.catch(() => undefined);
+      await running?.close();
+    });
     // Vite answers its own module and HMR URLs on the raw request; Fastify routes everything else.
-    const viaVite = (request: FastifyRequest, reply: FastifyReply) => {
+    const viaVite = async (request: FastifyRequest, reply: FastifyReply) => {
+      const vite = await devServer();
       reply.hijack();
-      devServer.middlewares(request.raw, reply.raw, () => {
+      vite.middlewares(request.raw, reply.raw, () => {
         reply.raw.statusCode = 404;
         reply.raw.end();
       });
@@ -117,7 +136,8 @@ export default async function dashboardRoutes(app: FastifyInstance, options: Das
     // No CSP in development: React's refresh preamble is an inline script.
     page = async (request, reply) => {
       const language = requestLanguage(request);
-      return sendPage(reply, withLanguage(await devServer.html(request.url), language), language, false);
+      const html = await (await devServer()).html(request.url);
+      return sendPage(reply, withLanguage(html, language), language, false);
     };
   } else {
     const distDir = options.distDir ?? defaultDashboardDistDir();
