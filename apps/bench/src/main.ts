@@ -869,7 +869,9 @@ async function run(): Promise<BenchFigures> {
       )
     : null;
   // After storage: the notifications this phase accepts (no worker runs) would queue ahead of the storage send.
-  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
+  const accept = options.phases.has('accept')
+    ? await measureAccept(apiUrl, standIn.origin, { database, serviceEnv }, say)
+    : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const stats = options.phases.has('stats') ? await measureStats(apiUrl, database, options.statsEvents, say) : null;
