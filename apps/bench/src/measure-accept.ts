@@ -230,7 +230,7 @@ export const acceptRows = (latency: AcceptLatency | null): string[][] => [
       `(${latency ? latency.requests : '–'} requests) after 1 s warm-up each, one at a time from a client process (node:http, keep-alive), ` +
       `Pro-plan app with 1 subscriber, no worker${
         latency
-          ? `; started once the machine was quiet (${latency.quiet.busyCores.toFixed(2)} cores busy, after ${(latency.quiet.waitedMs / 1000).toFixed(0)} s); load average ${latency.loadAverageBefore}`
+          ? `; started after ${(latency.quiet.waitedMs / 1000).toFixed(0)} s of waiting for a quiet machine (${latency.quiet.busyCores.toFixed(2)} cores busy then); load average ${latency.loadAverageBefore}`
           : ''
       }`,
   ],
