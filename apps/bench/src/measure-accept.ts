@@ -36,6 +36,12 @@ export interface AcceptLatency extends LatencyFigures {
    * Not a target: it shows how much of the accept latency is the machine's own round trip.
    */
   plain: LatencyFigures;
+  /**
+   * The floor of a durable accept in the same run: a one-row insert committed on its own, one at a
+   * time from the bench process, on the same PostgreSQL (its WAL flush waits for the disk, and for
+   * whatever else writes WAL on the server), a round after each plain round; medians. Not a target.
+   */
+  commit: LatencyFigures;
   /** How long the phase waited for a quiet machine first, and the cores busy when it started. */
   quiet: { waitedMs: number; busyCores: number };
   /** 1-minute load average before and after the timed requests. */
@@ -48,6 +54,26 @@ export interface AcceptContext {
   database: BenchDatabase;
   /** The environment the bench's own API was configured from; the built API gets it without LOG_LEVEL. */
   serviceEnv: Record<string, string>;
+}
+
+/** Timed seconds of committed inserts in a round. */
+const COMMIT_SECONDS = 3;
+
+/**
+ * Latencies of one-row inserts, each its own transaction (so each waits for its WAL flush, as the
+ * accept's statement does), one at a time for `seconds`, sorted ascending.
+ */
+async function measureCommits(database: BenchDatabase, seconds: number): Promise<number[]> {
+  const { sql } = database.handle;
+  await sql`create table if not exists bench_commit_floor (id bigint generated always as identity primary key, at timestamptz not null default now())`;
+  const latencies: number[] = [];
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    const started = performance.now();
+    await sql`insert into bench_commit_floor default values`;
+    latencies.push(performance.now() - started);
+  }
+  return latencies.sort((a, b) => a - b);
 }
 
 const TARGET_P50_MS = 3;
@@ -162,6 +188,7 @@ export async function measureAccept(
       const rounds: LatencyFigures['rounds'] = [];
       const builtRounds: typeof rounds = [];
       const plainRounds: typeof rounds = [];
+      const commitRounds: typeof rounds = [];
       let builtLines = 0;
       const plain = await startPlainFastify();
       try {
@@ -171,6 +198,12 @@ export async function measureAccept(
           builtRounds.push(await sequential(`${built.url}/api/v1/notify`));
           builtLines += built.stdoutLines() - linesBefore;
           plainRounds.push(await sequential(plain.url));
+          const commits = await measureCommits(database, COMMIT_SECONDS);
+          commitRounds.push({
+            requests: commits.length,
+            p50Ms: percentile(commits, 0.5),
+            p99Ms: percentile(commits, 0.99),
+          });
         }
       } finally {
         await plain.close();
@@ -182,6 +215,7 @@ export async function measureAccept(
         ...figuresOf(rounds),
         built: { ...builtFigures, logLinesPerRequest: builtLines / (builtFigures.requests * sentPerMeasured) },
         plain: figuresOf(plainRounds),
+        commit: figuresOf(commitRounds),
         quiet,
         loadAverageBefore,
         loadAverageAfter: loadAverage(),
@@ -209,7 +243,8 @@ const describeAccept = (figures: AcceptLatency) =>
   `the bench's API p50 ${each(figures, (r) => r.p50Ms)} ms, p99 ${each(figures, (r) => r.p99Ms)} ms; ` +
   `the built API, default logging, p50 ${each(figures.built, (r) => r.p50Ms)} ms, p99 ${each(figures.built, (r) => r.p99Ms)} ms ` +
   `(~${figures.built.logLinesPerRequest.toFixed(1)} log lines a request); the plain Fastify route between them, ` +
-  `p50 ${figures.plain.p50Ms.toFixed(2)} ms, p99 ${figures.plain.p99Ms.toFixed(2)} ms (load average ${figures.loadAverageBefore} → ` +
+  `p50 ${figures.plain.p50Ms.toFixed(2)} ms, p99 ${figures.plain.p99Ms.toFixed(2)} ms; a committed one-row insert, ` +
+  `p50 ${each(figures.commit, (r) => r.p50Ms)} ms, p99 ${each(figures.commit, (r) => r.p99Ms)} ms (load average ${figures.loadAverageBefore} → ` +
   `${figures.loadAverageAfter}; started after ${(figures.quiet.waitedMs / 1000).toFixed(0)} s of waiting for a quiet machine, ` +
   `${figures.quiet.busyCores.toFixed(2)} cores busy)`;
 
@@ -241,6 +276,12 @@ export const acceptRows = (latency: AcceptLatency | null): string[][] => [
       `${latency ? `~${latency.built.logLinesPerRequest.toFixed(1)}` : '–'} log lines a request to a pipe the bench drains), ` +
       `the same rounds (${latency ? latency.built.requests : '–'} requests)`,
   ],
+  [
+    '    a committed one-row insert, sequential',
+    latency ? p50p99(latency.commit) : '–',
+    `not a target: the floor of a durable accept on this machine (the WAL flush of a commit), ` +
+      `${COMMIT_SECONDS} s after each plain round, from the bench process to the same PostgreSQL`,
+  ],
 ];
 
 /** The report's verdict line. */
@@ -269,5 +310,6 @@ export const acceptJson = (latency: AcceptLatency | null) =>
         loadAverageBefore: latency.loadAverageBefore,
         loadAverageAfter: latency.loadAverageAfter,
         plain: figuresJson(latency.plain),
+        commit: figuresJson(latency.commit),
         target: { p50Ms: TARGET_P50_MS, p99Ms: TARGET_P99_MS, met: met(latency) },
       };
