@@ -25,7 +25,7 @@ import {
 } from './bench-database.js';
 import { combineCpu, loadAverage, type SendingCpu, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
-import { measureAccept } from './measure-accept.js';
+import { assertBuiltApi, measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedFigures } from './measure-embedded.js';
 import { measureEvents } from './measure-events.js';
@@ -648,6 +648,7 @@ async function measureHttp(apiUrl: string, emptyApp: BenchApp) {
 
 async function run(): Promise<BenchFigures> {
   const N = options.subscriptions;
+  if (options.phases.has('accept')) assertBuiltApi();
   say(
     `${thousands(N)} subscriptions; ${machine.cpus} × ${machine.model}, Node ${machine.node}; ` +
       `load average ${machine.loadAverageAtStart}`,

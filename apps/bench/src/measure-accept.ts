@@ -112,6 +112,14 @@ export async function call<T = Answer>(
   return JSON.parse(text) as T;
 }
 
+const BUILT_API = 'apps/api/dist/server.js';
+
+/** Throws, saying what to run, when the built API the phase starts is missing (checked before a long run starts). */
+export function assertBuiltApi(): void {
+  if (!existsSync(join(repoRoot, BUILT_API)))
+    throw new Error(`the built API (${BUILT_API}) is missing: run \`pnpm build\` first`);
+}
+
 /** The built API's environment: the bench's service settings, but the default log level. */
 export function defaultLoggingEnv(serviceEnv: Record<string, string>): Record<string, string> {
   const { LOG_LEVEL: _level, LOG_REQUESTS: _requests, ...env } = serviceEnv;
@@ -146,8 +154,7 @@ export async function measureAccept(
   { database, serviceEnv }: AcceptContext,
   say: (text: string) => void,
 ): Promise<AcceptLatency> {
-  if (!existsSync(join(repoRoot, BUILT_API)))
-    throw new Error(`the built API (${BUILT_API}) is missing: run \`pnpm build\` first`);
+  assertBuiltApi();
   const email = `bench-accept-${randomBytes(4).toString('hex')}@example.com`;
   const { token } = await call(apiUrl, '/auth/register', null, { email, password: 'bench accept password' }, 201);
   await setUserPlan(database.handle.db, email, 'pro', null);
@@ -232,8 +239,6 @@ export async function measureAccept(
     },
   );
 }
-
-const BUILT_API = 'apps/api/dist/server.js';
 
 const each = (figures: LatencyFigures, pick: (round: LatencyFigures['rounds'][number]) => number) =>
   figures.rounds.map((r) => pick(r).toFixed(2)).join(', ');
