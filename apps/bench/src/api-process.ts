@@ -18,19 +18,40 @@ export function freePort(): Promise<number> {
 export interface ApiProcess {
   url: string;
   pid: number;
+  /** With `stdout: 'pipe'`: the lines the process has written to its stdout so far. */
+  stdoutLines(): number;
   stop(): Promise<void>;
+}
+
+export interface ApiProcessOptions {
+  /**
+   * Where the process's stdout (its log) goes: `/dev/null` (the default), or a pipe this process
+   * reads and counts lines from, as a process manager (`pnpm start`, Docker, systemd) reads it.
+   */
+  stdout?: 'ignore' | 'pipe';
+  /** Node flags before the entry (e.g. `--cpu-prof`). */
+  nodeFlags?: string[];
 }
 
 /**
  * The API as users run it, in a process of its own (`apps/api/src/server.ts` through tsx, or the
  * built `apps/api/dist/server.js`), on `env`: resolves once `/readyz` answers 200.
  */
-export async function startApiProcess(env: Record<string, string>, entry: 'src' | 'dist'): Promise<ApiProcess> {
+export async function startApiProcess(
+  env: Record<string, string>,
+  entry: 'src' | 'dist',
+  options: ApiProcessOptions = {},
+): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawnSource(entry === 'dist' ? 'apps/api/dist/server.js' : 'apps/api/src/server.ts', [], {
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
     built: entry === 'dist',
-    stdio: ['ignore', 'ignore', 'inherit'],
+    nodeFlags: options.nodeFlags,
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+  });
+  let lines = 0;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
@@ -48,7 +69,7 @@ export async function startApiProcess(env: Record<string, string>, entry: 'src' 
     if (ready) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, pid: child.pid as number, stop: () => stopChild(child) };
+  return { url, pid: child.pid as number, stdoutLines: () => lines, stop: () => stopChild(child) };
 }
 
 /** Resident memory of process `pid` in bytes (Linux: /proc/<pid>/statm, in pages of 4 KiB). */
@@ -62,8 +83,9 @@ export async function withApiProcess<T>(
   env: Record<string, string>,
   entry: 'src' | 'dist',
   measure: (api: ApiProcess) => Promise<T>,
+  options: ApiProcessOptions = {},
 ): Promise<T> {
-  const api = await startApiProcess(env, entry);
+  const api = await startApiProcess(env, entry, options);
   try {
     return await measure(api);
   } finally {

@@ -25,7 +25,7 @@ import {
 } from './bench-database.js';
 import { combineCpu, loadAverage, type SendingCpu, startCpuMeter } from './cpu-meter.js';
 import { subscriberKeyPool } from './key-pool.js';
-import { measureAccept } from './measure-accept.js';
+import { assertBuiltApi, measureAccept } from './measure-accept.js';
 import { measureAudiences } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedFigures } from './measure-embedded.js';
 import { measureEvents } from './measure-events.js';
@@ -648,6 +648,7 @@ async function measureHttp(apiUrl: string, emptyApp: BenchApp) {
 
 async function run(): Promise<BenchFigures> {
   const N = options.subscriptions;
+  if (options.phases.has('accept')) assertBuiltApi();
   say(
     `${thousands(N)} subscriptions; ${machine.cpus} × ${machine.model}, Node ${machine.node}; ` +
       `load average ${machine.loadAverageAtStart}`,
@@ -869,7 +870,9 @@ async function run(): Promise<BenchFigures> {
       )
     : null;
   // After storage: the notifications this phase accepts (no worker runs) would queue ahead of the storage send.
-  const accept = options.phases.has('accept') ? await measureAccept(apiUrl, standIn.origin, say) : null;
+  const accept = options.phases.has('accept')
+    ? await measureAccept(apiUrl, standIn.origin, { database, serviceEnv }, say)
+    : null;
   // Last: it gives the subscriptions uids and tags and leaves accepted (unsent) notifications behind.
   const audiences = options.phases.has('audiences') ? await measureAudiences(database, tenant.app, apiUrl, say) : null;
   const stats = options.phases.has('stats') ? await measureStats(apiUrl, database, options.statsEvents, say) : null;

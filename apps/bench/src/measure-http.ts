@@ -46,7 +46,7 @@ export async function measureBlocks(
  * `/api/v1` route runs, one `.cpuprofile` per load, named after the route: the profile of the
  * measured window only, without the set-up around it.
  */
-const apiProfileDir = process.env.BENCH_API_PROF || null;
+export const apiProfileDir = process.env.BENCH_API_PROF || null;
 let profiles = 0;
 
 async function runLoad(

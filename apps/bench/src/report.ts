@@ -1,5 +1,5 @@
 import type { SendingCpu } from './cpu-meter.js';
-import { type AcceptLatency, acceptJson, acceptRow, acceptVerdict } from './measure-accept.js';
+import { type AcceptLatency, acceptJson, acceptRows, acceptVerdict } from './measure-accept.js';
 import type { AudienceFigures } from './measure-audiences.js';
 import { type EmbeddedFigures, embeddedJson, embeddedRows, embeddedVerdicts } from './measure-embedded.js';
 import { convertedVerdict, describeEvents, type EventFigures, eventsVerdict } from './measure-events.js';
@@ -376,7 +376,7 @@ export function printReport(figures: BenchFigures): void {
         `target ≥ 2,000 /s, flat 0 → 1,000,000; new endpoint each request, owner with 0 → ` +
           `${fixed(figures.subscribe?.largeOwnerSubscriptions)} subscriptions, median of rounds`,
       ],
-      acceptRow(figures.accept),
+      ...acceptRows(figures.accept),
     ]),
   );
   if (figures.events) console.log(describeEvents(figures.events));
