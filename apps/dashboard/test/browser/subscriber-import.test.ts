@@ -120,13 +120,11 @@ if (browser) {
       await route.continue();
     });
     t.teardown(() => page.unroute('**/subscribers/import'));
-    await page
-      .getByLabel('購読者ファイル')
-      .setInputFiles({
-        name: 'big.csv',
-        mimeType: 'text/csv',
-        buffer: Buffer.from(`endpoint,p256dh,auth\n${csv.join('\n')}\n`),
-      });
+    await page.getByLabel('購読者ファイル').setInputFiles({
+      name: 'big.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(`endpoint,p256dh,auth\n${csv.join('\n')}\n`),
+    });
     await page.getByRole('button', { name: 'インポート', exact: true }).click();
     const progress = page.getByRole('status').filter({ hasText: /10,?001 件中 10,?000 件を送信しました/ });
     await progress.waitFor();
