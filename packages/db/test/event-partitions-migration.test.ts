@@ -4,10 +4,6 @@
 // `runMigrations` (which prepares the table outside any transaction first, so that 0041 attaches
 // the very index it built) and drizzle's migrator alone (0041 does everything itself).
 
-import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
@@ -16,32 +12,18 @@ import type { Database } from '../src/client.js';
 import { countEngagementEvents, notificationReport } from '../src/index.js';
 import { migrationsFolder, prepareEventPartitions, runMigrations } from '../src/migrate.js';
 import * as schema from '../src/schema.js';
+import { adminUrl, emptyDatabase, migrationsWhere } from './migration-fixtures.js';
 
-const adminUrl = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
 t.teardown(() => admin.end({ timeout: 5 }));
 
 /** The committed migrations up to 0040, the last one before the partitions. */
-const before0041 = mkdtempSync(join(tmpdir(), 'wp-migrations-'));
-cpSync(migrationsFolder, before0041, { recursive: true });
-const journalPath = join(before0041, 'meta', '_journal.json');
-const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: { tag: string }[] };
-journal.entries = journal.entries.filter((entry) => entry.tag < '0041');
-writeFileSync(journalPath, JSON.stringify(journal));
-t.teardown(() => rmSync(before0041, { recursive: true, force: true }));
+const before0041 = migrationsWhere(t, (entry) => entry.tag < '0041');
 
 async function databaseAt0040(t: Tap.Test) {
-  const name = `wp_test_${process.env.TEST_RUN_ID ?? 'adhoc'}_${randomBytes(4).toString('hex')}`;
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  await admin.unsafe(`CREATE DATABASE "${name}"`);
-  const sql = postgres(url.toString(), { max: 1, onnotice: () => {} });
-  t.teardown(async () => {
-    await sql.end({ timeout: 5 });
-    await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
-  await migrate(drizzle(sql), { migrationsFolder: before0041 });
-  return { url: url.toString(), sql };
+  const database = await emptyDatabase(t, admin);
+  await migrate(drizzle(database.sql), { migrationsFolder: before0041 });
+  return database;
 }
 
 const SUBSCRIPTIONS = 50;
