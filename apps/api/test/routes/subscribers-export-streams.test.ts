@@ -106,6 +106,8 @@ t.test('three key exports asked at the same moment: two stream, the third is RAT
   // Each writes its audit entry before streaming: the slot is held while it does.
   const asked = await Promise.all([1, 2, 3].map(() => heldDownload('?format=jsonl')));
   t.strictSame(asked.map(({ response }) => response.statusCode).sort(), [200, 200, 429]);
+  // Both running before they are ended, as above: then no export connection means both threads are gone.
+  await waitFor(async () => (await exportConnections()) === 2, 'each key export holds a connection of its own');
   for (const { request } of asked) request.destroy();
   await allEnded();
 });
