@@ -124,12 +124,14 @@ export async function measureEvents(
   if (!first || endpoints.length !== DISTINCT_EVENTS) throw new Error('the events phase needs more subscriptions');
   // Engagement counts only for subscriptions a notification was pushed to: first-attempt delivery
   // chunks holding them, of DELIVERY_CHUNK_SIZE's default size, as the fan-out writes them.
-  await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
-      last_subscription_id)
-    select ${notification.id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
+  await sql`insert into notification_chunks (notification_id, app_id, notification_created_at, first_subscription_id,
+      attempt, subscription_ids, last_subscription_id)
+    select ${notification.id}, n.app_id, n.created_at, min(s.id::text)::uuid, 1, array_agg(s.id order by s.id),
+      max(s.id::text)::uuid
     from (select id, (row_number() over (order by id) - 1) / ${CHUNK_SIZE} as chunk
-      from unnest(${targets.map((row) => row.id)}::uuid[]) as s(id)) as numbered
-    group by chunk`;
+      from unnest(${targets.map((row) => row.id)}::uuid[]) as s(id)) as s
+    join notifications n on n.id = ${notification.id}
+    group by s.chunk, n.app_id, n.created_at`;
   const listKey = `${api.config.redisKeyPrefix}:engagement:buffer`;
 
   const bare = await startPlainFastify();

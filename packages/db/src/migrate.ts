@@ -82,6 +82,73 @@ export async function prepareEventPartitions(url: string, lockTimeout = '5s'): P
   }
 }
 
+/** The tables migration 0044 partitions beside `notifications`, with the unique key each needs. */
+const NOTIFICATION_CHILDREN = [
+  {
+    table: 'notification_chunks',
+    key: 'notification_id, first_subscription_id, attempt, app_id, notification_created_at',
+  },
+  { table: 'notification_chunk_answers', key: null },
+  { table: 'notification_local_groups', key: 'notification_id, due_at, app_id, notification_created_at' },
+] as const;
+
+/**
+ * Before migration 0044 partitions the notifications and the tables beside them, what
+ * `prepareEventPartitions` does for the events, for each of them: the new columns of the three
+ * children (a constant default, no rewrite), the CHECK constraints that prove every row belongs to
+ * the legacy range (`notifications`: created before the start of the month after next; the
+ * children: the constant), validated without blocking writers, and the unique indexes matching the
+ * new keys, built CONCURRENTLY. The migration, run right after, then only renames, creates and
+ * attaches. Each step is skipped when done; nothing happens once `notifications` is partitioned.
+ */
+export async function prepareNotificationPartitions(url: string, lockTimeout = '5s'): Promise<boolean> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const tables = await sql<{ name: string; kind: string }[]>`
+      select c.relname as name, c.relkind as kind from pg_class c join pg_namespace s on s.oid = c.relnamespace
+      where s.nspname = current_schema()
+        and c.relname in ('notifications', 'notification_chunks', 'notification_chunk_answers', 'notification_local_groups')`;
+    if (tables.length !== 4 || tables.some((table) => table.kind !== 'r')) return false;
+    await sql`select set_config('lock_timeout', ${lockTimeout}, false)`;
+    const constraintExists = async (table: string, name: string) =>
+      (await sql`select 1 from pg_constraint where conrelid = ${table}::regclass and conname = ${name}`).length > 0;
+    const uniqueKey = async (table: string, columns: string) => {
+      const name = `${table}_legacy_key`;
+      const [index] = await sql<{ valid: boolean }[]>`select i.indisvalid as valid from pg_index i
+        join pg_class c on c.oid = i.indexrelid where c.relname = ${name}`;
+      if (index && !index.valid) await sql.unsafe(`drop index concurrently ${name}`);
+      if (!index?.valid) await sql.unsafe(`create unique index concurrently ${name} on ${table} (${columns})`);
+      if (!(await constraintExists(table, name))) {
+        await sql.unsafe(`alter table ${table} add constraint ${name} unique using index ${name}`);
+      }
+    };
+    for (const { table } of NOTIFICATION_CHILDREN) {
+      await sql.unsafe(`alter table ${table}
+        add column if not exists app_id uuid default '00000000-0000-0000-0000-000000000000' not null,
+        add column if not exists notification_created_at timestamp with time zone default '-infinity' not null`);
+      if (!(await constraintExists(table, `${table}_legacy_check`))) {
+        await sql.unsafe(`alter table ${table} add constraint ${table}_legacy_check
+          check (notification_created_at = '-infinity'::timestamptz) not valid`);
+      }
+    }
+    if (!(await constraintExists('notifications', 'notifications_legacy_check'))) {
+      // The bound migration 0044 gives the legacy range, as it computes it: a later start only moves it on.
+      const [bound] = await sql<{ bound: string }[]>`
+        select ((date_trunc('month', now() at time zone 'UTC') + interval '2 months') at time zone 'UTC')::text as bound`;
+      await sql.unsafe(`alter table notifications add constraint notifications_legacy_check
+        check (created_at < '${bound?.bound}'::timestamptz) not valid`);
+    }
+    for (const table of ['notifications', ...NOTIFICATION_CHILDREN.map((child) => child.table)]) {
+      await sql.unsafe(`alter table ${table} validate constraint ${table}_legacy_check`);
+    }
+    await uniqueKey('notifications', 'id, app_id, created_at');
+    for (const { table, key } of NOTIFICATION_CHILDREN) if (key !== null) await uniqueKey(table, key);
+    return true;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 const UNDEFINED_TABLE = '42P01';
 
 /**
@@ -111,6 +178,7 @@ export async function migrationsUpToDate(url: string): Promise<boolean> {
 export async function runMigrations(url: string): Promise<void> {
   if (await migrationsUpToDate(url)) return;
   await prepareEventPartitions(url);
+  await prepareNotificationPartitions(url);
   // Only now: drizzle's modules are most of this file's import time, and most starts end above.
   const [{ drizzle }, { migrate }] = await Promise.all([
     import('drizzle-orm/postgres-js'),

@@ -3,7 +3,6 @@ import {
   bigint,
   boolean,
   date,
-  foreignKey,
   index,
   integer,
   jsonb,
@@ -557,8 +556,11 @@ export type VariantStats = Record<
 export const notifications = pgTable(
   'notifications',
   {
-    /** Time-ordered (migration 0026); the accept statement passes one made the same way. */
-    id: uuid('id').primaryKey().default(sql`uuid_time_ordered()`),
+    /**
+     * Time-ordered (migration 0026); the accept statement passes one made the same way. Unique, but
+     * the table's key is (id, app_id, created_at): partitioned by month of `created_at` (migration 0044).
+     */
+    id: uuid('id').notNull().default(sql`uuid_time_ordered()`),
     appId: uuid('app_id')
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),
@@ -619,7 +621,9 @@ export const notifications = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('notifications_app_idempotency_key').on(table.appId, table.idempotencyKey),
+    // The key of the partitioned table; `(app_id, idempotency_key)` is unique in each partition (its
+    // own index, `<partition>_app_idempotency_key`, made with it by `create_notification_partitions`).
+    unique('notifications_key').on(table.id, table.appId, table.createdAt),
     // The dashboard's history, daily usage and this month's sends of an app: all range scans on this one index.
     index('notifications_app_created_idx').on(
       table.appId,
@@ -647,9 +651,11 @@ export const notifications = pgTable(
 export const notificationChunks = pgTable(
   'notification_chunks',
   {
-    notificationId: uuid('notification_id')
-      .notNull()
-      .references(() => notifications.id, { onDelete: 'cascade' }),
+    /** With `appId` and `notificationCreatedAt`, the key of the notification (same month's partition). */
+    notificationId: uuid('notification_id').notNull(),
+    appId: uuid('app_id').notNull(),
+    /** The notification's `created_at`: the partition key (migration 0044). */
+    notificationCreatedAt: timestamp('notification_created_at', { withTimezone: true }).notNull(),
     firstSubscriptionId: uuid('first_subscription_id').notNull(),
     attempt: integer('attempt').notNull(),
     /** Sorted ascending; the fan-out's keyset cursor is the last id of the newest first-attempt chunk. */
@@ -672,7 +678,15 @@ export const notificationChunks = pgTable(
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (table) => [primaryKey({ columns: [table.notificationId, table.firstSubscriptionId, table.attempt] })],
+  (table) => [
+    unique('notification_chunks_key').on(
+      table.notificationId,
+      table.firstSubscriptionId,
+      table.attempt,
+      table.appId,
+      table.notificationCreatedAt,
+    ),
+  ],
 );
 
 /**
@@ -683,9 +697,10 @@ export const notificationChunks = pgTable(
 export const notificationLocalGroups = pgTable(
   'notification_local_groups',
   {
-    notificationId: uuid('notification_id')
-      .notNull()
-      .references(() => notifications.id, { onDelete: 'cascade' }),
+    notificationId: uuid('notification_id').notNull(),
+    appId: uuid('app_id').notNull(),
+    /** The notification's `created_at`: the partition key (migration 0044). */
+    notificationCreatedAt: timestamp('notification_created_at', { withTimezone: true }).notNull(),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     zones: text('zones').array().notNull(),
     unzoned: boolean('unzoned').notNull(),
@@ -696,7 +711,12 @@ export const notificationLocalGroups = pgTable(
     fannedOutAt: timestamp('fanned_out_at', { withTimezone: true }),
   },
   (table) => [
-    primaryKey({ columns: [table.notificationId, table.dueAt] }),
+    unique('notification_local_groups_key').on(
+      table.notificationId,
+      table.dueAt,
+      table.appId,
+      table.notificationCreatedAt,
+    ),
     index('notification_local_groups_due_idx').on(table.dueAt).where(sql`${table.startedAt} is null`),
   ],
 );
@@ -710,6 +730,9 @@ export const notificationChunkAnswers = pgTable(
   'notification_chunk_answers',
   {
     notificationId: uuid('notification_id').notNull(),
+    appId: uuid('app_id').notNull(),
+    /** The notification's `created_at`: the partition key (migration 0044). */
+    notificationCreatedAt: timestamp('notification_created_at', { withTimezone: true }).notNull(),
     firstSubscriptionId: uuid('first_subscription_id').notNull(),
     attempt: integer('attempt').notNull(),
     subscriptionIds: uuid('subscription_ids').array().notNull(),
@@ -717,15 +740,7 @@ export const notificationChunkAnswers = pgTable(
     retryAfterMs: integer('retry_after_ms').notNull().default(0),
   },
   (table) => [
-    foreignKey({
-      name: 'notification_chunk_answers_chunk_fk',
-      columns: [table.notificationId, table.firstSubscriptionId, table.attempt],
-      foreignColumns: [
-        notificationChunks.notificationId,
-        notificationChunks.firstSubscriptionId,
-        notificationChunks.attempt,
-      ],
-    }).onDelete('cascade'),
+    // The key to the chunk is one per partition (`<partition>_notification_fk`, migration 0044).
     index('notification_chunk_answers_chunk_idx').on(table.notificationId, table.firstSubscriptionId, table.attempt),
   ],
 );
@@ -764,9 +779,8 @@ export const LEGACY_EVENT_APP_ID = '00000000-0000-0000-0000-000000000000';
 export const notificationEvents = pgTable(
   'notification_events',
   {
-    notificationId: uuid('notification_id')
-      .notNull()
-      .references(() => notifications.id, { onDelete: 'cascade' }),
+    /** The key to the notification is one per partition (`<partition>_notification_fk`, migration 0044). */
+    notificationId: uuid('notification_id').notNull(),
     subscriptionId: uuid('subscription_id')
       .notNull()
       .references(() => subscriptions.id, { onDelete: 'cascade' }),

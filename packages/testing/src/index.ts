@@ -60,6 +60,7 @@ export {
   testRedisUrl,
 } from './isolation.js';
 export { type MailServer, type ReceivedMail, startMailServer } from './mail-server.js';
+export { setNotificationCreatedAt } from './notification-created-at.js';
 export { unusedPort } from './ports.js';
 export {
   endProcessIfHeldOpen,

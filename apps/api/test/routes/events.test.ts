@@ -221,9 +221,10 @@ t.test('a burst of 10,000 shown events: 10,000 counted with a bounded number of 
   await sql`insert into subscriptions (app_id, endpoint, p256dh, auth)
     select ${owner.app.id}, e, 'p', 'a' from unnest(${endpoints}::text[]) as e`;
   // As if the send had gone to all of them: one delivery chunk holding every subscription.
-  await sql`insert into notification_chunks (notification_id, first_subscription_id, attempt, subscription_ids,
-      last_subscription_id)
-    select ${id}, min(id::text)::uuid, 1, array_agg(id order by id), max(id::text)::uuid
+  await sql`insert into notification_chunks (notification_id, app_id, notification_created_at, first_subscription_id,
+      attempt, subscription_ids, last_subscription_id)
+    select ${id}, ${owner.app.id}, (select created_at from notifications where id = ${id}), min(id::text)::uuid, 1,
+      array_agg(id order by id), max(id::text)::uuid
     from subscriptions where app_id = ${owner.app.id}
       and id <> all(select unnest(subscription_ids) from notification_chunks where notification_id = ${id})`;
 

@@ -1,4 +1,4 @@
-import { waitFor } from '@webpush/testing';
+import { setNotificationCreatedAt, waitFor } from '@webpush/testing';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { assertError, UUID } from '../assertions.js';
@@ -356,7 +356,7 @@ t.test('monthly usage counts accepted targets; GET /apps/:id shows this month’
   t.equal(await monthlyUsage(owner.user.user.id), 4);
   // Last month's notifications do not count this month.
   const old = accepted(await notify(owner, { title: 'C', body: 'C' }));
-  await sql`update notifications set created_at = now() - interval '40 days' where id = ${old.notification.id}`;
+  await setNotificationCreatedAt(sql, old.notification.id, new Date(Date.now() - 40 * 86_400_000));
   const stats = await app.inject({
     method: 'GET',
     url: `/api/v1/apps/${owner.app.id}`,
@@ -469,7 +469,7 @@ t.test('Idempotency-Key: the same key from the same app within 24 h returns the 
   t.equal((await notificationRows(owner.app.id)).length, 3, 'nothing new stored');
 
   // After 24 h the key is free again.
-  await sql`update notifications set created_at = now() - interval '25 hours' where id = ${accepted(firstResponse).notification.id}`;
+  await setNotificationCreatedAt(sql, accepted(firstResponse).notification.id, new Date(Date.now() - 25 * 3_600_000));
   const later = await notify(owner, { title: 'Once', body: 'Only' }, key);
   t.equal(later.statusCode, 202);
   t.not(accepted(later).notification.id, accepted(firstResponse).notification.id, 'a new notification');

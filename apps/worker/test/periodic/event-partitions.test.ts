@@ -1,10 +1,12 @@
-import { countEngagementEvents, createEventPartitions } from '@webpush/db';
+import { countEngagementEvents, createNotificationPartitions } from '@webpush/db';
+import { setNotificationCreatedAt } from '@webpush/testing';
 import t from 'tap';
 import { deliveryHarness } from '../helper.js';
 
-// Engagement events live in monthly partitions by their notification's creation (migration 0041):
-// counted into the right month, once; the worker's retention pass keeps the months ahead created
-// and drops a month past RETENTION_DAYS whole.
+// Notifications, and their chunks, answers, local-time groups and engagement events, live in monthly
+// partitions by the notification's creation (migrations 0041 and 0044): counted into the right month,
+// once; the worker's retention pass keeps the months ahead created and drops a month past
+// RETENTION_DAYS whole, the five tables' partitions together.
 const harness = await deliveryHarness(t, { RETENTION_DAYS: '90', RETENTION_BATCH: '2' });
 const sql = harness.database.sql;
 const db = harness.database.db;
@@ -42,7 +44,7 @@ t.test('a counted event lands in the partition of its notification’s month, an
   await harness.finished(owner, now);
   await harness.finished(owner, later);
   // The month is the notification's, not the event's: moved to next month, its events go there.
-  await sql`update notifications set created_at = ${await inMonth(1)} where id = ${later}`;
+  await setNotificationCreatedAt(sql, later, await inMonth(1));
 
   const events = subscriptions.flatMap((subscription) =>
     [now, later].map((notificationId) => ({
@@ -82,7 +84,7 @@ t.test('retention drops a month past RETENTION_DAYS whole; younger months and un
       : { title: 'Send', body: 'b' };
     const { id } = await harness.notify(owner, payload);
     if (!scheduled) await harness.finished(owner, id);
-    await sql`update notifications set created_at = ${await inMonth(monthOffset)} where id = ${id}`;
+    await setNotificationCreatedAt(sql, id, await inMonth(monthOffset));
     await sql`insert into notification_events (notification_id, subscription_id, type, app_id, notification_created_at)
       select n.id, s.id, 'shown', n.app_id, n.created_at from notifications n, subscriptions s
       where n.id = ${id} and s.id = any(${subscriptions.map((s) => s.subscriberId)}::uuid[])`;
@@ -97,13 +99,22 @@ t.test('retention drops a month past RETENTION_DAYS whole; younger months and un
   t.ok((await partitions()).includes(dropped));
 
   const removed = await worker.retention.runOnce();
-  t.ok(removed.eventPartitions >= 1, 'at least month -5 (and -4 when it is due too)');
+  t.ok(removed.partitions >= 1, 'at least month -5 (and -4 when it is due too)');
   const left = await partitions();
   t.notOk(left.includes(dropped), `${dropped} is dropped`);
   t.notOk((await sql`select to_regclass(${dropped})::text as name`)[0]?.name, 'the table is gone');
   t.ok(left.includes(blocked), `${blocked} waits for its unfinished send`);
   t.ok(left.includes(await monthName(0)) && left.includes(await monthName(2)), 'this month and two ahead stay');
-  t.notOk(await notificationExists(old), "the dropped month's notification went after it");
+  t.notOk(await notificationExists(old), "the dropped month's notification went with it");
+  for (const table of [
+    'notifications',
+    'notification_chunks',
+    'notification_chunk_answers',
+    'notification_local_groups',
+  ]) {
+    const name = dropped.replace('notification_events', table);
+    t.notOk((await sql`select to_regclass(${name})::text as name`)[0]?.name, `${name} is gone too`);
+  }
   t.equal(await eventsOf(old), 0);
   t.notOk(await notificationExists(blockedFinished), 'a finished send of the waiting month went');
   t.equal(await eventsOf(blockedFinished), 0, 'with its rows, a batch at a time');
@@ -111,20 +122,21 @@ t.test('retention drops a month past RETENTION_DAYS whole; younger months and un
   t.equal(await eventsOf(blockedScheduled), 3, 'with its events');
   t.ok(await notificationExists(young));
   t.equal(await eventsOf(young), 3, "this month's events stay");
-  t.match(removed, { notifications: 2, events: 3 }, 'rows deleted: only those of the waiting month');
+  t.match(removed, { notifications: 1, events: 3 }, 'rows deleted: only those of the waiting month');
 
   // Once the scheduled send has finished, its month goes as well.
   await sql`update notifications set status = 'canceled' where id = ${blockedScheduled}`;
   const again = await worker.retention.runOnce();
-  t.ok(again.eventPartitions >= 1);
+  t.ok(again.partitions >= 1);
   t.notOk((await partitions()).includes(blocked), `${blocked} is dropped`);
-  t.match(again, { notifications: 1, events: 0 }, 'its notification without a row deleted');
+  t.match(again, { notifications: 0, events: 0 }, 'its notification with it, no row deleted');
+  t.notOk(await notificationExists(blockedScheduled));
 });
 
 t.test('creating the months ahead is idempotent, also for two callers at once', async (t) => {
   const [next3, next4] = [await monthName(3), await monthName(4)];
   t.notOk((await partitions()).includes(next4));
-  const made = await Promise.all([createEventPartitions(db, 4), createEventPartitions(db, 4)]);
+  const made = await Promise.all([createNotificationPartitions(db, 4), createNotificationPartitions(db, 4)]);
   t.strictSame(
     made.sort((a, b) => a - b),
     [0, 2],
@@ -132,7 +144,7 @@ t.test('creating the months ahead is idempotent, also for two callers at once', 
   );
   const names = await partitions();
   t.ok(names.includes(next3) && names.includes(next4));
-  t.equal(await createEventPartitions(db, 4), 0, 'a third call makes nothing');
+  t.equal(await createNotificationPartitions(db, 4), 0, 'a third call makes nothing');
   t.equal(new Set(names).size, names.length);
 });
 
@@ -142,7 +154,7 @@ t.test('rows that reached the default partition move into the month created for 
   const { id } = await harness.notify(owner, { title: 'Far', body: 'b' });
   await harness.finished(owner, id);
   // A month no partition covers yet (as when the worker was stopped for months).
-  await sql`update notifications set created_at = ${await inMonth(7)} where id = ${id}`;
+  await setNotificationCreatedAt(sql, id, await inMonth(7));
   t.equal(
     await countEngagementEvents(db, [
       { notificationId: id, subscriptionId: subscription?.subscriberId ?? '', type: 'shown' },
@@ -154,8 +166,20 @@ t.test('rows that reached the default partition move into the month created for 
     (await sql`select tableoid::regclass::text as name from notification_events where notification_id = ${id}`)[0]
       ?.name;
   t.equal(await where(), 'notification_events_default');
-  t.equal(await createEventPartitions(db, 7), 3, 'months +5, +6 and +7');
+  t.equal(await createNotificationPartitions(db, 7), 3, 'months +5, +6 and +7');
   t.equal(await where(), await monthName(7), 'moved into its month');
+  const [placed] = await sql<{ notification: string; chunks: string }[]>`
+    select (select tableoid::regclass::text from notifications where id = ${id}) as notification,
+      (select string_agg(distinct tableoid::regclass::text, ',') from notification_chunks where notification_id = ${id})
+        as chunks`;
+  t.strictSame(
+    placed,
+    {
+      notification: (await monthName(7)).replace('notification_events', 'notifications'),
+      chunks: (await monthName(7)).replace('notification_events', 'notification_chunks'),
+    },
+    'the notification and its chunks too',
+  );
   const [inDefault] = await sql<{ n: number }[]>`select count(*)::int as n from notification_events_default`;
   t.equal(inDefault?.n, 0, 'the default partition is empty again');
   t.equal(

@@ -87,8 +87,17 @@ export async function countEngagementEvents(db: Database, events: readonly Engag
         notification_created_at)
       select distinct i.notification_id, i.subscription_id, i.type, i.value, pushed.variant, n.app_id, n.created_at
       from resolved i
-      join notifications n on n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id)
-      join subscriptions s on s.id = i.subscription_id and s.app_id = n.app_id
+      -- Each a probe of a key per incoming row, whatever the statistics: a LIMIT keeps the planner
+      -- from turning these into hash joins that scan every partition of the notifications and the
+      -- whole subscriptions table, which it does with the json's default estimate of 100 rows when
+      -- the tables have never been analyzed.
+      join lateral (
+        select n.app_id, n.created_at, n.payload from notifications n
+        where n.id = i.notification_id and (i.app_id is null or n.app_id = i.app_id) limit 1
+      ) n on true
+      join lateral (
+        select 1 from subscriptions s where s.id = i.subscription_id and s.app_id = n.app_id limit 1
+      ) s on true
       -- Earned only when pushed: the first-attempt chunk holding the subscription, and in it the
       -- letter of the A/B variant it received (null without variants).
       join lateral (

@@ -12,13 +12,14 @@ import { deleteExpiredAuditEntries } from './audit-log.js';
  * `monthly_usage` is never touched: the monthly limit reads it, and the retention is longer than a
  * month, so this month's notifications (which `appSendsThisMonth` sums) are always kept.
  *
- * Engagement events live in monthly partitions by their notification's creation (migration 0041):
- * a month whose partition ended more than `notificationDays` ago is dropped whole, one statement
- * whatever its size, and only then are its notifications deleted (their events already gone). So a
- * notification with a partition of its own is kept until its month is dropped: between
+ * Notifications, their chunks, answers, local-time groups and engagement events live in monthly
+ * partitions by the notification's creation (migrations 0041 and 0044): a month whose partitions
+ * ended more than `notificationDays` ago is dropped whole, the five tables' partitions in one
+ * transaction whatever their size. So a notification is kept until its month is dropped: between
  * `notificationDays` and a month more. The rows no month partition covers, those of the legacy
- * partition and of a month that must wait for an unfinished notification, still go a batch at a
- * time with their notification, as before.
+ * partitions (a database older than the partitions: until their whole range is due) and of the
+ * default ones, and those of a month that must wait for an unfinished notification, still go a
+ * batch at a time with their notification.
  */
 export interface RetentionPolicy {
   notificationDays: number;
@@ -35,8 +36,8 @@ export interface RetentionRemoved {
   notifications: number;
   /** Event rows deleted a batch at a time (not those of dropped partitions). */
   events: number;
-  /** Month partitions of `notification_events` dropped whole. */
-  eventPartitions: number;
+  /** Month partitions dropped whole: of the notifications with the four tables beside, or of the events alone. */
+  partitions: number;
   chunks: number;
   webhookMessages: number;
   auditEntries: number;
@@ -65,20 +66,27 @@ export const retentionStatements = {
       where notification_id = any($1::uuid[]) and app_id = any($2::uuid[]) limit $3)
     and notification_id = any($1::uuid[]) and app_id = any($2::uuid[])`,
   /**
-   * $1 days. The start of the oldest month partition not due yet; infinity when there is none. A
-   * due month still there holds an unfinished notification: the others of that month go a batch at a
-   * time, and the partition once that one is done.
+   * $1 days. The start of the oldest month partition of the notifications not due yet; infinity when
+   * there is none. A due month still there holds an unfinished notification: the others of that
+   * month go a batch at a time, and the partition once that one is done.
    */
-  keptEventsFrom: `select coalesce(min(p.lower), 'infinity')::text as "from" from notification_event_partitions() p
+  keptEventsFrom: `select coalesce(min(p.lower), 'infinity')::text as "from" from table_partitions('notifications') p
     where p.lower > '-infinity' and p.upper > now() - make_interval(days => $1)`,
-  /** $1 days: drops one month partition that is due, returns its name (null: none). */
-  eventPartition: 'select drop_expired_notification_event_partition($1) as name',
-  /** $1 notification ids, $2 limit */
+  /** $1 days: drops one month that is due, returns the name of the partition dropped (null: none). */
+  partition: 'select drop_expired_notification_partition($1) as name',
+  /**
+   * $1 notification ids, $2 limit. The ctid is unique only within one partition: the outer delete
+   * names the notifications again, so a row of another partition at the same ctid stays.
+   */
   chunkAnswers: `delete from notification_chunk_answers where ctid = any(array(
-    select ctid from notification_chunk_answers where notification_id = any($1::uuid[]) limit $2))`,
-  /** $1 notification ids, $2 limit */
+    select ctid from notification_chunk_answers where notification_id = any($1::uuid[]) limit $2))
+    and notification_id = any($1::uuid[])`,
+  /** $1 notification ids, $2 limit (as for `chunkAnswers`) */
   chunks: `delete from notification_chunks where ctid = any(array(
-    select ctid from notification_chunks where notification_id = any($1::uuid[]) limit $2))`,
+    select ctid from notification_chunks where notification_id = any($1::uuid[]) limit $2))
+    and notification_id = any($1::uuid[])`,
+  /** $1 notification ids: a handful of rows a notification at most */
+  localGroups: 'delete from notification_local_groups where notification_id = any($1::uuid[])',
   /** $1 notification ids */
   notifications: 'delete from notifications where id = any($1::uuid[])',
   /** $1 days, $2 limit (attempts go with their event: on delete cascade, by webhook_attempts_message_idx) */
@@ -99,7 +107,7 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
   const removed: RetentionRemoved = {
     notifications: 0,
     events: 0,
-    eventPartitions: 0,
+    partitions: 0,
     chunks: 0,
     webhookMessages: 0,
     expiredSubscriptions: 0,
@@ -120,8 +128,8 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
     }
   };
 
-  const partitions = await dropExpiredEventPartitions(db, policy.notificationDays, () => budget-- > 0);
-  removed.eventPartitions = partitions.dropped;
+  const partitions = await dropExpiredPartitions(db, policy.notificationDays, () => budget-- > 0);
+  removed.partitions = partitions.dropped;
   const [kept] = await run(retentionStatements.keptEventsFrom, [policy.notificationDays]);
   const keptFrom = String(kept?.from ?? 'infinity');
   // A due month whose drop had to wait for its lock is dropped next pass: its notifications wait
@@ -138,6 +146,7 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
     if (!(await drain(retentionStatements.events, [ids, apps], (n) => (removed.events += n)))) break;
     if (!(await drain(retentionStatements.chunkAnswers, [ids], () => undefined))) break;
     if (!(await drain(retentionStatements.chunks, [ids], (n) => (removed.chunks += n)))) break;
+    await run(retentionStatements.localGroups, [ids]);
     removed.notifications += (await run(retentionStatements.notifications, [ids])).count;
     if (ids.length < NOTIFICATIONS_PER_ROUND) break;
   }
@@ -162,12 +171,12 @@ export async function deleteExpiredData(db: Database, policy: RetentionPolicy): 
 const lockTimedOut = (error: unknown) => (error as { code?: string }).code === '55P03';
 
 /**
- * Drops the month partitions of `notification_events` that retention no longer keeps, oldest first,
- * one transaction each, while `more()` allows. A drop waits at most `lockTimeout` for the table's
- * lock (a long query reading events holds it) and is otherwise left to the next pass (`waiting`),
- * so that writers never queue behind it for long.
+ * Drops the months that retention no longer keeps, oldest first, one transaction each (the five
+ * tables' partitions of a month together), while `more()` allows. A drop waits at most
+ * `lockTimeout` for each table's lock (a long query reading it holds it) and is otherwise left to
+ * the next pass (`waiting`), so that writers never queue behind it for long.
  */
-export async function dropExpiredEventPartitions(
+export async function dropExpiredPartitions(
   db: Database,
   retentionDays: number,
   more: () => boolean = () => true,
@@ -178,7 +187,7 @@ export async function dropExpiredEventPartitions(
     try {
       const name = await db.$client.begin(async (tx) => {
         await tx`select set_config('lock_timeout', ${lockTimeout}, true)`;
-        const [row] = await tx.unsafe(retentionStatements.eventPartition, [retentionDays]);
+        const [row] = await tx.unsafe(retentionStatements.partition, [retentionDays]);
         return row?.name as string | null;
       });
       if (!name) break;
@@ -192,16 +201,17 @@ export async function dropExpiredEventPartitions(
 }
 
 /**
- * Creates this month's partition of `notification_events` and the `monthsAhead` next ones when
- * missing (the worker's retention pass, so that the months ahead always exist); returns how many it
- * made. Safe with several workers at once: they take turns on an advisory lock. Like a drop, it
- * waits at most `lockTimeout` for the table's lock and otherwise returns 0, to try again next pass.
+ * Creates this month's partitions of the notifications and the four tables beside them, and the
+ * `monthsAhead` next ones, when missing (the worker's retention pass, so that the months ahead always
+ * exist); returns how many months it made. Safe with several workers at once: they take turns on an
+ * advisory lock. Like a drop, it waits at most `lockTimeout` for each table's lock and otherwise
+ * returns 0, to try again next pass.
  */
-export async function createEventPartitions(db: Database, monthsAhead = 2, lockTimeout = '5s'): Promise<number> {
+export async function createNotificationPartitions(db: Database, monthsAhead = 2, lockTimeout = '5s'): Promise<number> {
   try {
     return await db.$client.begin(async (tx) => {
       await tx`select set_config('lock_timeout', ${lockTimeout}, true)`;
-      const [row] = await tx`select create_notification_event_partitions(${monthsAhead}::int) as made`;
+      const [row] = await tx`select create_notification_partitions(${monthsAhead}::int) as made`;
       return Number(row?.made ?? 0);
     });
   } catch (error) {

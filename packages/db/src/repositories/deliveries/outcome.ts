@@ -72,11 +72,16 @@ export async function recordChunkOutcome(
         subscriptionIds: retryIds,
         notBefore: retryNotBefore(claimed.retryAfterMs),
       };
+      // The notification's app and creation time (the partition key) come from the chunk retried.
       await sql`insert into notification_chunks
-          (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before, variants)
-        values (${chunk.notificationId}, ${first}, ${retryChunk.attempt}, ${retryIds}::uuid[], ${lastId},
-          ${retryChunk.notBefore.toISOString()}::timestamptz,
-          ${claimed.variantCounts === null ? null : retryLetters(sql, chunk, retryIds)})
+          (notification_id, app_id, notification_created_at, first_subscription_id, attempt, subscription_ids,
+            last_subscription_id, not_before, variants)
+        select ${chunk.notificationId}, c.app_id, c.notification_created_at, ${first}, ${retryChunk.attempt},
+          ${retryIds}::uuid[], ${lastId}, ${retryChunk.notBefore.toISOString()}::timestamptz,
+          ${claimed.variantCounts === null ? null : retryLetters(sql, chunk, retryIds)}
+        from notification_chunks c
+        where c.notification_id = ${chunk.notificationId} and c.first_subscription_id = ${chunk.firstSubscriptionId}
+          and c.attempt = ${chunk.attempt}
         on conflict do nothing`;
     }
 

@@ -107,7 +107,8 @@ export async function planDeliveryChunks(
       sql<PlanRow[]>`
         select app_id, targets, planned, plan_cursor, subscription_ids, target_kind, target_uids, target_tags,
           target_segment, ${variantPlanColumns(sql)}, local_time is not null as local, throttle_per_minute,
-          coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out
+          coalesce(started_at, created_at) as since, fanned_out_at is not null as fanned_out,
+          created_at::text as created_text
         from notifications where id = ${notificationId} and status in ('queued', 'sending')
         for update`,
     ]);
@@ -167,8 +168,10 @@ export async function planDeliveryChunks(
             timed as (select c.k, c.ids, ${notBefore} as not_before from chunks c),
             inserted as (
               insert into notification_chunks
-                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, not_before)
-              select ${notificationId}, t.ids[1], 1, t.ids, t.ids[cardinality(t.ids)], t.not_before from timed t
+                (notification_id, app_id, notification_created_at, first_subscription_id, attempt, subscription_ids,
+                  last_subscription_id, not_before)
+              select ${notificationId}, ${notification.app_id}, ${notification.created_text}::timestamptz, t.ids[1], 1,
+                t.ids, t.ids[cardinality(t.ids)], t.not_before from timed t
             )
             select ids, not_before from timed order by k`;
     const chunks = rows.map(
@@ -284,8 +287,10 @@ async function planVariantChunks(
               from numbered group by k),
             inserted as (
               insert into notification_chunks
-                (notification_id, first_subscription_id, attempt, subscription_ids, last_subscription_id, variants)
-              select ${notificationId}, c.ids[1], 1, c.ids, c.ids[cardinality(c.ids)], c.letters from chunks c
+                (notification_id, app_id, notification_created_at, first_subscription_id, attempt, subscription_ids,
+                  last_subscription_id, variants)
+              select ${notificationId}, ${notification.app_id}, ${notification.created_text}::timestamptz, c.ids[1], 1,
+                c.ids, c.ids[cardinality(c.ids)], c.letters from chunks c
             )
             ${
               phase === 'sample'
@@ -371,6 +376,8 @@ async function nextStartedGroup(sql: Sql, notificationId: string): Promise<Group
 
 interface PlanRow extends VariantPlanRow {
   app_id: string;
+  /** `created_at` as PostgreSQL prints it, to the microsecond: the chunks' partition key. */
+  created_text: string;
   targets: number;
   planned: number;
   plan_cursor: string | null;

@@ -41,8 +41,10 @@ export async function recordProgress(db: Database, answers: readonly ChunkAnswer
           as k(notification_id, first_subscription_id, attempt, retry_after_ms, first_answer, last_answer, position)
       ), written as (
         insert into notification_chunk_answers
-          (notification_id, first_subscription_id, attempt, subscription_ids, kinds, retry_after_ms)
-        select k.notification_id, k.first_subscription_id, k.attempt, (${ids}::uuid[])[k.first_answer:k.last_answer],
+          (notification_id, app_id, notification_created_at, first_subscription_id, attempt, subscription_ids, kinds,
+            retry_after_ms)
+        select k.notification_id, c.app_id, c.notification_created_at, k.first_subscription_id, k.attempt,
+          (${ids}::uuid[])[k.first_answer:k.last_answer],
           (${kinds}::text[])[k.first_answer:k.last_answer], k.retry_after_ms
         from chunks k
         join notification_chunks c on c.notification_id = k.notification_id

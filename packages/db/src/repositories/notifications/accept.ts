@@ -142,7 +142,8 @@ async function releaseStaleIdempotencyKey(db: Database, appId: string, idempoten
 function isIdempotencyConflict(error: unknown): boolean {
   for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
     const { code, constraint_name: constraint } = cause as { code?: unknown; constraint_name?: unknown };
-    if (code === '23505') return constraint === 'notifications_app_idempotency_key';
+    // One key per partition of the notifications (migration 0044): `<partition>_app_idempotency_key`.
+    if (code === '23505') return typeof constraint === 'string' && constraint.endsWith('_app_idempotency_key');
   }
   return false;
 }
@@ -206,8 +207,9 @@ function acceptStatement({ keyed, scheduled, local, kind, limited }: AcceptShape
   // A `localTime` send's groups: one row per instant (see `LocalGroup`).
   const groups = local
     ? sql`local_groups as (
-        insert into notification_local_groups (notification_id, due_at, zones, unzoned, targets)
-        select inserted.id, g.due_at, g.zones, g.unzoned, g.targets
+        insert into notification_local_groups (notification_id, app_id, notification_created_at, due_at, zones,
+          unzoned, targets)
+        select inserted.id, inserted.app_id, inserted.created_at, g.due_at, g.zones, g.unzoned, g.targets
         from inserted, jsonb_to_recordset(${value('localGroups')}::jsonb)
           as g(due_at timestamptz, zones text[], unzoned boolean, targets int)
         where inserted.status = 'scheduled'
@@ -237,7 +239,7 @@ function acceptStatement({ keyed, scheduled, local, kind, limited }: AcceptShape
         ${done}, ${done}
       from counted
       where targets = 0 or exists (select 1 from reserved)
-      returning id, status, targets
+      returning id, app_id, created_at, status, targets
     ),
     ${groups}
     -- The webhook outbox (see webhook-outbox.ts): a send without targets is finished here, so its
