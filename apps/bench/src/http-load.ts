@@ -24,7 +24,8 @@ export interface HttpLoad {
   latencies?: boolean;
   /**
    * Instead of `seconds`: exactly `total` requests (no warm-up), and the seconds each consecutive
-   * `blockSize` of answers took (how the rate moves as a table grows).
+   * `blockSize` of answers took (how the rate moves as a table grows). Prints `{"block":n}` as each
+   * block ends.
    */
   count?: { total: number; blockSize: number };
 }
@@ -118,6 +119,8 @@ if (load.count) {
         const now = performance.now();
         counted.blockSeconds?.push((now - blockStart) / 1000);
         blockStart = now;
+        // Progress for the bench's watchdog, which kills a load only when a block takes too long.
+        process.stdout.write(`${JSON.stringify({ block: counted.blockSeconds?.length })}\n`);
       }
     }
   };

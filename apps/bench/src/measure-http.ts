@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import { jsonLine, spawnSource, stopChild } from './child.js';
 import { type CpuMeter, type CpuShare, startCpuMeter } from './cpu-meter.js';
 import type { HttpLoad, HttpLoadResult } from './http-load.js';
+import { loadStallLimitMs, startWatchdog } from './load-limit.js';
 
 export interface RequestRate {
   perSecond: number;
@@ -32,12 +33,15 @@ export async function measureSequentialLatency(
   return (result.latenciesMs ?? []).sort((a, b) => a - b);
 }
 
-/** Exactly `count.total` requests; the seconds each block of `count.blockSize` answers took. */
+/**
+ * Exactly `count.total` requests; the seconds each block of `count.blockSize` answers took. However
+ * long they take in all: the load client is killed only if a block takes over `BLOCK_STALL_MS`.
+ */
 export async function measureBlocks(
   load: Omit<HttpLoad, 'seconds'> & { count: NonNullable<HttpLoad['count']> },
   expectStatus: number,
 ): Promise<{ blockSeconds: number[]; cpu: CpuShare<'load'> }> {
-  const { result, cpu } = await runLoad({ ...load, seconds: 600 }, expectStatus);
+  const { result, cpu } = await runLoad({ ...load, seconds: 0 }, expectStatus);
   return { blockSeconds: result.blockSeconds ?? [], cpu };
 }
 
@@ -76,21 +80,38 @@ async function runLoadOnce(
   const child = spawnSource('http-load.ts', [JSON.stringify(load)]);
   if (!child.stdout || child.pid === undefined) throw new Error(`load on ${load.url} did not start`);
   const pid = child.pid;
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const timer = setTimeout(() => void stopChild(child, 'SIGKILL'), (load.seconds + 31) * 1000);
+  const exited = new Promise<[number | null, string | null]>((resolve) =>
+    child.once('close', (code, signal) => resolve([code, signal])),
+  );
+  const started = performance.now();
+  const limitMs = loadStallLimitMs(load);
+  const watchdog = startWatchdog(limitMs, () => void stopChild(child, 'SIGKILL'));
 
   let meter: CpuMeter<'load'> | null = null;
   let cpu: CpuShare<'load'> | null = null;
   let result: HttpLoadResult | undefined;
+  let blocks = 0;
   for await (const line of createInterface({ input: child.stdout })) {
     const value = jsonLine(line);
     if (value?.window === 'start') meter = startCpuMeter({ load: pid });
     else if (value?.window === 'end') cpu = meter?.stop(0) ?? null;
-    else if (typeof value?.requests === 'number') result = value as unknown as HttpLoadResult;
+    else if (typeof value?.block === 'number') {
+      blocks = value.block;
+      watchdog.progress();
+    } else if (typeof value?.requests === 'number') result = value as unknown as HttpLoadResult;
   }
-  const code = await exited;
-  clearTimeout(timer);
-  if (code !== 0 || !result || !cpu) throw new Error(`load on ${load.url}: exit code ${code}, no result`);
+  const [code, signal] = await exited;
+  watchdog.stop();
+  if (watchdog.expired) {
+    const after = ((performance.now() - started) / 1000).toFixed(0);
+    const progress = load.count
+      ? `no block of ${load.count.blockSize.toLocaleString('en-US')} answered within ${limitMs / 1000} s; ` +
+        `${blocks} of ${Math.floor(load.count.total / load.count.blockSize)} blocks done`
+      : `no result within ${limitMs / 1000} s`;
+    throw new Error(`load on ${load.url}: killed (SIGKILL) after ${after} s: ${progress}`);
+  }
+  if (code !== 0 || !result || !cpu)
+    throw new Error(`load on ${load.url}: exit code ${code}${signal ? `, signal ${signal}` : ''}, no result`);
   const unexpected = Object.keys(result.statuses).filter((status) => Number(status) !== expectStatus);
   if (result.errors > 0 || unexpected.length > 0 || result.requests === 0) {
     throw new Error(
