@@ -84,6 +84,18 @@ t.test('each look-up by (app_id, endpoint) uses the unique index without statist
         batcher.subscribe({ ownerId, appId, keys: keys(), maxActive: null }),
         batcher.subscribe({ ownerId, appId, keys: keys(`https://push.example.com/known-${run}`), maxActive: null }),
       ]),
+    // The cap on, subscribes arriving together: one look-up for all, then the admitted ones inserted together.
+    'capped subscribes stored together': (run) =>
+      Promise.all([
+        batcher.subscribe({ ownerId, appId, keys: keys(), maxActive: null, ...admit }),
+        batcher.subscribe({
+          ownerId,
+          appId,
+          keys: keys(`https://push.example.com/known-${run}`),
+          maxActive: null,
+          ...admit,
+        }),
+      ]),
     'DELETE /subscribe': (run) => deleteSubscription(db, appId, `https://push.example.com/gone-${run}`),
     'PATCH /subscribe': (run) =>
       updateSubscriptionAudience(db, appId, `https://push.example.com/known-${run}`, { uid: `uid-${run}` }),

@@ -198,6 +198,34 @@ t.test('per-app cap: new subscriptions past the cap in a window are 429 RATE_LIM
   }
 });
 
+t.test('per-app cap: subscribes arriving together are looked up together, and only new ones count', async (t) => {
+  const owner = await ownerWithKey(app, 'subscribe_only');
+  const known = [fakeSubscription(), fakeSubscription()];
+  for (const subscription of known) t.equal((await subscribe(owner.secret, {}, subscription)).statusCode, 201);
+  // Two re-subscribes and eight new endpoints at once: the re-subscribes take nothing from the cap,
+  // so exactly CAP - 2 of the new ones are stored, whatever the order the batch took them in.
+  const fresh = Array.from({ length: 8 }, () => fakeSubscription());
+  const answers = await Promise.all([
+    ...known.map((subscription) =>
+      subscribe(owner.secret, {}, { ...fakeSubscription(), endpoint: subscription.endpoint }),
+    ),
+    ...fresh.map((subscription) => subscribe(owner.secret, {}, subscription)),
+  ]);
+  t.strictSame(
+    answers.slice(0, 2).map((answer) => answer.statusCode),
+    [200, 200],
+    'the known endpoints are renewed',
+  );
+  const statuses = answers.slice(2).map((answer) => answer.statusCode);
+  t.equal(statuses.filter((status) => status === 201).length, CAP - 2, `${CAP - 2} new ones stored`);
+  t.equal(statuses.filter((status) => status === 429).length, 8 - (CAP - 2), 'the rest refused');
+  for (const answer of answers.slice(2).filter((reply) => reply.statusCode === 429))
+    assertError(t, answer, 'RATE_LIMITED');
+  t.equal(await countFor(owner.app.id), CAP, 'nothing past the cap was stored');
+  const counter = await app.coordination.read(capKey(app, owner.app.id, WINDOW_SECONDS * 1000));
+  t.equal(counter.count, 2 + 8, 'the window counted each new endpoint once, and no re-subscribe');
+});
+
 t.test('per-app cap: the next window admits again, and the spent counter expires by itself', async (t) => {
   // A window of one second, so the test sees it end; a cap of one.
   const windowMs = 1000;
