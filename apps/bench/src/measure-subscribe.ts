@@ -72,7 +72,8 @@ export interface SubscribeBenchOptions {
  * statement is the same, the conditional increment only compares with no limit). The service's
  * default configuration: the per-app cap on new subscriptions is off (RATE_LIMIT_SUBSCRIBE_PER_APP_MAX
  * unset), so a new endpoint costs one statement and the API-key count its only Redis work. (With the
- * cap on, a subscribe adds a look-up statement and a Redis script; it is an opt-in setting.)
+ * cap on, the subscribes that arrive together add one look-up statement, and each new endpoint a
+ * Redis count; it is an opt-in setting, measured in the growth runs.)
  */
 export async function measureSubscribe(database: BenchDatabase, options: SubscribeBenchOptions) {
   const cpus = availableParallelism();

@@ -1,7 +1,7 @@
 import { registerQueueDepthGauge } from '@webpush/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 export interface ApiMetrics {
   readonly registry: Registry;
@@ -11,6 +11,8 @@ export interface ApiMetrics {
   readonly sendsAccepted: Counter;
   /** Send requests answered with an error, by error code. */
   readonly notificationsRefused: Counter<'code'>;
+  /** Subscriber exports this process streams (each a thread and a database connection; two at most). */
+  readonly subscriberExports: Gauge;
 }
 
 declare module 'fastify' {
@@ -41,6 +43,11 @@ export default fp(
         name: 'webpush_notifications_refused_total',
         help: 'Send requests answered with an error, by code',
         labelNames: ['code'],
+        registers: [registry],
+      }),
+      subscriberExports: new Gauge({
+        name: 'webpush_subscriber_exports_running',
+        help: 'Subscriber exports being streamed by this API process, their slots until their thread has exited',
         registers: [registry],
       }),
     };

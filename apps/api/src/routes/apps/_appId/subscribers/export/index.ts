@@ -82,7 +82,11 @@ export default async function routes(fastify: FastifyInstance) {
       }
       const stream = subscriberExportStream({ databaseUrl: app.config.databaseUrl, appId, format });
       running.add(stream);
-      stream.once('close', () => running.delete(stream));
+      app.metrics.subscriberExports.set(running.size);
+      stream.once('close', () => {
+        running.delete(stream);
+        app.metrics.subscriberExports.set(running.size);
+      });
       const day = new Date().toISOString().slice(0, 10);
       // The schema documents the file as a string; it is sent as the stream that makes it.
       return (reply as FastifyReply)
