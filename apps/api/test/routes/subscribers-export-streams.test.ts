@@ -91,6 +91,7 @@ t.test('two at once; a third is RATE_LIMITED; clients that go away free their sl
     [200, 200],
   );
   await waitFor(async () => (await exportConnections()) === 2, 'each export holds a connection of its own');
+  t.equal(await exportsRunning(), 2, 'webpush_subscriber_exports_running counts both');
   const third = await exportOf(small);
   assertError(t, third, 'RATE_LIMITED');
   t.equal(third.headers['retry-after'], '10');
