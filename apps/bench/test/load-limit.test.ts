@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { mock } from 'node:test';
 import t from 'tap';
 import { BLOCK_STALL_MS, loadStallLimitMs, startWatchdog } from '../src/load-limit.js';
 
@@ -17,29 +17,41 @@ t.test('a counted load is allowed a time a block, whatever its total', async (t)
   t.ok(BLOCK_STALL_MS >= 5 * capOnBlockMs, 'room for a machine 5× slower than the cap-on run');
 });
 
+// Node's mock timers: the clock moves only when the test says, so no test waits on the machine.
+const clock = () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  return { tick: (ms: number) => mock.timers.tick(ms), [Symbol.dispose]: () => mock.timers.reset() };
+};
+
 t.test('the watchdog expires only after its limit without progress', async (t) => {
+  const time = clock();
+  t.teardown(() => time[Symbol.dispose]());
   let expired = 0;
   const dog = startWatchdog(60, () => expired++);
   // Progress every 20 ms for 200 ms: well past 60 ms in all, never 60 ms without progress.
   for (let i = 0; i < 10; i++) {
-    await sleep(20);
+    time.tick(20);
     dog.progress();
   }
   t.equal(expired, 0, 'kept alive by progress');
   t.notOk(dog.expired);
-  await sleep(150);
-  t.equal(expired, 1, 'expired once progress stopped');
+  time.tick(59);
+  t.equal(expired, 0, 'not before its limit');
+  time.tick(1);
+  t.equal(expired, 1, 'expired once progress stopped for its limit');
   t.ok(dog.expired);
   dog.progress();
-  await sleep(100);
+  time.tick(100);
   t.equal(expired, 1, 'progress after expiry does not start it again');
 });
 
 t.test('a stopped watchdog never expires', async (t) => {
+  const time = clock();
+  t.teardown(() => time[Symbol.dispose]());
   let expired = 0;
   const dog = startWatchdog(30, () => expired++);
   dog.stop();
-  await sleep(80);
+  time.tick(80);
   t.equal(expired, 0);
   t.notOk(dog.expired);
 });
